@@ -1,0 +1,21 @@
+/**
+ * The conformance suite: every driver on every runtime proves the same behaviour.
+ *
+ * @example
+ * import { describe, it } from "vitest";            // or "bun:test", or "node:test" under deno
+ * import { runConformance } from "@sessiondb/core/conformance";
+ * runConformance({ name: "my-driver", driver: myDriver(), host: nodeFsHost, describe, it });
+ */
+import type { ConformanceTarget } from "./harness.js";
+import { openSuite } from "./open.js";
+import { storeApiSuite } from "./store-api.js";
+
+export type { ConformanceTarget, Runner } from "./harness.js";
+
+/** Register the whole suite with the runner's describe/it. */
+export function runConformance(target: ConformanceTarget): void {
+  target.describe(`sessiondb conformance (${target.name})`, () => {
+    openSuite(target);
+    storeApiSuite(target);
+  });
+}

@@ -1,0 +1,224 @@
+/** Conformance: opening, the fast path, schema reconcile and heal, read-only opens, journal policy. */
+import { writeFileSync } from "node:fs";
+import { SCHEMA_VERSION } from "../constants.js";
+import { createStore } from "../store.js";
+import { assert, type ConformanceTarget, recordingDriver, scalar, throwsCode, withFixture } from "./harness.js";
+
+const VULNERABLE = "3.50.4";
+
+export function openSuite(target: ConformanceTarget): void {
+  const { describe, it } = target;
+  const test = (name: string, body: Parameters<typeof withFixture>[1]) => it(name, () => withFixture(target, body));
+
+  describe("open", () => {
+    test("a new store is created in WAL mode with the schema fingerprint", ({ open, raw }) => {
+      const store = open();
+      assert.equal(store.journalMode, "wal");
+      assert.equal(store.readOnly, false);
+      assert.equal(store.driverName, target.driver.name);
+      assert.match(store.sqliteVersion, /^3\.\d+\.\d+$/);
+      assert.deepEqual(store.schemaWarnings, []);
+      store.close();
+      const conn = raw();
+      assert.match(String(scalar(conn, "SELECT value FROM state_meta WHERE key = 'schema_fingerprint'")), /^v\d+-/);
+      assert.equal(scalar(conn, "SELECT value FROM state_meta WHERE key = 'schema_version'"), String(SCHEMA_VERSION));
+    });
+
+    test("opening a current store runs no DDL and takes no write lock", ({ file }) => {
+      createStore(target.driver, file(), { host: target.host }).close();
+      const recorder = recordingDriver(target.driver);
+      const store = createStore(recorder.driver, file(), { host: target.host });
+      store.close();
+      const offending = recorder.statements.filter((sql) =>
+        /\b(CREATE|ALTER|DROP|INSERT|UPDATE|DELETE|BEGIN|journal_mode\s*=)/i.test(sql),
+      );
+      assert.deepEqual(offending, []);
+      assert.ok(recorder.statements.some((sql) => /FROM state_meta/i.test(sql)));
+    });
+
+    test("the store and its WAL files are private (0600)", ({ open, file }) => {
+      if (!target.host) return;
+      const store = open();
+      store.createSession({ id: "s", source: "cli" });
+      assert.equal(target.host.stat(file())?.mode, 0o600);
+      store.close();
+    });
+
+    test("close is idempotent and later calls fail with STORE_CLOSED", ({ open }) => {
+      const store = open();
+      store.close();
+      store.close();
+      throwsCode(() => store.createSession({ source: "cli" }), "STORE_CLOSED");
+      throwsCode(() => store.listSessions(), "STORE_CLOSED");
+    });
+
+    test("a directory, a non-SQLite file and a missing read-only path get typed errors", ({ open, file }) => {
+      throwsCode(() => open({}, file("")), "STORE_OPEN_FAILED");
+      throwsCode(() => open({ readOnly: true }, file("missing.db")), "STORE_OPEN_FAILED");
+      const junk = file("junk.db");
+      writeFileSync(junk, "this is not a database, it is a shopping list\n".repeat(200));
+      throwsCode(() => open({}, junk), "STORE_OPEN_FAILED");
+      throwsCode(() => open({ readOnly: true }, junk), "STORE_OPEN_FAILED");
+      throwsCode(() => open({}, file("no/such/dir/state.db")), "STORE_OPEN_FAILED");
+    });
+  });
+
+  describe("read-only", () => {
+    test("reads work, writes raise STORE_READONLY, and nothing is created", ({ open }) => {
+      const writer = open();
+      writer.createSession({ id: "s", source: "cli" });
+      writer.appendMessage("s", { role: "user", content: "hello" });
+      const reader = open({ readOnly: true });
+      assert.equal(reader.readOnly, true);
+      assert.equal(reader.messageCount("s"), 1);
+      throwsCode(() => reader.appendMessage("s", { role: "user", content: "no" }), "STORE_READONLY");
+      throwsCode(() => reader.createSession({ source: "cli" }), "STORE_READONLY");
+      assert.equal(writer.messageCount("s"), 1);
+    });
+
+    test("a store behind the schema fails with SCHEMA_OUTDATED naming the column; a writable open heals it", ({
+      open,
+      raw,
+    }) => {
+      const store = open();
+      store.createSession({ id: "s", source: "cli" });
+      store.appendMessage("s", { role: "user", content: "keep me" });
+      store.close();
+      const conn = raw();
+      conn.exec("DROP TRIGGER IF EXISTS messages_fts_au; DROP TRIGGER IF EXISTS messages_fts_trigram_au");
+      conn.exec("ALTER TABLE messages DROP COLUMN finish_reason");
+      conn.exec("DELETE FROM state_meta WHERE key = 'schema_fingerprint'");
+      conn.close();
+      const error = throwsCode(() => open({ readOnly: true }), "SCHEMA_OUTDATED");
+      assert.match(error.message, /messages\.finish_reason/);
+      const healed = open();
+      assert.equal(healed.getMessages("s")[0]?.content, "keep me");
+      healed.appendMessage("s", { role: "assistant", content: "done", finishReason: "stop" });
+      healed.close();
+      assert.equal(open({ readOnly: true }).getMessages("s")[1]?.finishReason, "stop");
+    });
+
+    test("invalid UTF-8 in content still opens read-only and reads back with replacement characters", ({
+      open,
+      raw,
+    }) => {
+      const store = open();
+      store.createSession({ id: "s", source: "cli" });
+      store.close();
+      const conn = raw();
+      conn.exec(
+        "INSERT INTO messages (session_id, role, content, timestamp) VALUES ('s', 'user', CAST(x'6f6b20c328ff20656e64' AS TEXT), 1)",
+      );
+      conn.close();
+      const reader = open({ readOnly: true });
+      const content = reader.getMessages("s")[0]?.content as string;
+      assert.ok(content.startsWith("ok "));
+      assert.ok(content.endsWith(" end"));
+      assert.ok(content.includes("\uFFFD"));
+    });
+
+    test("a store written by a newer schema refuses writable opens and allows read-only", ({ open, raw }) => {
+      open().createSession({ id: "s", source: "cli" });
+      const conn = raw();
+      conn.exec(`UPDATE state_meta SET value = '${SCHEMA_VERSION + 1}' WHERE key = 'schema_version'`);
+      conn.close();
+      const error = throwsCode(() => open(), "SCHEMA_TOO_NEW");
+      assert.match(error.message, /readOnly/);
+      assert.equal(open({ readOnly: true }).getSession("s")?.id, "s");
+    });
+  });
+
+  describe("schema reconcile", () => {
+    test("a primary-key change is healed by a rebuild that keeps every row (orphans included)", ({ open, raw }) => {
+      open().close();
+      const conn = raw();
+      conn.exec("DROP TABLE session_model_usage");
+      conn.exec(`CREATE TABLE session_model_usage (session_id TEXT, model TEXT, input_tokens INTEGER,
+                 PRIMARY KEY (session_id, model))`);
+      conn.exec("INSERT INTO sessions (id, source, started_at) VALUES ('s', 'cli', 1)");
+      conn.exec("INSERT INTO session_model_usage VALUES ('s', 'm', 5), ('orphan', 'm', 7)");
+      conn.exec("DELETE FROM state_meta WHERE key = 'schema_fingerprint'");
+      conn.close();
+      const store = open();
+      assert.deepEqual(store.schemaWarnings, []);
+      const rows = store.getUsage("s");
+      assert.equal(rows.length, 1);
+      assert.equal(rows[0]?.inputTokens, 5);
+      assert.equal(rows[0]?.provider, "");
+      store.recordUsage("s", { model: "m", provider: "p", inputTokens: 1 });
+      assert.equal(store.getUsage("s").length, 2);
+      store.close();
+      const check = raw();
+      assert.equal(scalar(check, "SELECT count(*) FROM session_model_usage WHERE session_id = 'orphan'"), 1);
+      const pk = check
+        .prepare("PRAGMA table_info(session_model_usage)")
+        .all()
+        .filter((c) => Number(c.pk) > 0).length;
+      assert.equal(pk, 6);
+    });
+
+    test("missing columns are added and the data migration recounts session counters", ({ open, raw }) => {
+      const store = open();
+      store.createSession({ id: "s", source: "cli" });
+      store.appendMessages("s", [
+        { role: "user", content: "a" },
+        { role: "assistant", content: "b", toolCalls: [{ id: 1 }, { id: 2 }] },
+      ]);
+      store.close();
+      const conn = raw();
+      conn.exec("ALTER TABLE sessions DROP COLUMN tool_call_count");
+      conn.exec("UPDATE sessions SET message_count = 0");
+      conn.exec("DELETE FROM state_meta WHERE key IN ('schema_fingerprint', 'schema_version')");
+      conn.close();
+      const healed = open();
+      const session = healed.getSession("s");
+      assert.equal(session?.messageCount, 2);
+      assert.equal(session?.toolCallCount, 2);
+    });
+  });
+
+  describe("journal policy", () => {
+    test("on a WAL-reset-vulnerable SQLite a new store stays in DELETE mode", ({ open }) => {
+      const store = open({ sqliteVersion: VULNERABLE });
+      assert.equal(store.journalMode, "delete");
+      store.createSession({ id: "s", source: "cli" });
+      store.close();
+      assert.equal(open({ sqliteVersion: VULNERABLE }).journalMode, "delete");
+    });
+
+    test("a vulnerable SQLite refuses a WAL store writable, allows it read-only or with the opt-in", ({ open }) => {
+      open().createSession({ id: "s", source: "cli" });
+      throwsCode(() => open({ sqliteVersion: VULNERABLE }), "UNSAFE_SQLITE");
+      assert.equal(open({ sqliteVersion: VULNERABLE, readOnly: true }).getSession("s")?.id, "s");
+      const optedIn = open({ sqliteVersion: VULNERABLE, allowUnsafeWal: true });
+      assert.equal(optedIn.journalMode, "wal");
+    });
+
+    test("an on-disk WAL store is never downgraded, even when DELETE is asked for", ({ open }) => {
+      open().close();
+      assert.equal(open({ journalMode: "delete" }).journalMode, "wal");
+    });
+  });
+
+  describe("write patience", () => {
+    test("a write blocked past its budget raises STORE_BUSY; stored data is intact", ({ open, raw }) => {
+      const store = open({ patience: { writeMs: 300, appendMs: 300 } });
+      store.createSession({ id: "s", source: "cli" });
+      store.appendMessage("s", { role: "user", content: "before" });
+      const blocker = raw();
+      blocker.exec("BEGIN IMMEDIATE");
+      const started = Date.now();
+      const error = throwsCode(() => store.appendMessage("s", { role: "user", content: "blocked" }), "STORE_BUSY");
+      const waited = Date.now() - started;
+      assert.ok(waited >= 250, `gave up after ${waited} ms`);
+      assert.ok(waited < 5000, `waited ${waited} ms`);
+      assert.match(error.message, /intact/);
+      blocker.exec("ROLLBACK");
+      store.appendMessage("s", { role: "user", content: "after" });
+      assert.deepEqual(
+        store.getMessages("s").map((m) => m.content),
+        ["before", "after"],
+      );
+    });
+  });
+}

@@ -1,0 +1,266 @@
+/** Conformance: sessions, messages, usage, counts and bad input through the public API. */
+import { MAX_CONTENT_CHARS, MAX_SESSION_ID_CHARS } from "../constants.js";
+import type { Json } from "../store/types.js";
+import { assert, type ConformanceTarget, scalar, throwsCode, withFixture } from "./harness.js";
+
+export function storeApiSuite(target: ConformanceTarget): void {
+  const { describe, it } = target;
+  const test = (name: string, body: Parameters<typeof withFixture>[1]) => it(name, () => withFixture(target, body));
+
+  describe("sessions", () => {
+    test("createSession stores the fields and getSession reads them back", ({ open }) => {
+      const store = open();
+      const session = store.createSession({
+        id: "s1",
+        source: "cli",
+        model: "gpt-x",
+        title: "first",
+        cwd: "/tmp",
+        metadata: { tags: ["a"], n: 1 },
+        startedAt: 1700000000.5,
+      });
+      assert.equal(session.id, "s1");
+      assert.deepEqual(store.getSession("s1"), session);
+      assert.equal(session.startedAt, 1700000000.5);
+      assert.deepEqual(session.metadata, { tags: ["a"], n: 1 });
+      assert.equal(session.messageCount, 0);
+      assert.equal(store.getSession("missing"), undefined);
+    });
+
+    test("createSession is an upsert that never overwrites stored non-null values", ({ open }) => {
+      const store = open();
+      store.createSession({ id: "s1", source: "cli", title: "kept" });
+      const again = store.createSession({ id: "s1", source: "gateway", title: "ignored", model: "filled" });
+      assert.equal(again.title, "kept");
+      assert.equal(again.source, "cli");
+      assert.equal(again.model, "filled");
+    });
+
+    test("createSession without id generates a unique one", ({ open }) => {
+      const store = open();
+      const a = store.createSession({ source: "cron" });
+      const b = store.createSession({ source: "cron" });
+      assert.notEqual(a.id, b.id);
+      assert.ok(a.id.length > 8);
+    });
+
+    test("parent sessions must exist; deleting a parent keeps the child", ({ open }) => {
+      const store = open();
+      throwsCode(() => store.createSession({ id: "child", source: "cli", parentSessionId: "nope" }), "SESSION_NOT_FOUND");
+      assert.equal(store.getSession("child"), undefined);
+      store.createSession({ id: "parent", source: "cli" });
+      store.createSession({ id: "child", source: "cli", parentSessionId: "parent" });
+      store.appendMessage("parent", { role: "user", content: "hello" });
+      assert.equal(store.deleteSession("parent"), 1);
+      assert.equal(store.getSession("child")?.parentSessionId, null);
+      throwsCode(() => store.deleteSession("parent"), "SESSION_NOT_FOUND");
+    });
+
+    test("updateSession and endSession change only what they name", ({ open }) => {
+      const store = open();
+      store.createSession({ id: "s", source: "cli", title: "t" });
+      const updated = store.updateSession("s", { archived: true, pinned: true, metadata: { k: "v" } });
+      assert.equal(updated.archived, true);
+      assert.equal(updated.pinned, true);
+      assert.equal(updated.title, "t");
+      const ended = store.endSession("s", "user_exit");
+      assert.equal(ended.endReason, "user_exit");
+      assert.equal(typeof ended.endedAt, "number");
+      assert.equal(store.endSession("s", "later").endReason, "user_exit");
+      throwsCode(() => store.updateSession("nope", { title: "x" }), "SESSION_NOT_FOUND");
+      throwsCode(() => store.updateSession("s", { archived: "yes" as never }), "INVALID_INPUT");
+    });
+
+    test("listSessions orders, filters, pages and previews the first user message", ({ open }) => {
+      const store = open();
+      store.createSession({ id: "old", source: "cli", startedAt: 100 });
+      store.createSession({ id: "new", source: "gateway", startedAt: 200 });
+      store.createSession({ id: "archived", source: "cli", startedAt: 300 });
+      store.updateSession("archived", { archived: true });
+      store.appendMessage("old", { role: "system", content: "sys", timestamp: 500 });
+      store.appendMessage("old", { role: "user", content: "first question", timestamp: 501 });
+      assert.deepEqual(
+        store.listSessions().map((s) => s.id),
+        ["new", "old"],
+      );
+      assert.deepEqual(
+        store.listSessions({ includeArchived: true }).map((s) => s.id),
+        ["archived", "new", "old"],
+      );
+      assert.deepEqual(
+        store.listSessions({ orderBy: "activity" }).map((s) => s.id),
+        ["old", "new"],
+      );
+      assert.deepEqual(
+        store.listSessions({ source: "cli" }).map((s) => s.id),
+        ["old"],
+      );
+      assert.deepEqual(
+        store.listSessions({ limit: 1, offset: 1 }).map((s) => s.id),
+        ["old"],
+      );
+      const old = store.listSessions({ source: "cli" })[0];
+      assert.equal(old?.preview, "first question");
+      assert.equal(old?.messageCount, 2);
+      assert.equal(old?.lastActiveAt, 501);
+      throwsCode(() => store.listSessions({ orderBy: "title" as never }), "INVALID_INPUT");
+    });
+  });
+
+  describe("messages", () => {
+    test("appendMessage returns growing ids and getMessages reads every field back", ({ open }) => {
+      const store = open();
+      store.createSession({ id: "s", source: "cli" });
+      const a = store.appendMessage("s", { role: "user", content: "hi", timestamp: 10 });
+      const b = store.appendMessage("s", {
+        role: "assistant",
+        content: null,
+        toolCalls: [{ id: "c1", type: "function", function: { name: "ls", arguments: "{}" } }],
+        tokenCount: 12,
+        finishReason: "tool_calls",
+        reasoning: "think",
+        metadata: { m: true },
+        timestamp: 11,
+      });
+      const c = store.appendMessage("s", { role: "tool", toolName: "ls", toolCallId: "c1", content: "a\nb", timestamp: 12 });
+      assert.ok(a < b && b < c);
+      const messages = store.getMessages("s");
+      assert.equal(messages.length, 3);
+      assert.deepEqual(messages[1], {
+        id: b,
+        sessionId: "s",
+        role: "assistant",
+        content: null,
+        toolName: null,
+        toolCallId: null,
+        toolCalls: [{ id: "c1", type: "function", function: { name: "ls", arguments: "{}" } }],
+        timestamp: 11,
+        tokenCount: 12,
+        finishReason: "tool_calls",
+        reasoning: "think",
+        active: true,
+        metadata: { m: true },
+      });
+      assert.equal(messages[2]?.toolName, "ls");
+      assert.deepEqual(
+        store.getMessages("s", { afterId: a, limit: 1 }).map((m) => m.id),
+        [b],
+      );
+      const session = store.getSession("s");
+      assert.equal(session?.messageCount, 3);
+      assert.equal(session?.toolCallCount, 1);
+      assert.equal(session?.lastActivityAt, 12);
+      assert.equal(store.messageCount("s"), 3);
+      assert.equal(store.messageCount(), 3);
+    });
+
+    test("appendMessages is one transaction: one bad message stores none", ({ open }) => {
+      const store = open();
+      store.createSession({ id: "s", source: "cli" });
+      const ids = store.appendMessages("s", [
+        { role: "user", content: "one" },
+        { role: "assistant", content: "two" },
+      ]);
+      assert.equal(ids.length, 2);
+      const error = throwsCode(
+        () => store.appendMessages("s", [{ role: "user", content: "ok" }, { role: "wizard" as never, content: "bad" }]),
+        "INVALID_INPUT",
+      );
+      assert.match(error.message, /messages\[1\]\.role/);
+      assert.equal(store.messageCount("s"), 2);
+      assert.deepEqual(store.appendMessages("s", []), []);
+    });
+
+    test("structured content reads back identical and its text is stored for search", ({ open, raw }) => {
+      const store = open();
+      store.createSession({ id: "s", source: "cli" });
+      const parts: Json[] = [
+        { type: "text", text: "look at this" },
+        { type: "image_url", image_url: { url: "https://example.invalid/cat.png" } },
+        { type: "text", text: "and this" },
+      ];
+      const id = store.appendMessage("s", { role: "user", content: parts });
+      assert.deepEqual(store.getMessages("s")[0]?.content, parts);
+      const conn = raw();
+      assert.equal(scalar(conn, "SELECT content FROM messages WHERE id = ?", id), "look at this\nand this");
+    });
+
+    test("lone surrogates are replaced, not rejected", ({ open }) => {
+      const store = open();
+      store.createSession({ id: "s", source: "cli" });
+      store.appendMessage("s", { role: "user", content: "bad \uD800 half and \uDC00 other; ok 😀" });
+      store.appendMessage("s", { role: "user", content: [{ type: "text", text: "x\uD83D" }] });
+      const [first, second] = store.getMessages("s");
+      assert.equal(first?.content, "bad \uFFFD half and \uFFFD other; ok 😀");
+      assert.deepEqual(second?.content, [{ type: "text", text: "x\uFFFD" }]);
+    });
+
+    test("bad input gets a typed error and changes nothing", ({ open }) => {
+      const store = open();
+      store.createSession({ id: "s", source: "cli" });
+      store.appendMessage("s", { role: "user", content: "kept" });
+      const cases: Array<[() => unknown, string]> = [
+        [() => store.appendMessage("nope", { role: "user", content: "x" }), "SESSION_NOT_FOUND"],
+        [() => store.appendMessage("s", { role: "robot" as never, content: "x" }), "INVALID_INPUT"],
+        [() => store.appendMessage("s", { role: "user", content: 42 as never }), "INVALID_INPUT"],
+        [() => store.appendMessage("s", { role: "user", content: "x", timestamp: Number.NaN }), "INVALID_INPUT"],
+        [() => store.appendMessage("s", { role: "user", content: "x", timestamp: Infinity }), "INVALID_INPUT"],
+        [() => store.appendMessage("s", { role: "user", content: "x", tokenCount: -1 }), "INVALID_INPUT"],
+        [() => store.appendMessage("s", { role: "user", content: "x", toolCalls: "no" as never }), "INVALID_INPUT"],
+        [() => store.appendMessage("s", { role: "user", content: "x", metadata: [] as never }), "INVALID_INPUT"],
+        [() => store.appendMessage("s", { role: "user", content: { f: () => 1 } as never }), "INVALID_INPUT"],
+        [() => store.appendMessage("s", null as never), "INVALID_INPUT"],
+        [() => store.appendMessage("", { role: "user", content: "x" }), "INVALID_INPUT"],
+        [() => store.appendMessage("x".repeat(MAX_SESSION_ID_CHARS + 1), { role: "user" }), "INVALID_INPUT"],
+        [() => store.appendMessage(7 as never, { role: "user" }), "INVALID_INPUT"],
+        [() => store.createSession({ id: "", source: "cli" }), "INVALID_INPUT"],
+        [() => store.createSession({ id: "a\u0000b", source: "cli" }), "INVALID_INPUT"],
+        [() => store.createSession({ id: "ok", source: "" }), "INVALID_INPUT"],
+        [() => store.createSession({ id: "ok", source: "cli", startedAt: Number.NaN }), "INVALID_INPUT"],
+        [() => store.recordUsage("s", { model: "" }), "INVALID_INPUT"],
+        [() => store.recordUsage("s", { model: "m", costUsd: -1 }), "INVALID_INPUT"],
+        [() => store.recordUsage("nope", { model: "m" }), "SESSION_NOT_FOUND"],
+        [() => store.getMessages("nope"), "SESSION_NOT_FOUND"],
+      ];
+      for (const [call, code] of cases) throwsCode(call, code);
+      assert.equal(store.messageCount(), 1);
+      assert.equal(store.getSession("ok"), undefined);
+      assert.equal(store.getSession("s")?.messageCount, 1);
+      assert.deepEqual(store.getUsage("s"), []);
+    });
+
+    test("huge content is refused with a clear limit", ({ open }) => {
+      const store = open();
+      store.createSession({ id: "s", source: "cli" });
+      const error = throwsCode(
+        () => store.appendMessage("s", { role: "tool", content: "x".repeat(MAX_CONTENT_CHARS + 1) }),
+        "INVALID_INPUT",
+      );
+      assert.match(error.message, /allowed/);
+      const big = "y".repeat(1_000_000);
+      store.appendMessage("s", { role: "tool", content: big });
+      assert.equal((store.getMessages("s")[0]?.content as string).length, big.length);
+    });
+  });
+
+  describe("usage", () => {
+    test("recordUsage adds per key and to the session totals", ({ open }) => {
+      const store = open();
+      store.createSession({ id: "s", source: "cli" });
+      store.recordUsage("s", { model: "m1", provider: "p", inputTokens: 10, outputTokens: 5, costUsd: 0.01 });
+      store.recordUsage("s", { model: "m1", provider: "p", inputTokens: 1, cacheReadTokens: 7, costUsd: 0.02 });
+      store.recordUsage("s", { model: "m2", task: "title", reasoningTokens: 3 });
+      const rows = store.getUsage("s");
+      assert.equal(rows.length, 2);
+      assert.equal(rows[0]?.callCount, 2);
+      assert.equal(rows[0]?.inputTokens, 11);
+      assert.equal(rows[0]?.cacheReadTokens, 7);
+      assert.ok(Math.abs((rows[0]?.costUsd ?? 0) - 0.03) < 1e-9);
+      assert.equal(rows[1]?.task, "title");
+      const session = store.getSession("s");
+      assert.equal(session?.inputTokens, 11);
+      assert.equal(session?.reasoningTokens, 3);
+      assert.ok(Math.abs((session?.estimatedCostUsd ?? 0) - 0.03) < 1e-9);
+    });
+  });
+}

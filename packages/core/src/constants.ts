@@ -1,0 +1,70 @@
+/**
+ * Constants that are part of the on-disk contract or of the cross-process behaviour, in one
+ * place. Changing any of the first group changes the schema fingerprint.
+ */
+
+/** Tool rows index only their first 8192 characters: tool output is huge and mostly noise to
+ * search, and a bounded prefix keeps the index (and rebuilds) proportional to prose, not logs.
+ * Tool-role searches scan full content instead. Characters, not bytes (SQL `substr`). */
+export const TOOL_CONTENT_PREFIX_CHARS = 8192;
+
+/** Bumped whenever the FTS objects (views, tables, triggers) change shape. */
+export const FTS_LAYOUT_VERSION = 1;
+
+/** Bumped with every version-gated data migration; a store newer than this refuses writes. */
+export const SCHEMA_VERSION = 1;
+
+/** Backfill chunk, in message ids. 5000-id chunks reach ~0.95 of a raw FTS5 rebuild's
+ * throughput (500-id chunks ~0.68) while holding the write lock for tens of milliseconds. */
+export const DEFAULT_BACKFILL_CHUNK_IDS = 5000;
+
+/** Rows near the high-water mark the boundary sweep re-checks for a missing docsize row. */
+export const BACKFILL_BOUNDARY_SWEEP_IDS = 1000;
+
+/** Default wait for the FTS admission lock: a full rebuild of a large store takes minutes. */
+export const ADMISSION_TIMEOUT_MS = 120_000;
+
+/** Poll interval while waiting for the admission lock. */
+export const ADMISSION_POLL_MS = 100;
+
+/** Write patience: how long a write keeps retrying on BUSY/LOCKED before StoreBusyError. */
+export const WRITE_PATIENCE_MS = 20_000;
+
+/** Transcript appends wait longer: losing a message is worse than a slow append. */
+export const APPEND_PATIENCE_MS = 60_000;
+
+/** Open-time patience for the one-time init (DDL, migrations) racing sibling openers. */
+export const OPEN_PATIENCE_MS = 20_000;
+
+/** SQLite's own busy handler per statement; core's patience loop retries around it, so this
+ * stays short to keep the loop (and its jitter) in charge. */
+export const STATEMENT_BUSY_TIMEOUT_MS = 100;
+
+/** Jitter while retrying a write: short sleeps for the first 2 s, then longer ones. */
+export const WRITE_JITTER_EARLY_MS: readonly [number, number] = [20, 150];
+export const WRITE_JITTER_EARLY_WINDOW_MS = 2_000;
+export const WRITE_JITTER_LATE_MS: readonly [number, number] = [250, 1000];
+
+/** Jitter while retrying the open-time init. */
+export const OPEN_JITTER_MS: readonly [number, number] = [250, 1000];
+
+/** WAL size the store trims back to after checkpoints. */
+export const JOURNAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
+
+/** A PASSIVE checkpoint every this many writes (never TRUNCATE: a short-lived process
+ * truncating under a live writer corrupts large stores). */
+export const CHECKPOINT_EVERY_WRITES = 1000;
+
+/** Deferred FTS recovery backoff: 60 s doubling to 1 h; the doubled interval never below 1 s. */
+export const RECOVERY_BACKOFF_BASE_MS = 60_000;
+export const RECOVERY_BACKOFF_MAX_MS = 3_600_000;
+export const RECOVERY_BACKOFF_FLOOR_MS = 1_000;
+
+/** Input limits: generous for agent transcripts, small enough to refuse runaway input. */
+export const MAX_SESSION_ID_CHARS = 256;
+export const MAX_CONTENT_CHARS = 16 * 1024 * 1024;
+export const MAX_SEARCH_QUERY_CHARS = 1000;
+export const MAX_SEARCH_LIMIT = 1000;
+
+/** Store file permissions: transcripts are private. */
+export const STORE_FILE_MODE = 0o600;

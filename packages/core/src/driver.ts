@@ -1,0 +1,107 @@
+/**
+ * The driver seam: the small synchronous surface every SQLite binding here can satisfy
+ * (better-sqlite3, node:sqlite, bun:sqlite, @db/sqlite). Core owns transactions as plain SQL,
+ * so their semantics are the same on every runtime; a driver never uses its binding's
+ * transaction helper.
+ *
+ * An adapter supplies a `RawDriver` (open + error classification); `defineDriver` wraps it so
+ * every error that leaves a connection or statement is a normalized `SqliteError`.
+ */
+import { SqliteError, type SqliteResultCode } from "./errors.js";
+
+/** A value SQLite can bind or return. Booleans and undefined are converted by core before binding. */
+export type SqlValue = string | number | bigint | null | Uint8Array;
+
+/** A result row, keyed by column name. */
+export type Row = Record<string, SqlValue>;
+
+/** What `run` reports. */
+export interface RunResult {
+  /** Rows changed by the statement. */
+  changes: number;
+  /** Rowid of the last inserted row. */
+  lastInsertRowid: number;
+}
+
+/** A prepared statement; parameters are always positional (`?`). */
+export interface SqliteStatement {
+  /** Execute, returning change count and last rowid. */
+  run(...params: SqlValue[]): RunResult;
+  /** First row, or undefined. */
+  get(...params: SqlValue[]): Row | undefined;
+  /** All rows. */
+  all(...params: SqlValue[]): Row[];
+}
+
+/** One open database connection. */
+export interface SqliteConnection {
+  /** Run one or more statements without results. */
+  exec(sql: string): void;
+  /** Compile a statement (callers cache statements they reuse). */
+  prepare(sql: string): SqliteStatement;
+  /** Close the connection; calling it twice is harmless. */
+  close(): void;
+}
+
+/** How to open a file. */
+export interface OpenFlags {
+  /** Open with `mode=ro`: no writes, no file creation. */
+  readOnly: boolean;
+}
+
+/** A driver as the adapter writes it: open a raw binding and classify its errors. */
+export interface RawDriver<C extends SqliteConnection = SqliteConnection> {
+  /** Driver name shown in `store.driverName` and diagnostics, e.g. "better-sqlite3". */
+  readonly name: string;
+  /** Open `path`; may throw the binding's own error (it is classified). */
+  open(path: string, flags: OpenFlags): C;
+  /** Map a binding error to SQLite's primary result code (and extended code when known). */
+  classify(error: unknown): { code: SqliteResultCode; extendedCode?: number | string } | undefined;
+}
+
+/** A driver whose connections only ever throw `SqliteError`. */
+export interface SqliteDriver {
+  /** Driver name, e.g. "better-sqlite3". */
+  readonly name: string;
+  /** Open `path`; throws `SqliteError`. */
+  open(path: string, flags: OpenFlags): SqliteConnection;
+}
+
+/** Turn any error a binding threw into a `SqliteError` (other errors pass through untouched). */
+export function normalizeError(raw: RawDriver, error: unknown): unknown {
+  if (error instanceof SqliteError) return error;
+  const info = raw.classify(error);
+  if (!info) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new SqliteError(info.code, message, { extendedCode: info.extendedCode, cause: error });
+}
+
+function guard<T>(raw: RawDriver, fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    throw normalizeError(raw, error);
+  }
+}
+
+/** Wrap an adapter's raw driver so every method throws normalized errors. */
+export function defineDriver(raw: RawDriver): SqliteDriver {
+  return {
+    name: raw.name,
+    open(path, flags) {
+      const connection = guard(raw, () => raw.open(path, flags));
+      return {
+        exec: (sql) => guard(raw, () => connection.exec(sql)),
+        prepare(sql) {
+          const statement = guard(raw, () => connection.prepare(sql));
+          return {
+            run: (...params) => guard(raw, () => statement.run(...params)),
+            get: (...params) => guard(raw, () => statement.get(...params)),
+            all: (...params) => guard(raw, () => statement.all(...params)),
+          };
+        },
+        close: () => guard(raw, () => connection.close()),
+      };
+    },
+  };
+}

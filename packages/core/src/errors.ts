@@ -1,0 +1,203 @@
+/**
+ * Every error sessiondb throws extends `SessionDbError` and carries a stable `code`.
+ * Messages say what happened, what is intact, and what to do next.
+ *
+ * @example
+ * try {
+ *   store.appendMessage("nope", { role: "user", content: "hi" });
+ * } catch (error) {
+ *   if (error instanceof SessionNotFoundError) store.createSession({ id: "nope", source: "cli" });
+ * }
+ */
+
+/** SQLite primary result codes the drivers normalize to (sqlite.org/rescode.html). */
+export type SqliteResultCode =
+  | "ERROR"
+  | "INTERNAL"
+  | "PERM"
+  | "ABORT"
+  | "BUSY"
+  | "LOCKED"
+  | "NOMEM"
+  | "READONLY"
+  | "INTERRUPT"
+  | "IOERR"
+  | "CORRUPT"
+  | "CORRUPT_VTAB"
+  | "NOTFOUND"
+  | "FULL"
+  | "CANTOPEN"
+  | "PROTOCOL"
+  | "SCHEMA"
+  | "TOOBIG"
+  | "CONSTRAINT"
+  | "MISMATCH"
+  | "MISUSE"
+  | "NOLFS"
+  | "AUTH"
+  | "RANGE"
+  | "NOTADB";
+
+/** Base class: every sessiondb error has a stable machine-readable `code`. */
+export class SessionDbError extends Error {
+  /** Stable identifier for this kind of failure. */
+  readonly code: string;
+
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.name = new.target.name;
+  }
+}
+
+/** A SQLite failure, normalized by the driver: `resultCode` is the primary code on every runtime. */
+export class SqliteError extends SessionDbError {
+  /** Primary result code, e.g. "BUSY". `CORRUPT_VTAB` is kept apart from `CORRUPT`. */
+  readonly resultCode: SqliteResultCode;
+  /** Extended result code as the binding exposes it (number or name), when it does. */
+  readonly extendedCode: number | string | undefined;
+
+  constructor(
+    resultCode: SqliteResultCode,
+    message: string,
+    options?: { extendedCode?: number | string; cause?: unknown },
+  ) {
+    super(`SQLITE_${resultCode}`, message, { cause: options?.cause });
+    this.resultCode = resultCode;
+    this.extendedCode = options?.extendedCode;
+  }
+}
+
+/** The caller passed something invalid; nothing was stored or changed. */
+export class InvalidInputError extends SessionDbError {
+  /** The argument or field that was wrong, e.g. "message.role". */
+  readonly field: string;
+
+  constructor(field: string, problem: string) {
+    super("INVALID_INPUT", `Invalid ${field}: ${problem}. Nothing was stored.`);
+    this.field = field;
+  }
+}
+
+/** The named session does not exist. */
+export class SessionNotFoundError extends SessionDbError {
+  readonly sessionId: string;
+
+  constructor(sessionId: string) {
+    super(
+      "SESSION_NOT_FOUND",
+      `Session ${JSON.stringify(sessionId)} does not exist. Create it with store.createSession({ id, source }) first; nothing was stored.`,
+    );
+    this.sessionId = sessionId;
+  }
+}
+
+/** Other processes kept the store locked for longer than the patience budget. */
+export class StoreBusyError extends SessionDbError {
+  /** How long we waited, in milliseconds. */
+  readonly waitedMs: number;
+
+  constructor(waitedMs: number, detail: string, options?: { cause?: unknown }) {
+    super(
+      "STORE_BUSY",
+      `The store stayed locked by other connections for ${(waitedMs / 1000).toFixed(1)} s, so the operation was not applied. Stored data is intact; retry later.${detail ? ` ${detail}` : ""}`,
+      options,
+    );
+    this.waitedMs = waitedMs;
+  }
+}
+
+/** A write was attempted on a store that is read-only (opened so, or the file is not writable). */
+export class StoreReadOnlyError extends SessionDbError {
+  constructor(detail: string, options?: { cause?: unknown }) {
+    super("STORE_READONLY", `The store is read-only: ${detail}. Nothing was changed.`, options);
+  }
+}
+
+/** The database file is structurally corrupt; the store refuses every write from now on. */
+export class StoreCorruptError extends SessionDbError {
+  constructor(detail: string, options?: { cause?: unknown }) {
+    super(
+      "STORE_CORRUPT",
+      `The store file is corrupt (${detail}). Writes are refused to avoid spreading the damage; read what you can, then restore from a backup or run "sessiondb check".`,
+      options,
+    );
+  }
+}
+
+/** The store cannot be opened at all: missing, a directory, not a database, no permission. */
+export class StoreOpenError extends SessionDbError {
+  readonly path: string;
+
+  constructor(path: string, detail: string, options?: { cause?: unknown }) {
+    super("STORE_OPEN_FAILED", `Cannot open store ${JSON.stringify(path)}: ${detail}.`, options);
+    this.path = path;
+  }
+}
+
+/** A read-only open found the store behind this build's schema; open it writable once to upgrade. */
+export class SchemaOutdatedError extends SessionDbError {
+  /** What is missing, e.g. `messages.reasoning` or `state_meta`. */
+  readonly missing: string;
+
+  constructor(missing: string, options?: { cause?: unknown }) {
+    super(
+      "SCHEMA_OUTDATED",
+      `The store's schema is older than this version of sessiondb (missing ${missing}). Open it writable once to upgrade it in place; nothing was changed.`,
+      options,
+    );
+    this.missing = missing;
+  }
+}
+
+/** The store was written by a newer sessiondb; this version refuses to write to it. */
+export class SchemaTooNewError extends SessionDbError {
+  readonly storeVersion: number;
+  readonly supportedVersion: number;
+
+  constructor(storeVersion: number, supportedVersion: number) {
+    super(
+      "SCHEMA_TOO_NEW",
+      `The store has schema version ${storeVersion}, newer than the ${supportedVersion} this sessiondb understands. Upgrade sessiondb, or open the store with { readOnly: true }; nothing was changed.`,
+    );
+    this.storeVersion = storeVersion;
+    this.supportedVersion = supportedVersion;
+  }
+}
+
+/** This SQLite build has the WAL-reset bug; opening a WAL store writable could corrupt it. */
+export class UnsafeSqliteError extends SessionDbError {
+  readonly sqliteVersion: string;
+
+  constructor(sqliteVersion: string, detail: string) {
+    super(
+      "UNSAFE_SQLITE",
+      `SQLite ${sqliteVersion} has the WAL-reset bug (fixed in 3.51.3, 3.50.7 and 3.44.6) and ${detail}. Use a runtime with a fixed SQLite, open with { readOnly: true }, or pass { allowUnsafeWal: true } if every process that writes this file is known to be single-connection.`,
+    );
+    this.sqliteVersion = sqliteVersion;
+  }
+}
+
+/** No usable SQLite binding for this runtime. */
+export class DriverUnavailableError extends SessionDbError {
+  constructor(detail: string, options?: { cause?: unknown }) {
+    super("DRIVER_UNAVAILABLE", detail, options);
+  }
+}
+
+/** The store was closed; open it again to continue. */
+export class StoreClosedError extends SessionDbError {
+  constructor() {
+    super("STORE_CLOSED", "The store is closed; open it again with openStore(path).");
+  }
+}
+
+/** True when `error` is a SQLite error with one of `codes`. */
+export function hasResultCode(error: unknown, ...codes: SqliteResultCode[]): error is SqliteError {
+  return error instanceof SqliteError && codes.includes(error.resultCode);
+}
+
+/** BUSY and LOCKED mean "someone else holds the lock": the only failures worth waiting for. */
+export function isContention(error: unknown): error is SqliteError {
+  return hasResultCode(error, "BUSY", "LOCKED");
+}

@@ -1,0 +1,46 @@
+/**
+ * The host seam: the few file-system and process facts core needs besides SQLite itself
+ * (permissions by path, open preflight, the admission lock's holder record). Core stays free of
+ * runtime imports; `@sessiondb/core/host` supplies an implementation on `node:fs`, which Node,
+ * Bun and Deno all provide.
+ *
+ * Nothing here ever opens the database file or its -wal/-shm: closing any descriptor of the
+ * database file drops every POSIX lock SQLite holds in the process ("How To Corrupt", §2.2).
+ */
+
+/** What a path is. */
+export interface PathInfo {
+  kind: "file" | "directory" | "other";
+  /** Permission bits (`mode & 0o777`). */
+  mode: number;
+  /** Size in bytes. */
+  size: number;
+}
+
+/** File-system and process facts for one runtime. */
+export interface Host {
+  /** Runtime name for diagnostics: "node", "bun" or "deno". */
+  readonly runtime: string;
+  /** This process's id. */
+  readonly pid: number;
+  /** Host name for diagnostics, or undefined when not permitted (Deno without --allow-sys). */
+  hostname(): string | undefined;
+  /** What `path` is, or undefined when it does not exist. Never opens it. */
+  stat(path: string): PathInfo | undefined;
+  /** Whether this process may write `path` (an existing file or directory). */
+  canWrite(path: string): boolean;
+  /** Set permission bits by path; a missing file is ignored. */
+  chmod(path: string, mode: number): void;
+  /** Replace `path` with `text` atomically (write a sibling, then rename). */
+  writeFileAtomic(path: string, text: string): void;
+  /** Read a small text file, or undefined when it does not exist. */
+  readFile(path: string): string | undefined;
+}
+
+/** The directory part of a path (POSIX or Windows separators). */
+export function dirnameOf(path: string): string {
+  const cut = Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\"));
+  if (cut < 0) return ".";
+  if (cut === 0) return path.slice(0, 1);
+  return path.slice(0, cut);
+}

@@ -1,0 +1,81 @@
+/**
+ * `Host` on `node:fs`, `node:os` and `node:process` — modules that Node, Bun and Deno all
+ * provide, so every adapter shares this one implementation.
+ */
+import * as fs from "node:fs";
+import * as os from "node:os";
+import process from "node:process";
+import type { Host, PathInfo } from "./host.js";
+
+function detectRuntime(): string {
+  const g = globalThis as Record<string, unknown>;
+  if (g.Bun !== undefined) return "bun";
+  if (g.Deno !== undefined) return "deno";
+  return "node";
+}
+
+function isMissing(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === "ENOENT" || code === "ENOTDIR";
+}
+
+/** The shared `node:fs` host. */
+export const nodeFsHost: Host = {
+  runtime: detectRuntime(),
+  pid: process.pid,
+  hostname() {
+    try {
+      return os.hostname();
+    } catch {
+      // Deno without --allow-sys=hostname: diagnostics do without it.
+      return undefined;
+    }
+  },
+  stat(path): PathInfo | undefined {
+    try {
+      const info = fs.statSync(path);
+      const kind = info.isFile() ? "file" : info.isDirectory() ? "directory" : "other";
+      return { kind, mode: info.mode & 0o777, size: info.size };
+    } catch (error) {
+      if (isMissing(error)) return undefined;
+      throw error;
+    }
+  },
+  canWrite(path) {
+    try {
+      fs.accessSync(path, fs.constants.W_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  },
+  chmod(path, mode) {
+    try {
+      fs.chmodSync(path, mode);
+    } catch (error) {
+      if (!isMissing(error)) throw error;
+    }
+  },
+  writeFileAtomic(path, text) {
+    const temporary = `${path}.${process.pid}.${Date.now()}.tmp`;
+    try {
+      fs.writeFileSync(temporary, text, { mode: 0o600 });
+      fs.renameSync(temporary, path);
+    } catch (error) {
+      try {
+        fs.rmSync(temporary, { force: true });
+      } catch {
+        // best effort: the temporary file is only diagnostics
+      }
+      throw error;
+    }
+  },
+  readFile(path) {
+    try {
+      return fs.readFileSync(path, "utf8");
+    } catch (error) {
+      if (isMissing(error)) return undefined;
+      throw error;
+    }
+  },
+};

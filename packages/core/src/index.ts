@@ -1,0 +1,27 @@
+/**
+ * @sessiondb/core — the runtime-agnostic core: driver seam, schema, FTS, locks, journal policy,
+ * the Store and its errors. Adapters (@sessiondb/node, @sessiondb/bun, @sessiondb/deno) wrap
+ * `createStore` with their runtime's driver.
+ */
+export * from "./constants.js";
+export {
+  defineDriver,
+  normalizeError,
+  type OpenFlags,
+  type RawDriver,
+  type Row,
+  type RunResult,
+  type SqlValue,
+  type SqliteConnection,
+  type SqliteDriver,
+  type SqliteStatement,
+} from "./driver.js";
+export * from "./errors.js";
+export type { FtsStatus, SearchHit, SearchOptions, SearchResult, SearchRoute } from "./fts/index.js";
+export type { Host, PathInfo } from "./host/host.js";
+export { isWalResetVulnerable, type JournalMode, type JournalPolicyOptions, walSupported } from "./journal.js";
+export { type AdmissionHolder, readAdmissionHolder } from "./locks/admission.js";
+export { resultCodeFromMessage, resultCodeFromName, resultCodeFromNumber } from "./sqlite-codes.js";
+export { createStore, Store } from "./store.js";
+export type * from "./store/types.js";
+export { ROLES } from "./store/types.js";

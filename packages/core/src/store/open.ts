@@ -1,0 +1,156 @@
+/**
+ * Opening a store (spec §4): preflight, connection pragmas, the one-query fast path, and the
+ * slow path that creates or upgrades the schema inside `BEGIN IMMEDIATE`.
+ */
+import {
+  JOURNAL_SIZE_LIMIT_BYTES,
+  SCHEMA_VERSION,
+  STATEMENT_BUSY_TIMEOUT_MS,
+  STORE_FILE_MODE,
+} from "../constants.js";
+import type { SqliteConnection } from "../driver.js";
+import {
+  hasResultCode,
+  SchemaOutdatedError,
+  SchemaTooNewError,
+  SqliteError,
+  StoreCorruptError,
+  StoreOpenError,
+  StoreReadOnlyError,
+} from "../errors.js";
+import { dirnameOf, type Host } from "../host/host.js";
+import { applyJournalPolicy, type JournalPolicyOptions } from "../journal.js";
+import { readProbeSql } from "../schema/ddl.js";
+import { META_FINGERPRINT, META_SCHEMA_VERSION } from "../schema/definition.js";
+import { runMigrations, storedSchemaVersion } from "../schema/migrations.js";
+import { findMissingSchema, reconcileSchema } from "../schema/reconcile.js";
+
+/** Refuse paths that cannot be a store before SQLite gets to create or misread anything. */
+export function preflight(path: string, readOnly: boolean, host: Host | undefined): void {
+  if (!host || path === ":memory:" || path === "") return;
+  const info = host.stat(path);
+  if (info?.kind === "directory") throw new StoreOpenError(path, "it is a directory, not a database file");
+  if (info && info.kind !== "file") throw new StoreOpenError(path, "it is not a regular file");
+  if (!info) {
+    if (readOnly) throw new StoreOpenError(path, "no store exists there (a read-only open never creates one)");
+    const parent = host.stat(dirnameOf(path));
+    if (parent?.kind !== "directory") throw new StoreOpenError(path, `its directory ${dirnameOf(path)} does not exist`);
+    return;
+  }
+  if (!readOnly && !host.canWrite(path)) {
+    throw new StoreReadOnlyError(`${path} is not writable by this process; open it with { readOnly: true } to read it`);
+  }
+}
+
+/** Per-connection settings: none of them is DDL and none takes a write lock. */
+export function configureConnection(conn: SqliteConnection, readOnly: boolean): void {
+  conn.exec(`PRAGMA busy_timeout = ${STATEMENT_BUSY_TIMEOUT_MS}`);
+  conn.exec("PRAGMA foreign_keys = ON");
+  if (!readOnly) {
+    // Acknowledged means durable: fsync on every commit, in WAL and DELETE alike.
+    conn.exec("PRAGMA synchronous = FULL");
+    conn.exec(`PRAGMA journal_size_limit = ${JOURNAL_SIZE_LIMIT_BYTES}`);
+  }
+}
+
+/** Read the store-level facts the fast path needs in one query; undefined when there is no
+ * state_meta table yet (a new or foreign file). */
+export function readMeta(conn: SqliteConnection, keys: readonly string[]): Map<string, string> | undefined {
+  const wanted = [META_FINGERPRINT, META_SCHEMA_VERSION, ...keys];
+  try {
+    const rows = conn
+      .prepare(`SELECT key, value FROM state_meta WHERE key IN (${wanted.map(() => "?").join(", ")})`)
+      .all(...wanted);
+    return new Map(rows.map((row) => [String(row.key), String(row.value ?? "")]));
+  } catch (error) {
+    if (error instanceof SqliteError && /no such table/i.test(error.message)) return undefined;
+    throw error;
+  }
+}
+
+/** Throw SchemaTooNewError when a newer sessiondb wrote this store. */
+export function refuseNewerSchema(meta: Map<string, string> | undefined): void {
+  const version = storedSchemaVersion(meta?.get(META_SCHEMA_VERSION));
+  if (version > SCHEMA_VERSION) throw new SchemaTooNewError(version, SCHEMA_VERSION);
+}
+
+export interface InitHooks {
+  /** The fingerprint of this build. */
+  fingerprint: string;
+  /** Create the FTS objects, inside the init transaction. */
+  installFts(): void;
+}
+
+/** The slow path: journal policy (outside any transaction), then schema, FTS objects and
+ * migrations in one `BEGIN IMMEDIATE`. Returns reconcile warnings; when there are any, the
+ * fingerprint is not written, so the next open tries again. */
+export function initializeSchema(
+  conn: SqliteConnection,
+  options: JournalPolicyOptions & { sqliteVersion: string },
+  hooks: InitHooks,
+): { journalMode: string; warnings: string[] } {
+  const journalMode = applyJournalPolicy(conn, { ...options, busyTimeoutMs: STATEMENT_BUSY_TIMEOUT_MS });
+  // Foreign keys off around the init: a primary-key heal copies rows that may be orphans, and
+  // SQLite ignores this pragma inside a transaction, so it is set before BEGIN.
+  conn.exec("PRAGMA foreign_keys = OFF");
+  try {
+    conn.exec("BEGIN IMMEDIATE");
+    try {
+      const meta = readMeta(conn, []);
+      refuseNewerSchema(meta);
+      const warnings = reconcileSchema(conn);
+      hooks.installFts();
+      runMigrations(conn, storedSchemaVersion(meta?.get(META_SCHEMA_VERSION)));
+      if (warnings.length === 0) {
+        conn
+          .prepare("INSERT INTO state_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
+          .run(META_FINGERPRINT, hooks.fingerprint);
+      }
+      conn.exec("COMMIT");
+      return { journalMode, warnings };
+    } catch (error) {
+      rollbackQuietly(conn);
+      throw error;
+    }
+  } finally {
+    conn.exec("PRAGMA foreign_keys = ON");
+  }
+}
+
+/** ROLLBACK, ignoring "no transaction is active" (SQLite may have rolled back already). */
+export function rollbackQuietly(conn: SqliteConnection): void {
+  try {
+    conn.exec("ROLLBACK");
+  } catch {
+    // nothing to roll back
+  }
+}
+
+/** Read-only opens: the read probe tells whether this build can read the store. */
+export function probeReadOnly(conn: SqliteConnection): void {
+  const missing = findMissingSchema(conn, readProbeSql);
+  if (missing) throw new SchemaOutdatedError(missing);
+}
+
+/** Make the store files private, by path (never by opening them: closing any descriptor of the
+ * database file drops every POSIX lock SQLite holds in this process). */
+export function protectFiles(path: string, host: Host | undefined): void {
+  if (!host || path === ":memory:" || path === "") return;
+  for (const suffix of ["", "-wal", "-shm"]) {
+    try {
+      host.chmod(`${path}${suffix}`, STORE_FILE_MODE);
+    } catch {
+      // Not ours to change (another user's file): permissions are advisory here.
+    }
+  }
+}
+
+/** Map errors from the open sequence to the public error types. */
+export function openFailure(path: string, error: unknown): unknown {
+  if (hasResultCode(error, "CANTOPEN")) return new StoreOpenError(path, `SQLite cannot open it (${error.message})`, { cause: error });
+  if (hasResultCode(error, "NOTADB")) return new StoreOpenError(path, "it is not a SQLite database (SQLITE_NOTADB)", { cause: error });
+  if (hasResultCode(error, "PERM")) return new StoreOpenError(path, `permission denied (${error.message})`, { cause: error });
+  if (hasResultCode(error, "CORRUPT")) return new StoreCorruptError(error.message, { cause: error });
+  if (hasResultCode(error, "READONLY")) return new StoreReadOnlyError(`${path} cannot be written (${error.message})`, { cause: error });
+  return error;
+}

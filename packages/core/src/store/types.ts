@@ -1,0 +1,160 @@
+/** Public shapes of the Store API (spec §8). Timestamps are epoch seconds. */
+import type { JournalPolicyOptions } from "../journal.js";
+import type { Host } from "../host/host.js";
+
+/** Message roles. */
+export type Role = "system" | "developer" | "user" | "assistant" | "tool";
+export const ROLES: readonly Role[] = ["system", "developer", "user", "assistant", "tool"];
+
+/** JSON-compatible value (metadata, tool calls, structured content). */
+export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
+
+/** Structured content: an array or object of content parts (e.g. OpenAI `[{type:"text",text}]`). */
+export type StructuredContent = Json[] | { [key: string]: Json };
+
+export interface StoreOptions extends JournalPolicyOptions {
+  /** Open with `mode=ro`: no DDL, no locks, every write raises StoreReadOnlyError. */
+  readOnly?: boolean;
+  /** Patience budgets in ms for BUSY/LOCKED (defaults: open 20 s, writes 20 s, appends 60 s). */
+  patience?: { openMs?: number; writeMs?: number; appendMs?: number };
+  /** Wait for the FTS admission lock in rebuildFts (default 120 s). */
+  admissionTimeoutMs?: number;
+  /** Deferred FTS recovery backoff (defaults 60 s → 1 h, floor 1 s). */
+  recoveryBackoff?: { baseMs?: number; maxMs?: number; floorMs?: number };
+  /** Repair a stale or incomplete FTS index at open (non-blocking admission). Default true. */
+  repairFtsOnOpen?: boolean;
+  /** File-system host (the runtime adapters pass one): file modes, holder records, preflight. */
+  host?: Host;
+  /** Clock in ms (tests). */
+  now?: () => number;
+}
+
+export interface CreateSessionInput {
+  id?: string;
+  source: string;
+  model?: string;
+  modelConfig?: Json;
+  title?: string;
+  parentSessionId?: string;
+  cwd?: string;
+  metadata?: { [key: string]: Json };
+  startedAt?: number;
+}
+
+export interface Session {
+  id: string;
+  source: string;
+  model: string | null;
+  modelConfig: Json | null;
+  title: string | null;
+  parentSessionId: string | null;
+  startedAt: number;
+  endedAt: number | null;
+  endReason: string | null;
+  lastActivityAt: number | null;
+  messageCount: number;
+  toolCallCount: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  reasoningTokens: number;
+  estimatedCostUsd: number;
+  cwd: string | null;
+  archived: boolean;
+  pinned: boolean;
+  metadata: { [key: string]: Json } | null;
+}
+
+export interface SessionSummary extends Session {
+  /** Last activity, falling back to the start time. */
+  lastActiveAt: number;
+  /** The first user message, shortened; null when there is none. */
+  preview: string | null;
+}
+
+export interface ListSessionsOptions {
+  source?: string;
+  limit?: number;
+  offset?: number;
+  orderBy?: "started" | "activity";
+  includeArchived?: boolean;
+}
+
+export interface UpdateSessionInput {
+  title?: string | null;
+  archived?: boolean;
+  pinned?: boolean;
+  metadata?: { [key: string]: Json } | null;
+}
+
+export interface MessageInput {
+  role: Role;
+  content?: string | StructuredContent | null;
+  toolName?: string;
+  toolCallId?: string;
+  toolCalls?: Json[];
+  tokenCount?: number;
+  finishReason?: string;
+  reasoning?: string;
+  timestamp?: number;
+  metadata?: { [key: string]: Json };
+}
+
+export interface Message {
+  id: number;
+  sessionId: string;
+  role: Role;
+  content: string | StructuredContent | null;
+  toolName: string | null;
+  toolCallId: string | null;
+  toolCalls: Json[] | null;
+  timestamp: number;
+  tokenCount: number | null;
+  finishReason: string | null;
+  reasoning: string | null;
+  active: boolean;
+  metadata: { [key: string]: Json } | null;
+}
+
+export interface GetMessagesOptions {
+  afterId?: number;
+  limit?: number;
+  includeInactive?: boolean;
+}
+
+export interface UsageInput {
+  model: string;
+  provider?: string;
+  baseUrl?: string;
+  billingMode?: string;
+  task?: string;
+  inputTokens?: number;
+  outputTokens?: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+  reasoningTokens?: number;
+  costUsd?: number;
+}
+
+export interface UsageRow {
+  sessionId: string;
+  model: string;
+  provider: string;
+  baseUrl: string;
+  billingMode: string;
+  task: string;
+  callCount: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  reasoningTokens: number;
+  costUsd: number;
+  updatedAt: number | null;
+}
+
+export interface IntegrityReport {
+  ok: boolean;
+  problems: string[];
+}

@@ -1,0 +1,175 @@
+/**
+ * Input validation: every public write checks its input here before touching the store, so a
+ * rejected call changes nothing. Lone UTF-16 surrogates are replaced (U+FFFD), not rejected:
+ * they come from truncated model output, and losing the message would be worse.
+ */
+import { MAX_CONTENT_CHARS, MAX_SESSION_ID_CHARS } from "../constants.js";
+import { InvalidInputError } from "../errors.js";
+import { type Json, ROLES, type Role, type StructuredContent } from "./types.js";
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** Replace lone surrogates with U+FFFD. */
+export function wellFormed(text: string): string {
+  return text.replace(LONE_SURROGATE, "\uFFFD");
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return typeof value === "object" ? "an object" : `${typeof value} ${String(value).slice(0, 40)}`;
+}
+
+/** A session id: a non-empty string of at most MAX_SESSION_ID_CHARS, no control characters. */
+export function sessionId(value: unknown, field = "sessionId"): string {
+  if (typeof value !== "string") throw new InvalidInputError(field, `expected a string, got ${describe(value)}`);
+  if (value.length === 0) throw new InvalidInputError(field, "must not be empty");
+  if (value.length > MAX_SESSION_ID_CHARS) {
+    throw new InvalidInputError(field, `${value.length} characters is longer than the ${MAX_SESSION_ID_CHARS} allowed`);
+  }
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: rejecting control characters is the point
+  if (/[\u0000-\u001f\u007f]/.test(value)) throw new InvalidInputError(field, "must not contain control characters");
+  if (wellFormed(value) !== value) throw new InvalidInputError(field, "must not contain lone surrogates");
+  return value;
+}
+
+/** An optional string (undefined → null), well-formed, at most `max` characters. */
+export function optionalText(value: unknown, field: string, max = 100_000): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== "string") throw new InvalidInputError(field, `expected a string, got ${describe(value)}`);
+  if (value.length > max) throw new InvalidInputError(field, `${value.length} characters is longer than the ${max} allowed`);
+  return wellFormed(value);
+}
+
+/** A required non-empty string. */
+export function requiredText(value: unknown, field: string, max = 1000): string {
+  const text = optionalText(value, field, max);
+  if (text === null || text.length === 0) throw new InvalidInputError(field, "is required and must be a non-empty string");
+  return text;
+}
+
+/** A finite number of seconds, or `fallback` when undefined. */
+export function timestamp(value: unknown, field: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isFinite(value)) {
+    throw new InvalidInputError(field, `expected a finite number of epoch seconds, got ${describe(value)}`);
+  }
+  return value;
+}
+
+/** A non-negative integer (token counts), or null/`fallback` when undefined. */
+export function count(value: unknown, field: string): number | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
+    throw new InvalidInputError(field, `expected a non-negative integer, got ${describe(value)}`);
+  }
+  return value;
+}
+
+/** A non-negative finite amount (cost). */
+export function amount(value: unknown, field: string): number {
+  if (value === undefined || value === null) return 0;
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
+    throw new InvalidInputError(field, `expected a non-negative finite number, got ${describe(value)}`);
+  }
+  return value;
+}
+
+/** A boolean. */
+export function flag(value: unknown, field: string): boolean {
+  if (typeof value !== "boolean") throw new InvalidInputError(field, `expected true or false, got ${describe(value)}`);
+  return value;
+}
+
+/** A message role. */
+export function role(value: unknown, field = "message.role"): Role {
+  if (typeof value !== "string" || !ROLES.includes(value as Role)) {
+    throw new InvalidInputError(field, `expected one of ${ROLES.join(", ")}, got ${describe(value)}`);
+  }
+  return value as Role;
+}
+
+/** Deep-check that `value` is plain JSON, replacing lone surrogates in every string. */
+export function cleanJson(value: unknown, field: string, depth = 0): Json {
+  if (depth > 64) throw new InvalidInputError(field, "is nested more than 64 levels deep");
+  if (value === null || typeof value === "boolean") return value;
+  if (typeof value === "string") return wellFormed(value);
+  if (typeof value === "number") {
+    if (!Number.isFinite(value)) throw new InvalidInputError(field, "contains a non-finite number");
+    return value;
+  }
+  if (Array.isArray(value)) return value.map((item, i) => cleanJson(item, `${field}[${i}]`, depth + 1));
+  if (typeof value === "object" && [Object.prototype, null].includes(Object.getPrototypeOf(value))) {
+    const out: { [key: string]: Json } = {};
+    for (const [key, item] of Object.entries(value)) {
+      if (item !== undefined) out[wellFormed(key)] = cleanJson(item, `${field}.${key}`, depth + 1);
+    }
+    return out;
+  }
+  throw new InvalidInputError(field, `must be plain JSON, got ${describe(value)}`);
+}
+
+/** JSON text of an optional plain object (metadata). */
+export function jsonObject(value: unknown, field: string): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== "object" || Array.isArray(value)) {
+    throw new InvalidInputError(field, `expected a plain object, got ${describe(value)}`);
+  }
+  return limitedJson(cleanJson(value, field), field);
+}
+
+/** JSON text of an optional array (tool calls). */
+export function jsonArray(value: unknown, field: string): { text: string | null; length: number } {
+  if (value === undefined || value === null) return { text: null, length: 0 };
+  if (!Array.isArray(value)) throw new InvalidInputError(field, `expected an array, got ${describe(value)}`);
+  return { text: limitedJson(cleanJson(value, field), field), length: value.length };
+}
+
+/** JSON text of any optional JSON value. */
+export function jsonValue(value: unknown, field: string): string | null {
+  if (value === undefined || value === null) return null;
+  return limitedJson(cleanJson(value, field), field);
+}
+
+function limitedJson(value: Json, field: string): string {
+  const text = JSON.stringify(value);
+  if (text.length > MAX_CONTENT_CHARS) {
+    throw new InvalidInputError(field, `${text.length} characters of JSON is more than the ${MAX_CONTENT_CHARS} allowed`);
+  }
+  return text;
+}
+
+const TEXT_KEYS = new Set(["text", "content", "thinking", "output", "input_text", "output_text", "refusal"]);
+
+/** The searchable text of structured content: every string under a text-like key, and every
+ * bare string in an array, in document order. */
+export function extractText(value: Json): string {
+  const pieces: string[] = [];
+  const walk = (node: Json, textual: boolean): void => {
+    if (typeof node === "string") {
+      if (textual) pieces.push(node);
+    } else if (Array.isArray(node)) {
+      for (const item of node) walk(item, true);
+    } else if (node && typeof node === "object") {
+      for (const [key, item] of Object.entries(node)) walk(item, TEXT_KEYS.has(key));
+    }
+  };
+  walk(value, true);
+  return pieces.join("\n");
+}
+
+/** Message content → the searchable text column and, for structured content, its JSON. */
+export function content(value: unknown, field = "message.content"): { text: string | null; parts: string | null } {
+  if (value === undefined || value === null) return { text: null, parts: null };
+  if (typeof value === "string") {
+    if (value.length > MAX_CONTENT_CHARS) {
+      throw new InvalidInputError(field, `${value.length} characters is more than the ${MAX_CONTENT_CHARS} allowed`);
+    }
+    return { text: wellFormed(value), parts: null };
+  }
+  if (typeof value === "object") {
+    const clean = cleanJson(value, field) as StructuredContent;
+    return { text: extractText(clean), parts: limitedJson(clean, field) };
+  }
+  throw new InvalidInputError(field, `expected a string, null, or an array/object of content parts, got ${describe(value)}`);
+}
