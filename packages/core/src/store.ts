@@ -21,7 +21,7 @@ import { FTS_STATE_KEYS, FtsIndex, ftsFingerprintText, ftsNeedsRepair } from "./
 import type { FtsStatus, SearchOptions, SearchResult } from "./fts/index.js";
 import type { Host } from "./host/host.js";
 import { checkJournalSafety, passiveCheckpoint, readJournalMode, readSqliteVersion } from "./journal.js";
-import { readAdmissionHolder } from "./locks/admission.js";
+import { describeAdmissionHolder } from "./locks/admission.js";
 import { withPatience } from "./locks/patience.js";
 import { schemaFingerprint } from "./schema/fingerprint.js";
 import { META_FINGERPRINT } from "./schema/definition.js";
@@ -202,13 +202,6 @@ export class Store {
     if (this.#corrupt) throw this.#corrupt;
   }
 
-  /** Holder of the FTS admission lock, for busy-error messages. */
-  #describeHolder(): string | undefined {
-    const holder = readAdmissionHolder(this.path, this.#host);
-    if (!holder) return undefined;
-    return `The FTS admission lock is held by pid ${holder.pid} (${holder.runtime}${holder.host ? ` on ${holder.host}` : ""}) since ${holder.acquiredAt}.`;
-  }
-
   /** One `BEGIN IMMEDIATE … COMMIT`, the whole callback retried on BUSY/LOCKED. */
   #write<T>(fn: () => T, options?: WriteOptions): T {
     this.#assertWritable();
@@ -218,7 +211,7 @@ export class Store {
         const result = withPatience(() => this.#transaction(fn), {
           budgetMs: options?.patienceMs ?? this.#patience.writeMs,
           jitter: "write",
-          describeHolder: () => this.#describeHolder(),
+          describeHolder: () => describeAdmissionHolder(this.path, this.#host),
         });
         this.#afterCommit();
         return result;

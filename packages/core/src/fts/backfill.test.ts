@@ -1,0 +1,205 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { tempDir } from "../test-support/driver.js";
+import { backfillStepTx } from "./backfill.js";
+import { pace } from "./backfill-loop.js";
+import { META_BACKFILL_HIGH_WATER, META_BACKFILL_PROGRESS } from "./constants.js";
+import { FtsIndex } from "./fts-index.js";
+import { openTestStore, type TestStore } from "./test-context.js";
+
+let cleanup: Array<() => void> = [];
+afterEach(() => {
+  for (const fn of cleanup.reverse()) fn();
+  cleanup = [];
+});
+
+/** A store with `n` messages written before the index had triggers (an old store). */
+function unindexed(n: number): { path: string; store: TestStore; fts: FtsIndex } {
+  const dir = tempDir();
+  const path = dir.file("state.db");
+  const store = openTestStore(path);
+  cleanup.push(dir.cleanup, () => store.close());
+  const fts = new FtsIndex(store.ctx);
+  store.ctx.write(() => fts.install());
+  store.ctx.write(() => {
+    const insert = store.conn.prepare(
+      "INSERT INTO messages(session_id, role, content, tool_name, timestamp) VALUES ('s1', ?, ?, ?, ?)",
+    );
+    store.conn.exec("INSERT INTO sessions VALUES ('s1', 'cli', 0)");
+    for (let i = 1; i <= n; i++) {
+      const role = i % 5 === 0 ? "tool" : i % 2 ? "user" : "assistant";
+      insert.run(role, `row${i} token${i} shared ${i % 7 === 0 ? "東京都" : ""}`, role === "tool" ? "bash" : null, i);
+    }
+  });
+  return { path, store, fts };
+}
+
+const meta = (store: TestStore, key: string) => store.get("SELECT value FROM state_meta WHERE key = ?", key)?.value;
+const docs = (store: TestStore) => Number(store.get("SELECT count(*) AS n FROM messages_fts_docsize")?.n);
+const hitIds = (fts: FtsIndex, q: string) => fts.search(q, { limit: 1000 }).hits.map((h) => h.messageId);
+
+describe("backfill", () => {
+  it("indexes an old store in id windows, then clears its markers", () => {
+    const { store, fts } = unindexed(100);
+    expect(fts.status().state).toBe("stale");
+    fts.startBackfill();
+    expect(meta(store, META_BACKFILL_HIGH_WATER)).toBe("100");
+    expect(fts.status()).toMatchObject({ state: "backfilling", indexed: 0, total: 100 });
+    expect(fts.integrityProblems()).toEqual([]);
+    expect(fts.backfillStep({ chunkIds: 30 })).toBe(true);
+    expect(meta(store, META_BACKFILL_PROGRESS)).toBe("30");
+    expect(fts.status()).toMatchObject({ indexed: 30, total: 100 });
+    expect(fts.integrityProblems()).toEqual([]);
+    let calls = 1;
+    while ((calls++, fts.backfillStep({ chunkIds: 30 })));
+    expect(calls).toBe(4); // (0,30] (30,60] (60,90] (90,100]+sweep
+    expect(meta(store, META_BACKFILL_HIGH_WATER)).toBeUndefined();
+    expect(fts.status()).toEqual({ state: "ready", trigram: true });
+    expect(fts.integrityProblems()).toEqual([]);
+    expect(hitIds(fts, "shared").length).toBe(100);
+    expect(fts.search("東京都").route).toBe("trigram");
+  });
+
+  it("a crash inside a step rolls back index and progress together", () => {
+    const { store, fts } = unindexed(50);
+    fts.startBackfill();
+    fts.backfillStep({ chunkIds: 10 });
+    const before = docs(store);
+    expect(() =>
+      store.ctx.write(() =>
+        backfillStepTx(store.ctx, 10, () => {
+          expect(docs(store)).toBe(before + 10); // indexed inside the transaction …
+          throw new Error("simulated crash");
+        }),
+      ),
+    ).toThrow("simulated crash");
+    expect(docs(store)).toBe(before); // … and gone with it
+    expect(meta(store, META_BACKFILL_PROGRESS)).toBe("10");
+    expect(fts.integrityProblems()).toEqual([]);
+    while (fts.backfillStep({ chunkIds: 10 }));
+    expect(fts.integrityProblems()).toEqual([]);
+    expect(hitIds(fts, "shared").length).toBe(50);
+  });
+
+  it("steps from two connections interleave; every row is indexed exactly once", () => {
+    const { path, store, fts } = unindexed(200);
+    const other = openTestStore(path);
+    cleanup.push(() => other.close());
+    const fts2 = new FtsIndex(other.ctx);
+    fts.startBackfill();
+    fts2.startBackfill(); // a healthy backfill is already running: no restart
+    let a = true;
+    let b = true;
+    while (a || b) {
+      if (a) a = fts.backfillStep({ chunkIds: 17 });
+      other.add({ content: "live shared row" }); // above the high-water mark: indexed by the triggers
+      if (b) b = fts2.backfillStep({ chunkIds: 23 });
+    }
+    expect(fts.integrityProblems()).toEqual([]);
+    expect(fts2.integrityProblems()).toEqual([]);
+    expect(docs(store)).toBe(Number(store.get("SELECT count(*) AS n FROM messages")?.n));
+    expect(new Set(hitIds(fts, "shared")).size).toBe(hitIds(fts, "shared").length);
+  });
+
+  it("live updates and deletes on both sides of the window stay consistent", () => {
+    const { store, fts } = unindexed(60);
+    fts.startBackfill();
+    fts.backfillStep({ chunkIds: 20 });
+    const update = store.conn.prepare("UPDATE messages SET content = ?, role = ? WHERE id = ?");
+    store.ctx.write(() => update.run("rewritten done", "tool", 5)); // indexed side
+    store.ctx.write(() => update.run("rewritten pending", "user", 45)); // pending window: triggers stay out
+    store.ctx.write(() => store.conn.exec("DELETE FROM messages WHERE id IN (3, 50)"));
+    const live = store.add({ content: "rewritten live" });
+    store.ctx.write(() => update.run("rewritten live again", "assistant", live));
+    expect(fts.integrityProblems()).toEqual([]);
+    while (fts.backfillStep({ chunkIds: 20 }));
+    expect(fts.integrityProblems()).toEqual([]);
+    expect(hitIds(fts, "rewritten").sort((x, y) => x - y)).toEqual([5, 45, live]);
+  });
+
+  it("heals an orphaned high-water mark (progress missing) by re-seeding", () => {
+    const { store, fts } = unindexed(40);
+    fts.startBackfill();
+    fts.backfillStep({ chunkIds: 15 });
+    const live = store.add({ content: "shared live" });
+    store.ctx.write(() => store.conn.prepare("DELETE FROM state_meta WHERE key = ?").run(META_BACKFILL_PROGRESS));
+    fts.repairAtOpen();
+    expect(meta(store, META_BACKFILL_PROGRESS)).toBe("0");
+    expect(meta(store, META_BACKFILL_HIGH_WATER)).toBe(String(live));
+    expect(docs(store)).toBe(0);
+    while (fts.backfillStep({ chunkIds: 15 }));
+    expect(fts.integrityProblems()).toEqual([]);
+    expect(hitIds(fts, "shared").length).toBe(41);
+    // … and a step heals it too, without an open
+    fts.startBackfill();
+    store.ctx.write(() => store.conn.prepare("DELETE FROM state_meta WHERE key = ?").run(META_BACKFILL_PROGRESS));
+    while (fts.backfillStep({ chunkIds: 15 }));
+    expect(fts.integrityProblems()).toEqual([]);
+  });
+
+  it("the boundary sweep indexes a row near the high-water mark that has no docsize row", () => {
+    const { store, fts } = unindexed(30);
+    fts.startBackfill();
+    const missed = store.add({ content: "shared missed" });
+    // Simulate a live row above the mark that the triggers did not index: take it out again.
+    store.ctx.write(() => {
+      store.conn.exec(`INSERT INTO messages_fts(messages_fts, rowid, content, tool_name, tool_calls)
+        SELECT 'delete', id, content, tool_name, tool_calls FROM messages_fts_src WHERE id = ${missed}`);
+      store.conn.exec(`INSERT INTO messages_fts_trigram(messages_fts_trigram, rowid, content, tool_name)
+        SELECT 'delete', id, content, tool_name FROM messages_fts_trigram_src WHERE id = ${missed}`);
+    });
+    expect(store.get("SELECT count(*) AS n FROM messages_fts_docsize WHERE id = ?", missed)?.n).toBe(0);
+    while (fts.backfillStep({ chunkIds: 1000 }));
+    expect(store.get("SELECT count(*) AS n FROM messages_fts_docsize WHERE id = ?", missed)?.n).toBe(1);
+    expect(fts.integrityProblems()).toEqual([]);
+    expect(hitIds(fts, "missed")).toEqual([missed]);
+  });
+
+  it("search tops the index up with LIKE over the pending window", () => {
+    const { store, fts } = unindexed(50);
+    fts.startBackfill();
+    fts.backfillStep({ chunkIds: 20 });
+    const live = store.add({ content: "shared live", timestamp: 999 });
+    const result = fts.search("shared", { limit: 1000 });
+    expect(result.route).toBe("fts+like");
+    expect(result.hits.length).toBe(51);
+    expect(new Set(result.hits.map((h) => h.messageId)).size).toBe(51);
+    const newest = fts.search("shared", { sort: "newest", limit: 3 }).hits.map((h) => h.messageId);
+    expect(newest).toEqual([live, 50, 49]);
+    const page = fts.search("shared", { sort: "oldest", limit: 5, offset: 18 }).hits.map((h) => h.messageId);
+    expect(page).toEqual([19, 20, 21, 22, 23]);
+    expect(fts.search("token33").hits[0]?.snippet).toContain("«token33»");
+  });
+
+  it("backfill() yields between chunks, reports progress and honours abort", async () => {
+    const { store, fts } = unindexed(100);
+    const reports: Array<{ indexed: number; total: number; done: boolean }> = [];
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 0);
+    const controller = new AbortController();
+    const run = fts.backfill({
+      chunkIds: 10,
+      signal: controller.signal,
+      onProgress: (p) => {
+        reports.push(p);
+        if (p.indexed >= 40) controller.abort();
+      },
+    });
+    await expect(run).rejects.toThrow();
+    expect(meta(store, META_BACKFILL_PROGRESS)).toBe("40");
+    await fts.backfill({ chunkIds: 10, onProgress: (p) => reports.push(p) });
+    clearInterval(timer);
+    expect(ticks).toBeGreaterThan(3);
+    expect(reports.at(-1)).toEqual({ indexed: 100, total: 100, done: true });
+    const indexed = reports.map((r) => r.indexed);
+    expect(indexed).toEqual([...indexed].sort((x, y) => x - y));
+    expect(fts.integrityProblems()).toEqual([]);
+  });
+
+  it("paces itself: smaller chunks and pauses after lock waits, full speed otherwise", () => {
+    expect(pace({ waitedMs: 0, heldMs: 30 }, 5000, 5000, 0)).toEqual({ chunk: 5000, pauseMs: 0 });
+    const slowed = pace({ waitedMs: 80, heldMs: 30 }, 5000, 5000, 0);
+    expect(slowed).toEqual({ chunk: 2500, pauseMs: 30 });
+    expect(pace({ waitedMs: 80, heldMs: 30 }, 300, 5000, 200)).toEqual({ chunk: 250, pauseMs: 250 });
+    expect(pace({ waitedMs: 0, heldMs: 30 }, 2500, 5000, 30)).toEqual({ chunk: 5000, pauseMs: 0 });
+  });
+});

@@ -1,0 +1,111 @@
+/**
+ * The chunked, resumable backfill (spec §5): populate the index on a large live store without
+ * holding the write lock for the whole job.
+ *
+ * Seed (one transaction): empty both indexes ('delete-all'), publish the triggers, record
+ * `high_water = MAX(messages.id)` and `progress = 0`. From then on the triggers index ids above
+ * the high-water mark live (AUTOINCREMENT ids only grow) and ignore the pending window.
+ * Step (one transaction): read progress, index `(progress, min(progress + chunk, high_water)]`
+ * from the source views, write the new progress — so a `kill -9` resumes exactly where the last
+ * commit left off, and steps from several processes serialize on the write lock. The last step
+ * sweeps the rows around the high-water mark for any without a docsize row, then clears the
+ * markers. Broken markers are healed by re-seeding.
+ */
+import { BACKFILL_BOUNDARY_SWEEP_IDS } from "../constants.js";
+import type { StoreContext } from "../store/context.js";
+import { META_BACKFILL_HIGH_WATER, META_BACKFILL_PROGRESS, META_FTS_STALE } from "./constants.js";
+import { commandSql, indexWindowSql, sweepWindowSql } from "./projection.js";
+import {
+  backfillMarkersBroken,
+  backfillWindow,
+  DELETE_META_SQL,
+  type FtsSnapshot,
+  isStale,
+  presentIndexes,
+  readSnapshot,
+  UPSERT_META_SQL,
+} from "./state.js";
+import { publishTriggers } from "./triggers.js";
+
+/** What one step did. */
+export interface StepOutcome {
+  /** More windows remain. */
+  remains: boolean;
+  /** Ids `(from, to]` this step indexed (equal when it did none). */
+  from: number;
+  to: number;
+  /** Rows the step put into the word index. */
+  rows: number;
+  /** The id the backfill runs up to (0 when none is pending). */
+  highWater: number;
+}
+
+const snapshot = (ctx: StoreContext) => readSnapshot((sql) => ctx.statement(sql));
+
+/** Inside a transaction: empty the indexes, publish triggers, set the markers. */
+function seed(ctx: StoreContext, snap: FtsSnapshot): void {
+  const defs = presentIndexes(snap);
+  for (const def of defs) ctx.conn.exec(commandSql(def, "delete-all"));
+  publishTriggers(ctx, defs);
+  const highWater = Number(ctx.statement("SELECT coalesce(max(id), 0) AS hw FROM messages").get()?.hw ?? 0);
+  ctx.statement(UPSERT_META_SQL).run(META_BACKFILL_HIGH_WATER, String(highWater));
+  ctx.statement(UPSERT_META_SQL).run(META_BACKFILL_PROGRESS, "0");
+  // The seeded state is consistent on its own: the index is no longer stale, only incomplete.
+  ctx.statement(DELETE_META_SQL).run(META_FTS_STALE);
+}
+
+/** Inside a transaction: start a backfill unless a healthy one is already running. False when FTS5 is missing. */
+export function startBackfillTx(ctx: StoreContext): boolean {
+  const snap = snapshot(ctx);
+  if (presentIndexes(snap).length === 0) return false;
+  if (backfillWindow(snap.meta) && !isStale(snap)) return true;
+  seed(ctx, snap);
+  return true;
+}
+
+/** Inside a transaction: heal broken markers by re-seeding. True when it healed. */
+export function healMarkersTx(ctx: StoreContext): boolean {
+  const snap = snapshot(ctx);
+  if (!backfillMarkersBroken(snap.meta) || presentIndexes(snap).length === 0) return false;
+  // A missing progress key cannot say what is indexed; keeping the old high-water mark would
+  // lose the live rows above it that 'delete-all' removes, so the mark is re-taken too.
+  seed(ctx, snap);
+  return true;
+}
+
+/**
+ * Inside a transaction: one backfill step of at most `chunkIds` ids. `afterIndex` is a test hook
+ * that runs after the window was indexed and before progress is written (crash simulation).
+ */
+export function backfillStepTx(ctx: StoreContext, chunkIds: number, afterIndex?: () => void): StepOutcome {
+  if (healMarkersTx(ctx)) return { remains: true, from: 0, to: 0, rows: 0, highWater: 0 };
+  const snap = snapshot(ctx);
+  const window = backfillWindow(snap.meta);
+  const defs = presentIndexes(snap);
+  // Stale means detached: the recovery rebuild owns the index now (and clears the markers).
+  if (!window || defs.length === 0 || isStale(snap)) return { remains: false, from: 0, to: 0, rows: 0, highWater: 0 };
+  const { highWater, progress } = window;
+  const end = Math.min(progress + Math.max(1, Math.floor(chunkIds)), highWater);
+  let rows = 0;
+  if (progress < highWater) {
+    for (const [i, def] of defs.entries()) {
+      const changes = ctx.statement(indexWindowSql(def)).run(progress, end).changes;
+      if (i === 0) rows = changes;
+    }
+    afterIndex?.();
+    ctx.statement(UPSERT_META_SQL).run(META_BACKFILL_PROGRESS, String(end));
+    if (end < highWater) return { remains: true, from: progress, to: end, rows, highWater };
+  }
+  // Done: belt and braces around the boundary, then the window closes and triggers act on all ids.
+  for (const def of defs) {
+    ctx.statement(sweepWindowSql(def)).run(highWater - BACKFILL_BOUNDARY_SWEEP_IDS, highWater + BACKFILL_BOUNDARY_SWEEP_IDS);
+  }
+  ctx.statement(DELETE_META_SQL).run(META_BACKFILL_HIGH_WATER);
+  ctx.statement(DELETE_META_SQL).run(META_BACKFILL_PROGRESS);
+  return { remains: false, from: progress, to: Math.max(progress, end), rows, highWater };
+}
+
+/** Rows with ids in `(after, upTo]`, for progress reports. */
+export function countRows(ctx: StoreContext, after: number, upTo: number): number {
+  return Number(ctx.statement("SELECT count(*) AS n FROM messages WHERE id > ? AND id <= ?").get(after, upTo)?.n ?? 0);
+}

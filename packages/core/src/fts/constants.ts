@@ -1,0 +1,42 @@
+/**
+ * FTS-only constants and the state_meta keys the index owns. The on-disk contract constants the
+ * fingerprint covers (tool prefix, layout version, chunk size) stay in ../constants.ts.
+ */
+
+/** state_meta: JSON `{ at, reason }` while the index is detached and awaiting a rebuild. */
+export const META_FTS_STALE = "fts_stale";
+/** state_meta: MAX(messages.id) when the running backfill was seeded; ids above it are live. */
+export const META_BACKFILL_HIGH_WATER = "fts_backfill_high_water";
+/** state_meta: every id at or below this is indexed by the running backfill. */
+export const META_BACKFILL_PROGRESS = "fts_backfill_progress";
+/** state_meta: `<sqlite version>: <error>` when this SQLite could not create the trigram index,
+ * so later opens on the same SQLite do not retry (and do not count its triggers as missing). */
+export const META_TRIGRAM_UNAVAILABLE = "fts_trigram_unavailable";
+
+/** Snippet markers, the same for FTS5 `snippet()` and LIKE windows: rare in prose and code,
+ * unlike `[ ]` or `*`, so a renderer can replace them safely. */
+export const SNIPPET_OPEN = "«";
+export const SNIPPET_CLOSE = "»";
+export const SNIPPET_ELLIPSIS = "…";
+/** Tokens in an FTS5 snippet (FTS5 caps it at 64). */
+export const SNIPPET_TOKENS = 16;
+/** LIKE snippets: characters shown before the first match, and the whole window. */
+export const LIKE_SNIPPET_BEFORE_CHARS = 40;
+export const LIKE_SNIPPET_CHARS = 120;
+
+/** Default page size of a search. */
+export const DEFAULT_SEARCH_LIMIT = 20;
+/** Terms kept from one query: bounds the MATCH expression and the LIKE scan's predicates. */
+export const MAX_SEARCH_TERMS = 32;
+/** Trigram matches nothing below three characters, so shorter terms go to LIKE. */
+export const TRIGRAM_MIN_CHARS = 3;
+
+/** Pages of work per bounded FTS5 'merge' from maintenanceTick (~4 KB leaves: about 1 MB). */
+export const FTS_MERGE_PAGES = 256;
+
+/** Backfill pacing: a BEGIN IMMEDIATE that took longer than this waited for another writer. */
+export const BACKFILL_CONTENTION_WAIT_MS = 5;
+/** Backfill pacing: under contention chunks halve down to this many ids … */
+export const BACKFILL_MIN_CHUNK_IDS = 250;
+/** … and the loop pauses up to this long between chunks, so other writers get the lock. */
+export const BACKFILL_MAX_PAUSE_MS = 250;

@@ -1,0 +1,68 @@
+/**
+ * Creating the FTS objects inside the Store's init transaction: the source views and both FTS5
+ * tables, IF NOT EXISTS. No triggers and no rebuild here — publishing triggers over an index that
+ * is not complete would corrupt it, so that happens at repair (under the admission lock) or when
+ * a backfill is seeded. A SQLite without FTS5 leaves the store working with LIKE search; one
+ * without the trigram tokenizer loses only that index, and the failure is recorded so later
+ * opens on the same SQLite do not try again.
+ */
+import { SqliteError } from "../errors.js";
+import type { StoreContext } from "../store/context.js";
+import { META_TRIGRAM_UNAVAILABLE } from "./constants.js";
+import { BASE_INDEX, TRIGRAM_INDEX, tableDdl, viewDdl } from "./projection.js";
+import { DELETE_META_SQL, UPSERT_META_SQL } from "./state.js";
+
+/** What install found. */
+export interface InstallOutcome {
+  /** FTS5 is available and the word index exists. */
+  fts5: boolean;
+  /** The trigram index exists. */
+  trigram: boolean;
+  /** Why an index could not be created. */
+  problems: string[];
+}
+
+const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** Run `ddl`; a plain SQLite ERROR (no such module / tokenizer) is returned, anything else thrown. */
+function tryDdl(ctx: StoreContext, ddl: string): string | undefined {
+  try {
+    ctx.conn.exec(ddl);
+    return undefined;
+  } catch (error) {
+    // BUSY/LOCKED, READONLY, CORRUPT, … belong to the caller's init (patience, classification).
+    if (error instanceof SqliteError && error.resultCode === "ERROR") return message(error);
+    throw error;
+  }
+}
+
+/** Create views and FTS5 tables; call inside the init transaction. */
+export function installFts(ctx: StoreContext): InstallOutcome {
+  const problems: string[] = [];
+  const exists = (name: string) =>
+    ctx.statement("SELECT 1 FROM sqlite_master WHERE name = ?").get(name) !== undefined;
+  // The views only need `messages`; they exist even without FTS5 (they are the projection's
+  // single definition, and the fingerprint includes them).
+  for (const def of [BASE_INDEX, TRIGRAM_INDEX]) ctx.conn.exec(viewDdl(def));
+
+  const baseProblem = tryDdl(ctx, tableDdl(BASE_INDEX));
+  if (baseProblem) return { fts5: false, trigram: false, problems: [`FTS5 unavailable: ${baseProblem}`] };
+
+  if (!exists(TRIGRAM_INDEX.table)) {
+    const version = String(ctx.statement("SELECT sqlite_version() AS v").get()?.v ?? "");
+    const recorded = ctx.statement("SELECT value FROM state_meta WHERE key = ?").get(META_TRIGRAM_UNAVAILABLE);
+    // Retry only on a different SQLite: the same build fails the same way every time.
+    if (recorded && String(recorded.value).startsWith(`${version}:`)) {
+      problems.push(`trigram index unavailable: ${String(recorded.value)}`);
+    } else {
+      const trigramProblem = tryDdl(ctx, tableDdl(TRIGRAM_INDEX));
+      if (trigramProblem) {
+        ctx.statement(UPSERT_META_SQL).run(META_TRIGRAM_UNAVAILABLE, `${version}: ${trigramProblem}`);
+        problems.push(`trigram index unavailable: ${trigramProblem}`);
+      }
+    }
+  }
+  const trigram = exists(TRIGRAM_INDEX.table);
+  if (trigram) ctx.statement(DELETE_META_SQL).run(META_TRIGRAM_UNAVAILABLE);
+  return { fts5: true, trigram, problems };
+}

@@ -1,0 +1,151 @@
+/**
+ * The search-query sanitizer (pure). Users type what they would type into any search box:
+ * `my-app.config.ts`, `"exact phrase"`, `error OR warning`, `foo -bar`, `NEAR(`, stray quotes.
+ * Instead of passing that to FTS5's query grammar (where `-`, `:`, `(`, `*` and bare keywords are
+ * operators and a stray one is a syntax error), the query is parsed into a small normal form —
+ * OR of AND-groups of terms, some negated — and every term is re-emitted as a quoted FTS5 string.
+ * A quoted string can never be an operator, a column filter or a syntax error, and FTS5 matches it
+ * as a phrase: `my-app.config.ts` becomes the phrase my · app · config · ts.
+ *
+ * Kept: balanced `"quoted phrases"`, uppercase AND / OR / NOT between terms, and a trailing `*`
+ * on a word (prefix search). Everything else that is not a letter or digit at the edge of a word
+ * is dropped.
+ */
+import { MAX_SEARCH_QUERY_CHARS } from "../constants.js";
+import { MAX_SEARCH_TERMS } from "./constants.js";
+
+/** One search term: a word, a compound word or a quoted phrase. */
+export interface QueryTerm {
+  /** The text to find (a phrase when it contains separators). */
+  readonly text: string;
+  /** Excluded with NOT. Never true for the first term of a group. */
+  readonly negated: boolean;
+  /** Prefix search (`conf*`). */
+  readonly prefix: boolean;
+}
+
+/** The normal form: the query matches when any group matches; a group when all its terms do. */
+export interface ParsedQuery {
+  readonly groups: ReadonlyArray<readonly QueryTerm[]>;
+}
+
+type Token = { op: "AND" | "OR" | "NOT" } | { text: string; prefix: boolean };
+
+/** Punctuation and symbols at a word's edge: FTS5 syntax (`-`, `:`, `(`, `*`, `^`, `+`) or typos. */
+const EDGE_PUNCTUATION = /^[\p{P}\p{S}]+|[\p{P}\p{S}]+$/gu;
+/** A term needs at least one letter, digit or mark; punctuation alone finds nothing. */
+const HAS_CONTENT = /[^\s\p{P}\p{S}]/u;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** Cut to the length cap (a cut pair becomes a lone surrogate, removed with the others) and
+ * blank out control characters. */
+function clean(input: string): string {
+  return String(input)
+    .slice(0, MAX_SEARCH_QUERY_CHARS)
+    .replace(LONE_SURROGATE, " ")
+    .replace(/[\u0000-\u001f\u007f]/g, " ");
+}
+
+function bareToken(raw: string): Token | undefined {
+  if (raw === "AND" || raw === "OR" || raw === "NOT") return { op: raw };
+  const prefix = /[^\s\p{P}\p{S}]\*+$/u.test(raw);
+  const text = raw.replace(EDGE_PUNCTUATION, "");
+  return HAS_CONTENT.test(text) ? { text, prefix } : undefined;
+}
+
+function tokenize(query: string): Token[] {
+  const tokens: Token[] = [];
+  let i = 0;
+  while (i < query.length) {
+    const ch = query[i] as string;
+    if (/\s/.test(ch)) {
+      i++;
+      continue;
+    }
+    if (ch === '"') {
+      const end = query.indexOf('"', i + 1);
+      if (end > i) {
+        // A balanced phrase: kept whole; the tokenizer ignores punctuation inside it.
+        const text = query.slice(i + 1, end).replace(/\s+/g, " ").trim();
+        if (HAS_CONTENT.test(text)) tokens.push({ text, prefix: false });
+        i = end + 1;
+        continue;
+      }
+      i++; // an unbalanced quote is a typo, not a phrase that swallows the rest of the query
+      continue;
+    }
+    let end = i;
+    while (end < query.length && !/\s/.test(query[end] as string) && query[end] !== '"') end++;
+    const token = bareToken(query.slice(i, end));
+    if (token) tokens.push(token);
+    i = end;
+  }
+  return tokens;
+}
+
+/** Parse a user query into the normal form; an empty result means "nothing searchable". */
+export function parseQuery(input: string): ParsedQuery {
+  const groups: QueryTerm[][] = [];
+  let group: QueryTerm[] = [];
+  let pending: "AND" | "OR" | "NOT" | undefined;
+  let count = 0;
+  for (const token of tokenize(clean(input))) {
+    if ("op" in token) {
+      // An operator with nothing on its left is dropped; of two in a row the later one wins.
+      if (group.length > 0 || groups.length > 0) pending = token.op;
+      continue;
+    }
+    if (count >= MAX_SEARCH_TERMS) break;
+    if (pending === "OR" && group.length > 0) {
+      groups.push(group);
+      group = [];
+    }
+    group.push({ text: token.text, prefix: token.prefix, negated: pending === "NOT" && group.length > 0 });
+    pending = undefined;
+    count++;
+  }
+  if (group.length > 0) groups.push(group);
+  return { groups };
+}
+
+/** Every term of the query, in order. */
+export function queryTerms(query: ParsedQuery): QueryTerm[] {
+  return query.groups.flat();
+}
+
+/** The terms a hit must contain in at least one group (used to mark LIKE snippets). */
+export function positiveTerms(query: ParsedQuery): string[] {
+  return [...new Set(queryTerms(query).filter((t) => !t.negated).map((t) => t.text))];
+}
+
+function quote(term: QueryTerm, allowPrefix: boolean): string {
+  return `"${term.text.replace(/"/g, '""')}"${allowPrefix && term.prefix ? "*" : ""}`;
+}
+
+/**
+ * Render as an FTS5 MATCH expression. Positive terms come first in each group so every NOT has a
+ * left operand; FTS5 binds NOT tighter than AND and AND tighter than OR, which is exactly the
+ * normal form. Trigram ignores prefixes (every trigram match is already a substring match).
+ */
+export function toMatchExpression(query: ParsedQuery, options: { prefix: boolean }): string {
+  return query.groups
+    .map((group) => {
+      const positive = group.filter((t) => !t.negated).map((t) => quote(t, options.prefix));
+      const negative = group.filter((t) => t.negated).map((t) => `NOT ${quote(t, options.prefix)}`);
+      return [positive.join(" "), ...negative].join(" ");
+    })
+    .join(" OR ");
+}
+
+/** Han, kana and Hangul: scripts unicode61 cannot split into words. */
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+
+/** True when any term contains CJK text. */
+export function hasCjk(query: ParsedQuery): boolean {
+  return queryTerms(query).some((t) => CJK.test(t.text));
+}
+
+/** Length in characters (code points), as the trigram tokenizer counts. */
+export function charLength(text: string): number {
+  return Array.from(text).length;
+}

@@ -1,0 +1,112 @@
+/**
+ * What the index knows about itself: its state_meta markers and which FTS objects exist, read
+ * in one query, and the pure decisions taken from them (ready, backfilling, stale, repair).
+ */
+import type { SqliteStatement } from "../driver.js";
+import {
+  META_BACKFILL_HIGH_WATER,
+  META_BACKFILL_PROGRESS,
+  META_FTS_STALE,
+  META_TRIGRAM_UNAVAILABLE,
+} from "./constants.js";
+import { BASE_INDEX, type FtsIndexDef, TRIGRAM_INDEX, triggerNames } from "./projection.js";
+
+/** state_meta keys the Store's one-query fast path reads at open. */
+export const FTS_STATE_KEYS: readonly string[] = [
+  META_FTS_STALE,
+  META_BACKFILL_HIGH_WATER,
+  META_BACKFILL_PROGRESS,
+  META_TRIGRAM_UNAVAILABLE,
+];
+
+/** A running backfill's id window: rows in `(progress, highWater]` are not indexed yet. */
+export interface BackfillWindow {
+  highWater: number;
+  progress: number;
+}
+
+/** The index's markers and objects at one moment. */
+export interface FtsSnapshot {
+  /** FTS state keys present in state_meta. */
+  readonly meta: ReadonlyMap<string, string>;
+  /** Names of the FTS tables, views and triggers that exist. */
+  readonly objects: ReadonlySet<string>;
+}
+
+const OBJECT_NAMES = [BASE_INDEX, TRIGRAM_INDEX].flatMap((def) => [def.table, def.view, ...triggerNames(def)]);
+const placeholders = (n: number) => Array.from({ length: n }, () => "?").join(", ");
+
+/** One query for markers and objects (sqlite_master is read from the schema cache: cheap). */
+export const SNAPSHOT_SQL = `SELECT 'meta' AS kind, key AS name, value FROM state_meta WHERE key IN (${placeholders(FTS_STATE_KEYS.length)}) UNION ALL SELECT 'object', name, type FROM sqlite_master WHERE name IN (${placeholders(OBJECT_NAMES.length)})`;
+/** Parameters for SNAPSHOT_SQL. */
+export const SNAPSHOT_PARAMS: readonly string[] = [...FTS_STATE_KEYS, ...OBJECT_NAMES];
+
+/** Read the snapshot through `prepare` (a Store's cached `statement`, or `conn.prepare`). */
+export function readSnapshot(prepare: (sql: string) => SqliteStatement): FtsSnapshot {
+  const statement = prepare(SNAPSHOT_SQL);
+  const meta = new Map<string, string>();
+  const objects = new Set<string>();
+  for (const row of statement.all(...SNAPSHOT_PARAMS)) {
+    if (row.kind === "meta") meta.set(String(row.name), String(row.value));
+    else objects.add(String(row.name));
+  }
+  return { meta, objects };
+}
+
+const integer = (text: string | undefined) => (text !== undefined && /^-?\d+$/.test(text.trim()) ? Number(text) : undefined);
+
+/** The backfill window, or undefined when no (valid) backfill is pending. */
+export function backfillWindow(meta: ReadonlyMap<string, string>): BackfillWindow | undefined {
+  const highWater = integer(meta.get(META_BACKFILL_HIGH_WATER));
+  const progress = integer(meta.get(META_BACKFILL_PROGRESS));
+  if (highWater === undefined || progress === undefined) return undefined;
+  return { highWater, progress };
+}
+
+/** True when the backfill markers are inconsistent (an orphaned or unreadable key). */
+export function backfillMarkersBroken(meta: ReadonlyMap<string, string>): boolean {
+  const hw = meta.get(META_BACKFILL_HIGH_WATER);
+  const progress = meta.get(META_BACKFILL_PROGRESS);
+  if (hw === undefined && progress === undefined) return false;
+  return integer(hw) === undefined || integer(progress) === undefined;
+}
+
+/** True when the FTS state read at open calls for the slow path / repair (stale breadcrumb, orphaned backfill marker, …). */
+export function ftsNeedsRepair(state: ReadonlyMap<string, string>): boolean {
+  return state.has(META_FTS_STALE) || backfillMarkersBroken(state);
+}
+
+/** True when `def`'s table exists. */
+export function hasIndex(snapshot: FtsSnapshot, def: FtsIndexDef): boolean {
+  return snapshot.objects.has(def.table);
+}
+
+/** True when every trigger of `def` exists. */
+export function triggersComplete(snapshot: FtsSnapshot, def: FtsIndexDef): boolean {
+  return triggerNames(def).every((name) => snapshot.objects.has(name));
+}
+
+/** The indexes this store has (the trigram one soft-fails on old SQLite). */
+export function presentIndexes(snapshot: FtsSnapshot): FtsIndexDef[] {
+  return [BASE_INDEX, TRIGRAM_INDEX].filter((def) => hasIndex(snapshot, def));
+}
+
+/**
+ * Trigger completeness, measured separately per index: the base set must be whole, and the
+ * trigram set only when the trigram table exists — a store on a SQLite without trigram is
+ * complete with the base set alone and never "repairs" itself on every open.
+ */
+export function triggersMissing(snapshot: FtsSnapshot): boolean {
+  return presentIndexes(snapshot).some((def) => !triggersComplete(snapshot, def));
+}
+
+/** True when the index cannot be trusted: detached (breadcrumb), or its triggers are missing. */
+export function isStale(snapshot: FtsSnapshot): boolean {
+  return snapshot.meta.has(META_FTS_STALE) || triggersMissing(snapshot);
+}
+
+/** Set one state_meta key. */
+export const UPSERT_META_SQL =
+  "INSERT INTO state_meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value";
+/** Remove one state_meta key. */
+export const DELETE_META_SQL = "DELETE FROM state_meta WHERE key = ?";

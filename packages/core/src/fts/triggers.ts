@@ -1,0 +1,30 @@
+/**
+ * Attaching and detaching the index (execution; callers supply the transaction). Detaching —
+ * the stale breadcrumb plus dropping every FTS trigger, committed together — is how the index
+ * steps aside: canonical writes no longer touch it and search answers by LIKE until a rebuild.
+ */
+import type { StoreContext } from "../store/context.js";
+import { META_BACKFILL_HIGH_WATER, META_BACKFILL_PROGRESS, META_FTS_STALE } from "./constants.js";
+import { dropTriggerDdl, FTS_INDEXES, type FtsIndexDef, triggerDdl } from "./projection.js";
+import { DELETE_META_SQL, UPSERT_META_SQL } from "./state.js";
+
+/** Create the triggers of `defs` (IF NOT EXISTS). Call only together with a rebuild or a
+ * backfill seed in the same transaction: triggers over a partial index would 'delete' tokens
+ * that were never inserted. */
+export function publishTriggers(ctx: StoreContext, defs: readonly FtsIndexDef[]): void {
+  for (const def of defs) for (const ddl of triggerDdl(def)) ctx.conn.exec(ddl);
+}
+
+/** Inside a transaction: write the stale breadcrumb and drop every FTS trigger. */
+export function detachIndex(ctx: StoreContext, reason: string): void {
+  const crumb = JSON.stringify({ at: new Date(ctx.now()).toISOString(), reason: reason.slice(0, 500) });
+  ctx.statement(UPSERT_META_SQL).run(META_FTS_STALE, crumb);
+  for (const def of FTS_INDEXES) for (const ddl of dropTriggerDdl(def)) ctx.conn.exec(ddl);
+}
+
+/** Inside a transaction: forget the breadcrumb and any backfill markers (after a full rebuild). */
+export function clearIndexMarkers(ctx: StoreContext): void {
+  for (const key of [META_FTS_STALE, META_BACKFILL_HIGH_WATER, META_BACKFILL_PROGRESS]) {
+    ctx.statement(DELETE_META_SQL).run(key);
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * Time-based lock patience (spec §6, write path and open-time init): retry a whole attempt on
+ * BUSY/LOCKED with jittered sleeps until a budget runs out, never sleeping past the deadline.
+ * Core is synchronous, so the sleep blocks the thread — exactly what SQLite's own busy handler
+ * does, but with jitter, so several waiting processes do not retry in lockstep.
+ */
+import {
+  OPEN_JITTER_MS,
+  WRITE_JITTER_EARLY_MS,
+  WRITE_JITTER_EARLY_WINDOW_MS,
+  WRITE_JITTER_LATE_MS,
+} from "../constants.js";
+import { isContention, StoreBusyError } from "../errors.js";
+
+let sleeper: Int32Array | undefined;
+
+/**
+ * Block the calling thread for `ms` milliseconds. `Atomics.wait` on a private
+ * SharedArrayBuffer: nobody ever notifies it, so it always times out. Works on Node's main
+ * thread, Bun and Deno (browsers forbid it on the main thread; core does not run there).
+ */
+export function sleepSync(ms: number): void {
+  if (!(ms > 0)) return;
+  sleeper ??= new Int32Array(new SharedArrayBuffer(4));
+  Atomics.wait(sleeper, 0, 0, ms);
+}
+
+export interface PatienceOptions {
+  /** Total time to keep retrying, in ms, measured from the first attempt. */
+  budgetMs: number;
+  /** write: 20–150 ms for the first 2 s, then 250–1000 ms; open: 250–1000 ms. */
+  jitter: "write" | "open";
+  /** Extra text for StoreBusyError, e.g. who holds the admission lock. */
+  describeHolder?: () => string | undefined;
+  /** Uniform [0, 1) source (tests inject a fixed one). */
+  random?: () => number;
+  /** Clock in ms (tests inject a fake one). */
+  now?: () => number;
+  /** Blocking sleep (tests inject one that advances the fake clock). */
+  sleep?: (ms: number) => void;
+}
+
+/** The sleep band for a retry `elapsedMs` after the first attempt. */
+export function jitterBand(jitter: PatienceOptions["jitter"], elapsedMs: number): readonly [number, number] {
+  if (jitter === "open") return OPEN_JITTER_MS;
+  return elapsedMs < WRITE_JITTER_EARLY_WINDOW_MS ? WRITE_JITTER_EARLY_MS : WRITE_JITTER_LATE_MS;
+}
+
+function describe(options: PatienceOptions, lastError: Error): string {
+  const parts = [`Last lock error: ${lastError.message}.`];
+  try {
+    const holder = options.describeHolder?.();
+    if (holder) parts.push(holder);
+  } catch {
+    // Diagnostics only: a failing description must not replace the real error.
+  }
+  return parts.join(" ");
+}
+
+/**
+ * Call `attempt()`; on BUSY/LOCKED sleep a jittered interval (never past the deadline) and call
+ * it again. When the budget is spent, throw `StoreBusyError` with how long it waited, what the
+ * last lock error was, and the holder text. Any other error propagates at once. The attempt must
+ * be safe to repeat (a whole `BEGIN IMMEDIATE … COMMIT` callback, rolled back on failure).
+ */
+export function withPatience<T>(attempt: () => T, options: PatienceOptions): T {
+  const now = options.now ?? Date.now;
+  const random = options.random ?? Math.random;
+  const sleep = options.sleep ?? sleepSync;
+  const started = now();
+  const deadline = started + Math.max(0, options.budgetMs);
+  for (;;) {
+    try {
+      return attempt();
+    } catch (error) {
+      if (!isContention(error)) throw error;
+      const at = now();
+      if (at >= deadline) {
+        throw new StoreBusyError(at - started, describe(options, error), { cause: error });
+      }
+      const [low, high] = jitterBand(options.jitter, at - started);
+      const interval = Math.min(high, low + Math.floor(random() * (high - low + 1)));
+      // The last sleep ends exactly at the deadline, so the final attempt happens at the budget
+      // and not a jitter interval after it.
+      sleep(Math.min(interval, deadline - at));
+    }
+  }
+}

@@ -1,0 +1,117 @@
+/**
+ * Driver for `better-sqlite3` (Node ≥ 20). Loaded lazily with `createRequire`, so a process
+ * that uses `node:sqlite` never loads a second SQLite build (two builds touching one file in one
+ * process break POSIX lock bookkeeping: sqlite.org "How To Corrupt", §2.3).
+ */
+import { createRequire } from "node:module";
+import process from "node:process";
+import {
+  DriverUnavailableError,
+  defineDriver,
+  type RawDriver,
+  type Row,
+  resultCodeFromMessage,
+  resultCodeFromName,
+  type SqliteDriver,
+  type SqlValue,
+} from "@sessiondb/core";
+import type BetterSqlite3 from "better-sqlite3";
+import { directoryOpenError } from "./open-errors.js";
+
+type DatabaseClass = typeof BetterSqlite3;
+
+let cached: DatabaseClass | undefined;
+
+/** Load the binding and its native addon, or throw `DriverUnavailableError` saying what to do. */
+export function loadBetterSqlite3(): DatabaseClass {
+  if (cached) return cached;
+  let Database: DatabaseClass;
+  try {
+    Database = createRequire(import.meta.url)("better-sqlite3") as DatabaseClass;
+  } catch (error) {
+    throw new DriverUnavailableError(
+      `better-sqlite3 is not installed: run "npm install better-sqlite3" (any Node ≥ 20), or on Node ≥ 22.13 use the built-in node:sqlite driver.`,
+      { cause: error },
+    );
+  }
+  try {
+    // require() succeeds even when the native addon was built for another Node ABI; the addon
+    // is only loaded by the first constructor call, so probe with an in-memory database.
+    new Database(":memory:").close();
+  } catch (error) {
+    // Node's ABI message spans several lines and ends in generic advice; keep the facts.
+    const reason = (error instanceof Error ? error.message : String(error))
+      .replace(/\s+/g, " ")
+      .replace(/ Please try .*$/, "");
+    throw new DriverUnavailableError(
+      `better-sqlite3 is installed but its native addon does not load in Node ${process.versions.node} (${reason}). Run "npm rebuild better-sqlite3" with this Node, or on Node ≥ 22.13 use the built-in node:sqlite driver.`,
+      { cause: error },
+    );
+  }
+  cached = Database;
+  return cached;
+}
+
+/** better-sqlite3 errors are `SqliteError`s whose `code` is the extended code's name. */
+function classify(error: unknown): ReturnType<RawDriver["classify"]> {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === "string") {
+    const byName = resultCodeFromName(code);
+    if (byName) return { code: byName, extendedCode: code };
+  }
+  // better-sqlite3 checks some things itself and throws plain errors, e.g. a TypeError
+  // "Cannot open database because the directory does not exist". Those classify by message;
+  // anything that matches no SQLite message (bad bind types, too few parameters) is a
+  // programming error and passes through unchanged.
+  if (error instanceof Error) {
+    const byMessage = resultCodeFromMessage(error.message);
+    if (byMessage !== "ERROR") return { code: byMessage };
+  }
+  return undefined;
+}
+
+/** The better-sqlite3 driver. Throws `DriverUnavailableError` when the binding does not load. */
+export function betterSqlite3Driver(): SqliteDriver {
+  const Database = loadBetterSqlite3();
+  return defineDriver({
+    name: "better-sqlite3",
+    open(path, { readOnly }) {
+      let db: BetterSqlite3.Database;
+      try {
+        // timeout 0: better-sqlite3 would otherwise wait 5 s on every lock by itself, while
+        // node:sqlite and bun:sqlite wait 0. Core sets busy_timeout explicitly; drivers add none.
+        db = new Database(path, { readonly: readOnly, fileMustExist: readOnly, timeout: 0 });
+      } catch (error) {
+        if (classify(error)?.code !== "CANTOPEN") throw directoryOpenError(path, error) ?? error;
+        throw error;
+      }
+      return {
+        exec: (sql) => void db.exec(sql),
+        prepare(sql) {
+          const statement = db.prepare(sql);
+          // better-sqlite3 refuses get()/all() on statements that return no rows; node:sqlite and
+          // bun:sqlite run them and return nothing. Do the same so core behaves alike everywhere.
+          const reader = statement.reader;
+          return {
+            run(...params: SqlValue[]) {
+              const result = statement.run(...params);
+              return { changes: result.changes, lastInsertRowid: Number(result.lastInsertRowid) };
+            },
+            get(...params: SqlValue[]) {
+              if (reader) return statement.get(...params) as Row | undefined;
+              statement.run(...params);
+              return undefined;
+            },
+            all(...params: SqlValue[]) {
+              if (reader) return statement.all(...params) as Row[];
+              statement.run(...params);
+              return [];
+            },
+          };
+        },
+        close: () => void db.close(),
+      };
+    },
+    classify,
+  });
+}

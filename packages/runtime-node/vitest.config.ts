@@ -1,0 +1,24 @@
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vitest/config";
+
+const core = (file: string) => fileURLToPath(new URL(`../core/src/${file}`, import.meta.url));
+
+/**
+ * First test run, on the Node that runs npm (Node 20 here): every driver that loads in this
+ * Node is tested (better-sqlite3; node:sqlite too when this Node has it). Tests run against
+ * core's source, not its build.
+ */
+export default defineConfig({
+  resolve: {
+    // Most specific first: "@sessiondb/core" is a prefix of the other two.
+    alias: [
+      { find: /^@sessiondb\/core\/host$/, replacement: core("host/node-fs.ts") },
+      { find: /^@sessiondb\/core\/conformance$/, replacement: core("conformance/index.ts") },
+      { find: /^@sessiondb\/core$/, replacement: core("index.ts") },
+    ],
+  },
+  test: {
+    include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+    testTimeout: 30_000,
+  },
+});
