@@ -106,7 +106,7 @@ describe.skipIf(!existsSync(BUILT))("multi-process appends (needs the built pack
       const db = join(dir, "state.db");
       const log = join(dir, "kill.log");
       for (let round = 0; round < 6; round++) {
-        const child = startAppender(db, driver, `victim${round % 2}`, 100_000, log, round % 2 === 0 ? 1 : 5);
+        const child = startAppender(db, driver, `victim${round}`, 100_000, log, round % 2 === 0 ? 1 : 5);
         await waitForAcks(log, readLog(log).acked.length + 20 + round * 15, child);
         child.kill("SIGKILL");
         await exited(child);

@@ -8,6 +8,7 @@
  */
 import type { ConformanceTarget } from "./harness.js";
 import { openSuite } from "./open.js";
+import { ftsSuite } from "./fts.js";
 import { storeApiSuite } from "./store-api.js";
 
 export type { ConformanceTarget, Runner } from "./harness.js";
@@ -17,5 +18,6 @@ export function runConformance(target: ConformanceTarget): void {
   target.describe(`sessiondb conformance (${target.name})`, () => {
     openSuite(target);
     storeApiSuite(target);
+    ftsSuite(target);
   });
 }

@@ -5,12 +5,9 @@
  * pauses about as long as it held the lock, so a live writer gets at least every other turn.
  * Steps that got the lock at once grow the chunk back and run at full speed.
  */
-import {
-  BACKFILL_CONTENTION_WAIT_MS,
-  BACKFILL_MAX_PAUSE_MS,
-  BACKFILL_MIN_CHUNK_IDS,
-} from "./constants.js";
+
 import type { StepOutcome } from "./backfill.js";
+import { BACKFILL_CONTENTION_WAIT_MS, BACKFILL_MAX_PAUSE_MS, BACKFILL_MIN_CHUNK_IDS } from "./constants.js";
 
 /** Progress as reported to `onProgress`: rows of the backfill window. */
 export interface BackfillProgress {

@@ -27,13 +27,19 @@ function unindexed(n: number): { path: string; store: TestStore; fts: FtsIndex }
     store.conn.exec("INSERT INTO sessions VALUES ('s1', 'cli', 0)");
     for (let i = 1; i <= n; i++) {
       const role = i % 5 === 0 ? "tool" : i % 2 ? "user" : "assistant";
-      insert.run(role, `row${i} token${i} shared ${i % 7 === 0 ? "東京都" : ""}`, role === "tool" ? "bash" : null, i);
+      insert.run(
+        role,
+        `row${i} token${i} shared ${i % 7 === 0 ? "東京都" : ""}`,
+        role === "tool" ? "bash" : null,
+        i,
+      );
     }
   });
   return { path, store, fts };
 }
 
-const meta = (store: TestStore, key: string) => store.get("SELECT value FROM state_meta WHERE key = ?", key)?.value;
+const meta = (store: TestStore, key: string) =>
+  store.get("SELECT value FROM state_meta WHERE key = ?", key)?.value;
 const docs = (store: TestStore) => Number(store.get("SELECT count(*) AS n FROM messages_fts_docsize")?.n);
 const hitIds = (fts: FtsIndex, q: string) => fts.search(q, { limit: 1000 }).hits.map((h) => h.messageId);
 
@@ -50,7 +56,7 @@ describe("backfill", () => {
     expect(fts.status()).toMatchObject({ indexed: 30, total: 100 });
     expect(fts.integrityProblems()).toEqual([]);
     let calls = 1;
-    while ((calls++, fts.backfillStep({ chunkIds: 30 })));
+    for (let more = true; more; calls++) more = fts.backfillStep({ chunkIds: 30 });
     expect(calls).toBe(4); // (0,30] (30,60] (60,90] (90,100]+sweep
     expect(meta(store, META_BACKFILL_HIGH_WATER)).toBeUndefined();
     expect(fts.status()).toEqual({ state: "ready", trigram: true });
@@ -121,7 +127,9 @@ describe("backfill", () => {
     fts.startBackfill();
     fts.backfillStep({ chunkIds: 15 });
     const live = store.add({ content: "shared live" });
-    store.ctx.write(() => store.conn.prepare("DELETE FROM state_meta WHERE key = ?").run(META_BACKFILL_PROGRESS));
+    store.ctx.write(() =>
+      store.conn.prepare("DELETE FROM state_meta WHERE key = ?").run(META_BACKFILL_PROGRESS),
+    );
     fts.repairAtOpen();
     expect(meta(store, META_BACKFILL_PROGRESS)).toBe("0");
     expect(meta(store, META_BACKFILL_HIGH_WATER)).toBe(String(live));
@@ -131,7 +139,9 @@ describe("backfill", () => {
     expect(hitIds(fts, "shared").length).toBe(41);
     // … and a step heals it too, without an open
     fts.startBackfill();
-    store.ctx.write(() => store.conn.prepare("DELETE FROM state_meta WHERE key = ?").run(META_BACKFILL_PROGRESS));
+    store.ctx.write(() =>
+      store.conn.prepare("DELETE FROM state_meta WHERE key = ?").run(META_BACKFILL_PROGRESS),
+    );
     while (fts.backfillStep({ chunkIds: 15 }));
     expect(fts.integrityProblems()).toEqual([]);
   });

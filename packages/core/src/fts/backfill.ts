@@ -83,7 +83,8 @@ export function backfillStepTx(ctx: StoreContext, chunkIds: number, afterIndex?:
   const window = backfillWindow(snap.meta);
   const defs = presentIndexes(snap);
   // Stale means detached: the recovery rebuild owns the index now (and clears the markers).
-  if (!window || defs.length === 0 || isStale(snap)) return { remains: false, from: 0, to: 0, rows: 0, highWater: 0 };
+  if (!window || defs.length === 0 || isStale(snap))
+    return { remains: false, from: 0, to: 0, rows: 0, highWater: 0 };
   const { highWater, progress } = window;
   const end = Math.min(progress + Math.max(1, Math.floor(chunkIds)), highWater);
   let rows = 0;
@@ -98,7 +99,9 @@ export function backfillStepTx(ctx: StoreContext, chunkIds: number, afterIndex?:
   }
   // Done: belt and braces around the boundary, then the window closes and triggers act on all ids.
   for (const def of defs) {
-    ctx.statement(sweepWindowSql(def)).run(highWater - BACKFILL_BOUNDARY_SWEEP_IDS, highWater + BACKFILL_BOUNDARY_SWEEP_IDS);
+    ctx
+      .statement(sweepWindowSql(def))
+      .run(highWater - BACKFILL_BOUNDARY_SWEEP_IDS, highWater + BACKFILL_BOUNDARY_SWEEP_IDS);
   }
   ctx.statement(DELETE_META_SQL).run(META_BACKFILL_HIGH_WATER);
   ctx.statement(DELETE_META_SQL).run(META_BACKFILL_PROGRESS);
@@ -107,5 +110,7 @@ export function backfillStepTx(ctx: StoreContext, chunkIds: number, afterIndex?:
 
 /** Rows with ids in `(after, upTo]`, for progress reports. */
 export function countRows(ctx: StoreContext, after: number, upTo: number): number {
-  return Number(ctx.statement("SELECT count(*) AS n FROM messages WHERE id > ? AND id <= ?").get(after, upTo)?.n ?? 0);
+  return Number(
+    ctx.statement("SELECT count(*) AS n FROM messages WHERE id > ? AND id <= ?").get(after, upTo)?.n ?? 0,
+  );
 }

@@ -6,11 +6,14 @@
  * Deno's node:sqlite gives only that text. Such a plain CORRUPT is "ambiguous", and a targeted
  * probe replays the FTS half of a write in a transaction that is always rolled back.
  */
+
+import { WRITE_PATIENCE_MS } from "../constants.js";
 import { SqliteError } from "../errors.js";
 import { withPatience } from "../locks/patience.js";
 import type { StoreContext } from "../store/context.js";
-import { WRITE_PATIENCE_MS } from "../constants.js";
 import type { FtsIndexDef } from "./projection.js";
+import { presentIndexes, readSnapshot } from "./state.js";
+import { detachIndex } from "./triggers.js";
 
 /** How an error relates to the FTS index. */
 export type FtsErrorKind = "fts" | "ambiguous" | "other";
@@ -25,7 +28,8 @@ export function classifyFtsError(error: unknown): FtsErrorKind {
   if (error.resultCode === "CORRUPT") return NAMES_FTS.test(error.message) ? "fts" : "ambiguous";
   // A missing tokenizer or module on a table another runtime created fails the same way on
   // every write; detaching keeps the canonical writes going.
-  if (error.resultCode === "ERROR" && /vtable constructor failed: messages_fts/i.test(error.message)) return "fts";
+  if (error.resultCode === "ERROR" && /vtable constructor failed: messages_fts/i.test(error.message))
+    return "fts";
   return "other";
 }
 
@@ -55,10 +59,14 @@ export function ftsReproducesCorruption(ctx: StoreContext, defs: readonly FtsInd
     try {
       for (const def of defs) {
         try {
-          ctx.conn.prepare(`SELECT rowid FROM ${def.table} WHERE ${def.table} MATCH ? LIMIT 1`).all('"sessiondb probe"');
+          ctx.conn
+            .prepare(`SELECT rowid FROM ${def.table} WHERE ${def.table} MATCH ? LIMIT 1`)
+            .all('"sessiondb probe"');
           const cols = def.columns.map((c) => c.name);
           const values = cols.map(() => "?").join(", ");
-          ctx.conn.prepare(`INSERT INTO ${def.table}(rowid, ${cols.join(", ")}) VALUES (-1, ${values})`).run(...cols.map(() => "sessiondb probe"));
+          ctx.conn
+            .prepare(`INSERT INTO ${def.table}(rowid, ${cols.join(", ")}) VALUES (-1, ${values})`)
+            .run(...cols.map(() => "sessiondb probe"));
           ctx.conn.exec("SAVEPOINT sessiondb_fts_probe");
           ctx.conn.exec("RELEASE sessiondb_fts_probe");
         } catch (error) {
@@ -75,6 +83,29 @@ export function ftsReproducesCorruption(ctx: StoreContext, defs: readonly FtsInd
     return withPatience(probe, { budgetMs: WRITE_PATIENCE_MS, jitter: "write", now: () => ctx.now() });
   } catch {
     // Could not run the probe at all (busy past patience, read-only file, …): not proven FTS.
+    return false;
+  }
+}
+
+/**
+ * Fail-open: if `error` is FTS-scoped corruption (by code or message, or a plain CORRUPT the
+ * probe reproduces on the FTS objects alone), detach the index in one transaction and return
+ * true; the caller then retries its canonical write once, which now runs without FTS triggers —
+ * the retry itself is the final proof (a structural failure fails it again). Never rebuilds.
+ */
+export function failOpen(ctx: StoreContext, error: unknown): boolean {
+  if (ctx.readOnly) return false;
+  const kind = classifyFtsError(error);
+  if (kind === "other") return false;
+  try {
+    const defs = presentIndexes(ctx.read(() => readSnapshot((sql) => ctx.statement(sql))));
+    if (defs.length === 0) return false;
+    if (kind === "ambiguous" && !ftsReproducesCorruption(ctx, defs)) return false;
+    const reason = `FTS corruption on a write: ${error instanceof Error ? error.message : String(error)}`;
+    ctx.write(() => detachIndex(ctx, reason));
+    return true;
+  } catch {
+    // Could not even detach: the caller's original error stands.
     return false;
   }
 }

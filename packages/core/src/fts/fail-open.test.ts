@@ -1,11 +1,17 @@
 import { closeSync, openSync, writeSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { SqliteError } from "../errors.js";
-import { testDriver, tempDir } from "../test-support/driver.js";
+import { tempDir, testDriver } from "../test-support/driver.js";
 import { META_FTS_STALE } from "./constants.js";
 import { classifyFtsError } from "./corruption.js";
 import { FtsIndex } from "./fts-index.js";
-import { corruptFtsBlocks, faultyDriver, messageOnly, openTestStore, type TestStore } from "./test-context.js";
+import {
+  corruptFtsBlocks,
+  faultyDriver,
+  messageOnly,
+  openTestStore,
+  type TestStore,
+} from "./test-context.js";
 
 let cleanup: Array<() => void> = [];
 afterEach(() => {
@@ -31,7 +37,8 @@ function populated(n = 300): string {
   store.ctx.write(() => fts.install());
   fts.repairAtOpen();
   // One transaction per row: many small segments, so the next write has to merge them.
-  for (let i = 0; i < n; i++) store.add({ content: `hello world number ${i} lorem ipsum ${(i * 7919) % 1000}` });
+  for (let i = 0; i < n; i++)
+    store.add({ content: `hello world number ${i} lorem ipsum ${(i * 7919) % 1000}` });
   store.conn.exec("PRAGMA wal_checkpoint(TRUNCATE)");
   store.close();
   return path;
@@ -51,32 +58,37 @@ describe("fail-open on FTS corruption", () => {
   it.each([
     ["code-reporting driver", false],
     ["message-only driver (Deno)", true],
-  ])("garbage FTS blocks: the write goes through, search answers by LIKE, rebuild restores FTS (%s)", (_, msgOnly) => {
-    const path = populated();
-    corruptFtsBlocks(path, "messages_fts", "id >= 10");
-    const driver = msgOnly ? faultyDriver(testDriver, { mapError: messageOnly }) : testDriver;
-    const { store, fts } = open(path, driver);
-    let failure: unknown;
-    try {
-      store.add({ content: "probe write" });
-    } catch (error) {
-      failure = error;
-    }
-    expect(failure).toBeInstanceOf(SqliteError);
-    expect(classifyFtsError(failure)).toBe("fts");
-    const id = writeWithFailOpen(store, fts, "after corruption zebracorn");
-    expect(store.get("SELECT content FROM messages WHERE id = ?", id)?.content).toBe("after corruption zebracorn");
-    expect(store.get("SELECT value FROM state_meta WHERE key = ?", META_FTS_STALE)).toBeDefined();
-    expect(fts.status().state).toBe("stale");
-    expect(store.add({ content: "more writes keep working" })).toBeGreaterThan(id);
-    const result = fts.search("zebracorn");
-    expect(result).toMatchObject({ route: "like", hits: [{ messageId: id }] });
-    expect(fts.integrityProblems()[0]).toMatch(/stale/);
-    expect(fts.rebuild({ timeoutMs: 0 })).toEqual({ rebuilt: true });
-    expect(fts.status().state).toBe("ready");
-    expect(fts.search("zebracorn")).toMatchObject({ route: "fts", hits: [{ messageId: id }] });
-    expect(fts.integrityProblems()).toEqual([]);
-  });
+  ])(
+    "garbage FTS blocks: the write goes through, search answers by LIKE, rebuild restores FTS (%s)",
+    (_, msgOnly) => {
+      const path = populated();
+      corruptFtsBlocks(path, "messages_fts", "id >= 10");
+      const driver = msgOnly ? faultyDriver(testDriver, { mapError: messageOnly }) : testDriver;
+      const { store, fts } = open(path, driver);
+      let failure: unknown;
+      try {
+        store.add({ content: "probe write" });
+      } catch (error) {
+        failure = error;
+      }
+      expect(failure).toBeInstanceOf(SqliteError);
+      expect(classifyFtsError(failure)).toBe("fts");
+      const id = writeWithFailOpen(store, fts, "after corruption zebracorn");
+      expect(store.get("SELECT content FROM messages WHERE id = ?", id)?.content).toBe(
+        "after corruption zebracorn",
+      );
+      expect(store.get("SELECT value FROM state_meta WHERE key = ?", META_FTS_STALE)).toBeDefined();
+      expect(fts.status().state).toBe("stale");
+      expect(store.add({ content: "more writes keep working" })).toBeGreaterThan(id);
+      const result = fts.search("zebracorn");
+      expect(result).toMatchObject({ route: "like", hits: [{ messageId: id }] });
+      expect(fts.integrityProblems()[0]).toMatch(/stale/);
+      expect(fts.rebuild({ timeoutMs: 0 })).toEqual({ rebuilt: true });
+      expect(fts.status().state).toBe("ready");
+      expect(fts.search("zebracorn")).toMatchObject({ route: "fts", hits: [{ messageId: id }] });
+      expect(fts.integrityProblems()).toEqual([]);
+    },
+  );
 
   it("a search that meets a corrupt index answers by LIKE and detaches it", () => {
     const path = populated(50);

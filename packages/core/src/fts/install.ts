@@ -50,7 +50,9 @@ export function installFts(ctx: StoreContext): InstallOutcome {
 
   if (!exists(TRIGRAM_INDEX.table)) {
     const version = String(ctx.statement("SELECT sqlite_version() AS v").get()?.v ?? "");
-    const recorded = ctx.statement("SELECT value FROM state_meta WHERE key = ?").get(META_TRIGRAM_UNAVAILABLE);
+    const recorded = ctx
+      .statement("SELECT value FROM state_meta WHERE key = ?")
+      .get(META_TRIGRAM_UNAVAILABLE);
     // Retry only on a different SQLite: the same build fails the same way every time.
     if (recorded && String(recorded.value).startsWith(`${version}:`)) {
       problems.push(`trigram index unavailable: ${String(recorded.value)}`);

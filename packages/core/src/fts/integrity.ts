@@ -16,13 +16,17 @@ export function ftsIntegrityProblems(ctx: StoreContext, snap: FtsSnapshot): stri
   const defs = presentIndexes(snap);
   if (defs.length === 0) return [];
   if (isStale(snap)) {
-    return [`FTS index is detached (stale) and search answers by LIKE; run "sessiondb fts rebuild" (store.rebuildFts()) to restore it`];
+    return [
+      `FTS index is detached (stale) and search answers by LIKE; run "sessiondb fts rebuild" (store.rebuildFts()) to restore it`,
+    ];
   }
   const window = backfillWindow(snap.meta);
   const problems: string[] = [];
   for (const def of defs) {
     try {
-      ctx.statement(rankCommandSql(def, "integrity-check")).run(window ? 0 : 1);
+      // The check is an INSERT of a special command, which a read-only connection refuses;
+      // read-only opens still get the docsize comparison below.
+      if (!ctx.readOnly) ctx.statement(rankCommandSql(def, "integrity-check")).run(window ? 0 : 1);
     } catch (error) {
       problems.push(`${def.table}: FTS5 integrity-check failed: ${text(error)}`);
       continue;
@@ -30,9 +34,12 @@ export function ftsIntegrityProblems(ctx: StoreContext, snap: FtsSnapshot): stri
     // Outside a pending window every source row must have exactly one docsize row.
     const range = window ? "WHERE id <= ? OR id > ?" : "";
     const params = window ? [window.progress, window.highWater] : [];
-    const docs = Number(ctx.conn.prepare(`SELECT count(*) AS n FROM ${def.table}_docsize ${range}`).get(...params)?.n);
+    const docs = Number(
+      ctx.conn.prepare(`SELECT count(*) AS n FROM ${def.table}_docsize ${range}`).get(...params)?.n,
+    );
     const rows = Number(ctx.conn.prepare(`SELECT count(*) AS n FROM ${def.view} ${range}`).get(...params)?.n);
-    if (docs !== rows) problems.push(`${def.table}: ${docs} indexed rows, but its source view ${def.view} has ${rows}`);
+    if (docs !== rows)
+      problems.push(`${def.table}: ${docs} indexed rows, but its source view ${def.view} has ${rows}`);
   }
   return problems;
 }

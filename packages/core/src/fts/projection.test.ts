@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { TOOL_CONTENT_PREFIX_CHARS } from "../constants.js";
 import { tempDir } from "../test-support/driver.js";
 import { FtsIndex } from "./fts-index.js";
-import { ftsFingerprintText, triggerDdl, BASE_INDEX, TRIGRAM_INDEX, viewDdl } from "./projection.js";
+import { BASE_INDEX, ftsFingerprintText, TRIGRAM_INDEX, triggerDdl, viewDdl } from "./projection.js";
 import { openTestStore, type TestStore } from "./test-context.js";
 
 let cleanup: Array<() => void> = [];
@@ -31,8 +31,12 @@ describe("projection", () => {
     const expr = "CASE WHEN role = 'tool' THEN substr(content, 1, 8192) ELSE content END";
     expect(viewDdl(BASE_INDEX)).toContain(expr);
     const triggers = triggerDdl(BASE_INDEX).join("\n");
-    expect(triggers).toContain("CASE WHEN new.role = 'tool' THEN substr(new.content, 1, 8192) ELSE new.content END");
-    expect(triggers).toContain("CASE WHEN old.role = 'tool' THEN substr(old.content, 1, 8192) ELSE old.content END");
+    expect(triggers).toContain(
+      "CASE WHEN new.role = 'tool' THEN substr(new.content, 1, 8192) ELSE new.content END",
+    );
+    expect(triggers).toContain(
+      "CASE WHEN old.role = 'tool' THEN substr(old.content, 1, 8192) ELSE old.content END",
+    );
     expect(ftsFingerprintText()).toContain("messages_fts_trigram_au");
     expect(viewDdl(TRIGRAM_INDEX)).toContain("WHERE role <> 'tool'");
   });
@@ -54,9 +58,13 @@ describe("projection", () => {
     store.add({ role: "assistant", content: null, toolCalls: '[{"name":"grep"}]' });
     store.add({ role: "user", content: "東京都に行きました" });
     expect(fts.integrityProblems()).toEqual([]);
-    store.ctx.write(() => store.conn.prepare("UPDATE messages SET content = ? WHERE id = ?").run(`${big} more`, tool));
+    store.ctx.write(() =>
+      store.conn.prepare("UPDATE messages SET content = ? WHERE id = ?").run(`${big} more`, tool),
+    );
     store.ctx.write(() => store.conn.prepare("UPDATE messages SET role = 'tool' WHERE id = ?").run(user));
-    store.ctx.write(() => store.conn.prepare("UPDATE messages SET role = 'user', content = ? WHERE id = ?").run(big, tool));
+    store.ctx.write(() =>
+      store.conn.prepare("UPDATE messages SET role = 'user', content = ? WHERE id = ?").run(big, tool),
+    );
     store.ctx.write(() => store.conn.prepare("UPDATE messages SET tool_calls = NULL WHERE id = ?").run(asst));
     expect(fts.integrityProblems()).toEqual([]);
     store.ctx.write(() => store.conn.prepare("DELETE FROM messages WHERE id IN (?, ?)").run(user, asst));
@@ -74,11 +82,15 @@ describe("projection", () => {
     for (let i = 0; i < 20; i++) store.add({ content: `message ${i}` });
     store.conn.exec("INSERT INTO messages_fts(messages_fts, rank) VALUES ('automerge', 0)");
     const before = dataVersion(store);
-    const trigramBefore = String(store.get("SELECT hex(block) AS b FROM messages_fts_trigram_data WHERE id = 10")?.b);
+    const trigramBefore = String(
+      store.get("SELECT hex(block) AS b FROM messages_fts_trigram_data WHERE id = 10")?.b,
+    );
     store.ctx.write(() => store.conn.exec("UPDATE messages SET active = 0"));
     store.ctx.write(() => store.conn.exec("UPDATE messages SET content = content, token_count = 5"));
     expect(dataVersion(store)).toBe(before);
-    expect(String(store.get("SELECT hex(block) AS b FROM messages_fts_trigram_data WHERE id = 10")?.b)).toBe(trigramBefore);
+    expect(String(store.get("SELECT hex(block) AS b FROM messages_fts_trigram_data WHERE id = 10")?.b)).toBe(
+      trigramBefore,
+    );
     store.ctx.write(() => store.conn.exec("UPDATE messages SET content = 'changed' WHERE id = 1"));
     expect(dataVersion(store)).not.toBe(before);
     expect(fts.integrityProblems()).toEqual([]);

@@ -85,7 +85,9 @@ export function triggerNames(def: FtsIndexDef): string[] {
 
 /** `INSERT INTO fts(rowid, …)` of `row`'s projection, or of the 'delete' command. */
 function indexRow(def: FtsIndexDef, row: string, del: boolean, guarded: boolean): string {
-  const target = del ? `${def.table}(${def.table}, rowid, ${names(def)})` : `${def.table}(rowid, ${names(def)})`;
+  const target = del
+    ? `${def.table}(${def.table}, rowid, ${names(def)})`
+    : `${def.table}(rowid, ${names(def)})`;
   const values = `${del ? "'delete', " : ""}${row}id, ${exprs(def, row)}`;
   // In the update trigger the role may move a row into or out of this index, so each half is
   // guarded by the row filter; insert/delete triggers carry the filter in their WHEN instead.
@@ -96,7 +98,8 @@ function indexRow(def: FtsIndexDef, row: string, del: boolean, guarded: boolean)
 /** The three triggers that keep `def` in step with `messages`. */
 export function triggerDdl(def: FtsIndexDef): string[] {
   const [ai, ad, au] = triggerNames(def);
-  const when = (row: string) => [backfillGate(row), ...(def.rowFilter ? [def.rowFilter(row)] : [])].join(" AND ");
+  const when = (row: string) =>
+    [backfillGate(row), ...(def.rowFilter ? [def.rowFilter(row)] : [])].join(" AND ");
   const changed = def.dependsOn.map((c) => `old.${c} IS NOT new.${c}`).join(" OR ");
   return [
     `CREATE TRIGGER IF NOT EXISTS ${ai} AFTER INSERT ON messages WHEN ${when("new.")} BEGIN ${indexRow(def, "new.", false, false)} END`,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { MAX_SEARCH_QUERY_CHARS } from "../constants.js";
-import { markMatches, likeSnippet } from "./like-snippet.js";
+import { likeSnippet, markMatches } from "./like-snippet.js";
 import { hasCjk, parseQuery, toMatchExpression } from "./query.js";
 import { chooseRoute } from "./route.js";
 import { likePattern } from "./search-sql.js";
@@ -61,7 +61,13 @@ describe("sanitizer", () => {
 });
 
 describe("router", () => {
-  const base = { roles: undefined, substring: false, baseUsable: true, trigramUsable: true, backfill: undefined };
+  const base = {
+    roles: undefined,
+    substring: false,
+    baseUsable: true,
+    trigramUsable: true,
+    backfill: undefined,
+  };
   const route = (q: string, extra: Partial<Parameters<typeof chooseRoute>[0]> = {}) =>
     chooseRoute({ ...base, query: parseQuery(q), ...extra }).route;
 
@@ -79,7 +85,11 @@ describe("router", () => {
     expect(route("hello", { roles: ["assistant", "tool"] })).toBe("like");
     expect(route("hello", { roles: ["assistant"] })).toBe("fts");
     expect(route("hello", { baseUsable: false })).toBe("like");
-    const plan = chooseRoute({ ...base, query: parseQuery("hello"), backfill: { highWater: 100, progress: 40 } });
+    const plan = chooseRoute({
+      ...base,
+      query: parseQuery("hello"),
+      backfill: { highWater: 100, progress: 40 },
+    });
     expect(plan).toMatchObject({ route: "fts+like", index: "base", topUp: { after: 40, upTo: 100 } });
     expect(route("hello", { backfill: { highWater: 100, progress: 100 } })).toBe("fts");
   });

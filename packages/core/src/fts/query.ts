@@ -43,7 +43,7 @@ function clean(input: string): string {
   return String(input)
     .slice(0, MAX_SEARCH_QUERY_CHARS)
     .replace(LONE_SURROGATE, " ")
-    .replace(/[\u0000-\u001f\u007f]/g, " ");
+    .replace(/\p{Cc}/gu, " ");
 }
 
 function bareToken(raw: string): Token | undefined {
@@ -66,7 +66,10 @@ function tokenize(query: string): Token[] {
       const end = query.indexOf('"', i + 1);
       if (end > i) {
         // A balanced phrase: kept whole; the tokenizer ignores punctuation inside it.
-        const text = query.slice(i + 1, end).replace(/\s+/g, " ").trim();
+        const text = query
+          .slice(i + 1, end)
+          .replace(/\s+/g, " ")
+          .trim();
         if (HAS_CONTENT.test(text)) tokens.push({ text, prefix: false });
         i = end + 1;
         continue;
@@ -115,7 +118,13 @@ export function queryTerms(query: ParsedQuery): QueryTerm[] {
 
 /** The terms a hit must contain in at least one group (used to mark LIKE snippets). */
 export function positiveTerms(query: ParsedQuery): string[] {
-  return [...new Set(queryTerms(query).filter((t) => !t.negated).map((t) => t.text))];
+  return [
+    ...new Set(
+      queryTerms(query)
+        .filter((t) => !t.negated)
+        .map((t) => t.text),
+    ),
+  ];
 }
 
 function quote(term: QueryTerm, allowPrefix: boolean): string {

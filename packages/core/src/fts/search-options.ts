@@ -73,14 +73,20 @@ function count(name: string, value: unknown, fallback: number): number {
 function time(name: string, value: unknown): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== "number" || !Number.isFinite(value)) {
-    throw new InvalidInputError(`search.${name}`, `expected epoch seconds (a finite number), got ${String(value)}`);
+    throw new InvalidInputError(
+      `search.${name}`,
+      `expected epoch seconds (a finite number), got ${String(value)}`,
+    );
   }
   return value;
 }
 
 function strings(name: string, value: unknown, allowed?: readonly string[]): string[] | undefined {
   if (value === undefined) return undefined;
-  if (!Array.isArray(value) || value.some((v) => typeof v !== "string" || (allowed && !allowed.includes(v)))) {
+  if (
+    !Array.isArray(value) ||
+    value.some((v) => typeof v !== "string" || (allowed && !allowed.includes(v)))
+  ) {
     const expected = allowed ? `an array of ${allowed.join(", ")}` : "an array of strings";
     throw new InvalidInputError(`search.${name}`, `expected ${expected}`);
   }
@@ -94,7 +100,8 @@ export function normalizeSearch(query: unknown, options: SearchOptions = {}): No
     throw new InvalidInputError("search.sessionId", "expected a string");
   }
   const sort = options.sort ?? "rank";
-  if (!SORTS.includes(sort)) throw new InvalidInputError("search.sort", `expected one of ${SORTS.join(", ")}`);
+  if (!SORTS.includes(sort))
+    throw new InvalidInputError("search.sort", `expected one of ${SORTS.join(", ")}`);
   const filters: SearchFilters = {
     roles: strings("roles", options.roles, ROLES),
     sources: strings("sources", options.sources),
@@ -103,5 +110,10 @@ export function normalizeSearch(query: unknown, options: SearchOptions = {}): No
     until: time("until", options.until),
   };
   const limit = Math.min(count("limit", options.limit, DEFAULT_SEARCH_LIMIT), MAX_SEARCH_LIMIT);
-  return { filters, sort, page: { limit, offset: count("offset", options.offset, 0) }, substring: options.substring === true };
+  return {
+    filters,
+    sort,
+    page: { limit, offset: count("offset", options.offset, 0) },
+    substring: options.substring === true,
+  };
 }

@@ -42,7 +42,8 @@ export interface Page {
 }
 
 /** Columns every hit query returns (the snippet column comes on top). */
-const HIT_COLUMNS = "m.id AS id, m.session_id AS session_id, m.role AS role, m.timestamp AS timestamp, m.tool_name AS tool_name";
+const HIT_COLUMNS =
+  "m.id AS id, m.session_id AS session_id, m.role AS role, m.timestamp AS timestamp, m.tool_name AS tool_name";
 /** Columns the LIKE route scans: the same ones the word index holds, but whole. */
 export const LIKE_COLUMNS = ["content", "tool_name", "tool_calls"] as const;
 
@@ -86,7 +87,13 @@ function orderBy(sort: SearchSort, rankColumn: string | undefined): string {
 }
 
 /** FTS5 MATCH over `def`, joined to messages, ranked by bm25 (FTS5's default `rank`), with snippets. */
-export function indexSearchSql(def: FtsIndexDef, match: string, filters: SearchFilters, sort: SearchSort, page: Page): Sql {
+export function indexSearchSql(
+  def: FtsIndexDef,
+  match: string,
+  filters: SearchFilters,
+  sort: SearchSort,
+  page: Page,
+): Sql {
   const t = def.table;
   const snippet = `snippet(${t}, -1, ${literal(SNIPPET_OPEN)}, ${literal(SNIPPET_CLOSE)}, ${literal(SNIPPET_ELLIPSIS)}, ${SNIPPET_TOKENS})`;
   const filter = filterSql(filters);

@@ -24,7 +24,9 @@ const ids = (r: { hits: Array<{ messageId: number }> }) => r.hits.map((h) => h.m
 
 describe("search", () => {
   it("ranks by bm25 and marks snippets", () => {
-    const once = store.add({ content: "the deploy script failed once, then we went for lunch and talked about other things entirely" });
+    const once = store.add({
+      content: "the deploy script failed once, then we went for lunch and talked about other things entirely",
+    });
     const thrice = store.add({ content: "deploy deploy deploy" });
     store.add({ content: "nothing to see" });
     const result = fts.search("deploy");
@@ -38,7 +40,11 @@ describe("search", () => {
   it("finds compound terms as phrases, and tool names and tool calls", () => {
     const a = store.add({ content: "edit my-app.config.ts now" });
     store.add({ content: "my app has a config in ts" });
-    const b = store.add({ role: "assistant", content: null, toolCalls: '[{"name":"read_file","args":{"path":"x"}}]' });
+    const b = store.add({
+      role: "assistant",
+      content: null,
+      toolCalls: '[{"name":"read_file","args":{"path":"x"}}]',
+    });
     const c = store.add({ role: "tool", content: "ok", toolName: "kubectl" });
     expect(ids(fts.search("my-app.config.ts"))).toEqual([a]);
     expect(ids(fts.search("read_file"))).toEqual([b]);
@@ -103,12 +109,23 @@ describe("search", () => {
     expect(ids(fts.search("common", { sort: "oldest", limit: 3, offset: 4 }))).toEqual(rows.slice(4, 7));
     expect(ids(fts.search("common", { limit: 0 }))).toEqual([]);
     // the same filters on the LIKE route
-    expect(ids(fts.search("common", { roles: ["user", "tool"], sort: "oldest", limit: 2, offset: 1 }))).toEqual([rows[3], rows[6]]);
-    expect(ids(fts.search("common", { roles: ["tool", "user"], sources: ["cron"], until: 1009, sort: "newest" }))).toEqual([rows[3]]);
+    expect(
+      ids(fts.search("common", { roles: ["user", "tool"], sort: "oldest", limit: 2, offset: 1 })),
+    ).toEqual([rows[3], rows[6]]);
+    expect(
+      ids(fts.search("common", { roles: ["tool", "user"], sources: ["cron"], until: 1009, sort: "newest" })),
+    ).toEqual([rows[3]]);
   });
 
   it("rejects bad options with InvalidInputError and caps the limit", () => {
-    for (const bad of [{ limit: -1 }, { offset: 1.5 }, { roles: ["robot"] }, { since: Number.NaN }, { sort: "best" }, { sources: "cli" }]) {
+    for (const bad of [
+      { limit: -1 },
+      { offset: 1.5 },
+      { roles: ["robot"] },
+      { since: Number.NaN },
+      { sort: "best" },
+      { sources: "cli" },
+    ]) {
       expect(() => fts.search("x", bad as never)).toThrow(InvalidInputError);
     }
     expect(() => fts.search(42 as never)).toThrow(InvalidInputError);
@@ -155,13 +172,13 @@ describe("search", () => {
       ["((( foo", [plain]],
       ["foo )))", [plain]],
       ["'; DROP TABLE messages; --", [drop]],
-      ["\" OR 1=1 --", []],
+      ['" OR 1=1 --', []],
       ["messages_fts MATCH '*'", []],
       ["content:foo", []],
       ["{foo}", [plain]],
       ["foo^", [plain]],
       ["AND OR NOT", []],
-      [`${"AND ( OR ) NOT * \" - : ^ ".repeat(500)}`, []],
+      [`${'AND ( OR ) NOT * " - : ^ '.repeat(500)}`, []],
       [`${"(".repeat(10_000)}`, []],
     ];
     for (const [q, expected] of hostile) {

@@ -33,7 +33,11 @@ export interface FtsSnapshot {
   readonly objects: ReadonlySet<string>;
 }
 
-const OBJECT_NAMES = [BASE_INDEX, TRIGRAM_INDEX].flatMap((def) => [def.table, def.view, ...triggerNames(def)]);
+const OBJECT_NAMES = [BASE_INDEX, TRIGRAM_INDEX].flatMap((def) => [
+  def.table,
+  def.view,
+  ...triggerNames(def),
+]);
 const placeholders = (n: number) => Array.from({ length: n }, () => "?").join(", ");
 
 /** One query for markers and objects (sqlite_master is read from the schema cache: cheap). */
@@ -53,7 +57,8 @@ export function readSnapshot(prepare: (sql: string) => SqliteStatement): FtsSnap
   return { meta, objects };
 }
 
-const integer = (text: string | undefined) => (text !== undefined && /^-?\d+$/.test(text.trim()) ? Number(text) : undefined);
+const integer = (text: string | undefined) =>
+  text !== undefined && /^-?\d+$/.test(text.trim()) ? Number(text) : undefined;
 
 /** The backfill window, or undefined when no (valid) backfill is pending. */
 export function backfillWindow(meta: ReadonlyMap<string, string>): BackfillWindow | undefined {

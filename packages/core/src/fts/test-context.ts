@@ -7,8 +7,8 @@ import { createRequire } from "node:module";
 import { STATEMENT_BUSY_TIMEOUT_MS } from "../constants.js";
 import type { SqliteConnection, SqliteDriver, SqliteStatement, SqlValue } from "../driver.js";
 import { SqliteError } from "../errors.js";
-import { resultCodeFromMessage } from "../sqlite-codes.js";
 import { withPatience } from "../locks/patience.js";
+import { resultCodeFromMessage } from "../sqlite-codes.js";
 import type { StoreContext } from "../store/context.js";
 import { testDriver } from "../test-support/driver.js";
 
@@ -25,7 +25,15 @@ export interface TestStore {
   ctx: StoreContext;
   conn: SqliteConnection;
   /** Insert a message (session created on demand); returns its id. */
-  add(message: { session?: string; source?: string; role?: string; content?: string | null; toolName?: string | null; toolCalls?: string | null; timestamp?: number }): number;
+  add(message: {
+    session?: string;
+    source?: string;
+    role?: string;
+    content?: string | null;
+    toolName?: string | null;
+    toolCalls?: string | null;
+    timestamp?: number;
+  }): number;
   /** One row as an object. */
   get(sql: string, ...params: SqlValue[]): Record<string, SqlValue> | undefined;
   close(): void;
@@ -47,7 +55,10 @@ export function openTestStore(
   const cache = new Map<string, SqliteStatement>();
   const statement = (sql: string) => {
     let s = cache.get(sql);
-    if (!s) cache.set(sql, (s = conn.prepare(sql)));
+    if (!s) {
+      s = conn.prepare(sql);
+      cache.set(sql, s);
+    }
     return s;
   };
   const patience = { budgetMs: options.patienceMs ?? 5_000, jitter: "write" as const };
@@ -88,10 +99,20 @@ export function openTestStore(
     add(m) {
       const session = m.session ?? "s1";
       return ctx.write(() => {
-        statement("INSERT OR IGNORE INTO sessions(id, source, started_at) VALUES (?, ?, 0)").run(session, m.source ?? "cli");
+        statement("INSERT OR IGNORE INTO sessions(id, source, started_at) VALUES (?, ?, 0)").run(
+          session,
+          m.source ?? "cli",
+        );
         return statement(
           "INSERT INTO messages(session_id, role, content, tool_name, tool_calls, timestamp) VALUES (?, ?, ?, ?, ?, ?)",
-        ).run(session, m.role ?? "user", m.content ?? null, m.toolName ?? null, m.toolCalls ?? null, m.timestamp ?? clock++).lastInsertRowid;
+        ).run(
+          session,
+          m.role ?? "user",
+          m.content ?? null,
+          m.toolName ?? null,
+          m.toolCalls ?? null,
+          m.timestamp ?? clock++,
+        ).lastInsertRowid;
       });
     },
     get: (sql, ...params) => conn.prepare(sql).get(...params),
@@ -120,7 +141,11 @@ export function corruptFtsBlocks(path: string, table: string, where: string): vo
  */
 export function faultyDriver(
   base: SqliteDriver,
-  options: { reject?: (sql: string) => SqliteError | undefined; mapError?: (error: unknown) => unknown; seen?: string[] },
+  options: {
+    reject?: (sql: string) => SqliteError | undefined;
+    mapError?: (error: unknown) => unknown;
+    seen?: string[];
+  },
 ): SqliteDriver {
   const guard = <T>(sql: string, fn: () => T): T => {
     options.seen?.push(sql);

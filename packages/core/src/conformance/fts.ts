@@ -1,0 +1,278 @@
+/** Conformance: full-text search, rebuild, backfill, admission and fail-open through the Store. */
+import { readFileSync, writeFileSync } from "node:fs";
+import { TOOL_CONTENT_PREFIX_CHARS } from "../constants.js";
+import { admissionLockPath } from "../locks/admission.js";
+import type { Store } from "../store.js";
+import { assert, type ConformanceTarget, type Fixture, scalar, throwsCode, withFixture } from "./harness.js";
+
+/** A small store with known text in every role and two sources. */
+function seed(store: Store): void {
+  store.createSession({ id: "cli-1", source: "cli" });
+  store.createSession({ id: "gw-1", source: "gateway" });
+  store.appendMessages("cli-1", [
+    { role: "system", content: "You are a careful build assistant.", timestamp: 100 },
+    { role: "user", content: "Why does the flamingo build fail on CI?", timestamp: 101 },
+    { role: "assistant", content: "Let me look at my-app.config.ts first.", timestamp: 102 },
+    {
+      role: "tool",
+      toolName: "bash",
+      content: `${"log line padding ".repeat(Math.ceil(TOOL_CONTENT_PREFIX_CHARS / 17))}zebracorn appears after the prefix`,
+      timestamp: 103,
+    },
+    { role: "assistant", content: "The flamingo step needs Node 20.", timestamp: 104 },
+  ]);
+  store.appendMessages("gw-1", [
+    { role: "user", content: "東京の天気を教えてください", timestamp: 200 },
+    { role: "assistant", content: "flamingo weather: sunny", timestamp: 201 },
+  ]);
+}
+
+/** Overwrite FTS5 leaf blocks in the database file with garbage: real corruption, made through
+ * the file (SQLite's defensive mode forbids writing shadow tables through SQL). */
+function corruptIndexBlocks(f: Fixture, table: string): number {
+  const conn = f.raw();
+  const blocks = conn.prepare(`SELECT block FROM ${table}_data WHERE id > 10 AND length(block) > 64`).all();
+  conn.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  conn.close();
+  const path = f.file();
+  const bytes = readFileSync(path);
+  let hit = 0;
+  for (const row of blocks) {
+    const block = row.block as Uint8Array;
+    const at = bytes.indexOf(Buffer.from(block.subarray(4, 60)));
+    if (at < 0) continue;
+    for (let i = at; i < at + 56; i++) bytes[i] = (i * 131 + 7) & 0xff;
+    hit++;
+  }
+  writeFileSync(path, bytes);
+  return hit;
+}
+
+export function ftsSuite(target: ConformanceTarget): void {
+  const { describe, it } = target;
+  const test = (name: string, body: Parameters<typeof withFixture>[1]) => it(name, () => withFixture(target, body));
+
+  describe("full-text search", () => {
+    test("word search goes through the index, ranked, with marked snippets", ({ open }) => {
+      const store = open();
+      seed(store);
+      assert.equal(store.ftsStatus().state, "ready");
+      const result = store.search("flamingo");
+      assert.equal(result.route, "fts");
+      assert.equal(result.hits.length, 3);
+      const hit = result.hits.find((h) => h.sessionId === "cli-1" && h.role === "user");
+      assert.ok(hit, "the user message is found");
+      assert.match(hit.snippet, /«flamingo»/);
+      assert.equal(hit.timestamp, 101);
+      assert.equal(hit.toolName, null);
+    });
+
+    test("compound terms are phrases and hostile queries never throw or return wrong rows", ({ open }) => {
+      const store = open();
+      seed(store);
+      const config = store.search("my-app.config.ts");
+      assert.deepEqual(
+        config.hits.map((h) => h.timestamp),
+        [102],
+      );
+      const hostile = [
+        '"',
+        "*",
+        "NEAR(",
+        "-",
+        ":",
+        "((flamingo",
+        "flamingo)))",
+        "AND OR NOT",
+        "'; DROP TABLE messages; --",
+        "content:flamingo",
+        "^flamingo*",
+        "(".repeat(5000) + "OR".repeat(2500),
+      ];
+      for (const query of hostile) {
+        const result = store.search(query);
+        for (const hit of result.hits) {
+          const text = store.getMessages(hit.sessionId).find((m) => m.id === hit.messageId)?.content;
+          assert.ok(typeof text === "string", `hit ${hit.messageId} for ${query.slice(0, 30)} exists`);
+          assert.match(text.toLowerCase(), /flamingo|drop|table|messages|content/, `wrong row for ${query.slice(0, 30)}`);
+        }
+      }
+      assert.equal(store.messageCount(), 7);
+    });
+
+    test("a tool-role search scans full content beyond the indexed prefix", ({ open }) => {
+      const store = open();
+      seed(store);
+      assert.equal(store.search("zebracorn").hits.length, 0, "the index holds only the tool prefix");
+      const tool = store.search("zebracorn", { roles: ["tool"] });
+      assert.equal(tool.route, "like");
+      assert.equal(tool.hits.length, 1);
+      assert.equal(tool.hits[0]?.toolName, "bash");
+      assert.match(tool.hits[0]?.snippet ?? "", /«zebracorn»/);
+    });
+
+    test("substring and CJK search use the trigram index, short terms fall back to LIKE", ({ open }) => {
+      const store = open();
+      seed(store);
+      const status = store.ftsStatus();
+      if (!status.trigram) return; // SQLite < 3.34: covered by the unit tests with a fault-injecting driver
+      const sub = store.search("lamin", { substring: true });
+      assert.equal(sub.route, "trigram");
+      assert.equal(sub.hits.length, 3);
+      const cjk = store.search("天気を");
+      assert.equal(cjk.route, "trigram");
+      assert.deepEqual(
+        cjk.hits.map((h) => h.sessionId),
+        ["gw-1"],
+      );
+      const short = store.search("東京");
+      assert.equal(short.route, "like");
+      assert.equal(short.hits.length, 1);
+    });
+
+    test("filters, sort and paging", ({ open }) => {
+      const store = open();
+      seed(store);
+      assert.deepEqual(
+        store.search("flamingo", { sources: ["gateway"] }).hits.map((h) => h.timestamp),
+        [201],
+      );
+      assert.deepEqual(
+        store.search("flamingo", { sessionId: "cli-1", sort: "oldest" }).hits.map((h) => h.timestamp),
+        [101, 104],
+      );
+      assert.deepEqual(
+        store.search("flamingo", { roles: ["assistant"], sort: "newest" }).hits.map((h) => h.timestamp),
+        [201, 104],
+      );
+      assert.deepEqual(
+        store.search("flamingo", { since: 101.5, until: 201 }).hits.map((h) => h.timestamp),
+        [104],
+      );
+      const all = store.search("flamingo", { sort: "oldest" }).hits.map((h) => h.messageId);
+      const paged = [0, 1, 2].flatMap(
+        (offset) => store.search("flamingo", { sort: "oldest", limit: 1, offset }).hits.map((h) => h.messageId),
+      );
+      assert.deepEqual(paged, all);
+      throwsCode(() => store.search("flamingo", { limit: -1 }), "INVALID_INPUT");
+      throwsCode(() => store.search("flamingo", { roles: ["wizard" as never] }), "INVALID_INPUT");
+    });
+
+    test("updates and deletes keep the index exact; status-only updates leave it alone", ({ open, raw }) => {
+      const store = open();
+      seed(store);
+      store.deleteSession("gw-1");
+      assert.equal(store.search("flamingo").hits.length, 2);
+      const conn = raw();
+      const before = scalar(conn, "SELECT count(*) FROM messages_fts_data");
+      conn.exec("UPDATE messages SET active = 0 WHERE role = 'system'");
+      assert.equal(scalar(conn, "SELECT count(*) FROM messages_fts_data"), before);
+      conn.exec("UPDATE messages SET content = 'pelican now' WHERE role = 'user'");
+      conn.close();
+      assert.equal(store.search("pelican").hits.length, 1);
+      assert.equal(store.search("flamingo").hits.length, 1);
+      assert.deepEqual(store.checkIntegrity(), { ok: true, problems: [] });
+    });
+
+    test("checkIntegrity works on a read-only store too", ({ open }) => {
+      seed(open());
+      const reader = open({ readOnly: true });
+      assert.deepEqual(reader.checkIntegrity(), { ok: true, problems: [] });
+      assert.equal(reader.search("flamingo").hits.length, 3);
+    });
+  });
+
+  describe("rebuild and admission", () => {
+    test("rebuildFts rebuilds; a held admission lock makes it fail closed at once", ({ open, raw, file }) => {
+      const store = open();
+      seed(store);
+      assert.deepEqual(store.rebuildFts(), { rebuilt: true });
+      const lock = raw(admissionLockPath(file()));
+      lock.exec("BEGIN EXCLUSIVE");
+      const started = Date.now();
+      const denied = store.rebuildFts({ timeoutMs: 0 });
+      assert.equal(denied.rebuilt, false);
+      assert.ok(Date.now() - started < 1000);
+      assert.match(denied.reason ?? "", /held/i);
+      lock.exec("ROLLBACK");
+      assert.deepEqual(store.rebuildFts({ timeoutMs: 0 }), { rebuilt: true });
+      assert.equal(store.search("flamingo").route, "fts");
+    });
+
+    test("repair at open without admission: opens stale, searches by LIKE, recovers later", ({ open, raw, file }) => {
+      seed(open());
+      const conn = raw();
+      conn.exec("DROP TRIGGER messages_fts_ai");
+      conn.close();
+      const lock = raw(admissionLockPath(file()));
+      lock.exec("BEGIN EXCLUSIVE");
+      const store = open({ recoveryBackoff: { baseMs: 0 } });
+      assert.equal(store.ftsStatus().state, "stale");
+      store.appendMessage("cli-1", { role: "user", content: "flamingo again" });
+      const stale = store.search("flamingo");
+      assert.equal(stale.route, "like");
+      assert.equal(stale.hits.length, 4);
+      assert.equal(store.retryDeferredFtsRecovery(), false, "still held");
+      lock.exec("ROLLBACK");
+      // The failed retry doubled the interval to the 1 s floor.
+      const deadline = Date.now() + 5000;
+      while (!store.retryDeferredFtsRecovery()) {
+        assert.ok(Date.now() < deadline, "recovery never ran");
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
+      }
+      assert.equal(store.ftsStatus().state, "ready");
+      assert.equal(store.search("flamingo").route, "fts");
+      assert.equal(store.search("flamingo").hits.length, 4);
+      assert.deepEqual(store.checkIntegrity(), { ok: true, problems: [] });
+    });
+  });
+
+  describe("backfill", () => {
+    test("a chunked backfill indexes everything; search tops up the pending window", async ({ open }) => {
+      const store = open();
+      seed(store);
+      for (let i = 0; i < 40; i++) store.appendMessage("cli-1", { role: "user", content: `filler ${i} flamingo` });
+      store.startFtsBackfill();
+      assert.equal(store.ftsStatus().state, "backfilling");
+      const during = store.search("flamingo", { limit: 100 });
+      assert.equal(during.route, "fts+like");
+      assert.equal(during.hits.length, 43);
+      store.appendMessage("cli-1", { role: "user", content: "live flamingo while backfilling" });
+      assert.equal(store.ftsBackfillStep({ chunkRows: 10 }), true);
+      assert.equal(store.search("flamingo", { limit: 100 }).hits.length, 44);
+      const progress: number[] = [];
+      await store.backfillFts({ chunkRows: 7, onProgress: (p) => progress.push(p.indexed) });
+      assert.equal(store.ftsStatus().state, "ready");
+      assert.ok(progress.length > 0);
+      const after = store.search("flamingo", { limit: 100 });
+      assert.equal(after.route, "fts");
+      assert.equal(after.hits.length, 44);
+      assert.deepEqual(store.checkIntegrity(), { ok: true, problems: [] });
+    });
+  });
+
+  describe("fail-open", () => {
+    test("FTS corruption under a writer: appends go through, search falls back, a rebuild restores it", ({
+      open,
+      ...f
+    }) => {
+      const setup = open();
+      setup.createSession({ id: "s", source: "cli" });
+      for (let i = 0; i < 300; i++) setup.appendMessage("s", { role: "user", content: `kiwi number ${i} ${(i * 7919) % 997}` });
+      setup.close();
+      assert.ok(corruptIndexBlocks({ open, ...f }, "messages_fts") > 0, "found FTS blocks in the file");
+      const store = open({ repairFtsOnOpen: false });
+      for (let i = 0; i < 60; i++) store.appendMessage("s", { role: "user", content: `after corruption kiwi ${i}` });
+      assert.equal(store.messageCount("s"), 360);
+      const search = store.search("kiwi", { limit: 1000 });
+      assert.equal(search.route, "like");
+      assert.equal(search.hits.length, 360);
+      assert.equal(store.ftsStatus().state, "stale");
+      assert.equal(store.rebuildFts().rebuilt, true);
+      const restored = store.search("kiwi", { limit: 1000 });
+      assert.equal(restored.route, "fts");
+      assert.equal(restored.hits.length, 360);
+      assert.deepEqual(store.checkIntegrity(), { ok: true, problems: [] });
+    });
+  });
+}
