@@ -626,7 +626,7 @@ export class Store {
     this.#fts.retryDeferredRecovery();
     if (this.journalMode === "wal") passiveCheckpoint(this.#conn);
     this.#fts.merge();
-    if (this.#fts.status().state === "backfilling") this.#fts.backfillStep();
+    if (this.#fts.backfillPending()) this.#fts.backfillStep();
   }
 
   /** `PRAGMA integrity_check`, FTS5 integrity-check on both indexes, docsize = source counts. */

@@ -178,6 +178,11 @@ describe("backfill", () => {
     const page = fts.search("shared", { sort: "oldest", limit: 5, offset: 18 }).hits.map((h) => h.messageId);
     expect(page).toEqual([19, 20, 21, 22, 23]);
     expect(fts.search("token33").hits[0]?.snippet).toContain("«token33»");
+    // CJK during a backfill: trigram plus a top-up over the same (non-tool) rows.
+    const cjk = fts.search("東京都", { limit: 100 });
+    expect(cjk.route).toBe("fts+like");
+    const expected = [7, 14, 21, 28, 42, 49]; // multiples of 7 up to 50, minus the tool row 35
+    expect(cjk.hits.map((h) => h.messageId).sort((x, y) => x - y)).toEqual(expected);
   });
 
   it("backfill() yields between chunks, reports progress and honours abort", async () => {

@@ -4,13 +4,14 @@
  * is not complete would corrupt it, so that happens at repair (under the admission lock) or when
  * a backfill is seeded. A SQLite without FTS5 leaves the store working with LIKE search; one
  * without the trigram tokenizer loses only that index, and the failure is recorded so later
- * opens on the same SQLite do not try again.
+ * opens on the same SQLite do not try again. An index without triggers gets the stale
+ * breadcrumb, so `ftsNeedsRepair` sends the next open to repair even after a crash.
  */
 import { SqliteError } from "../errors.js";
 import type { StoreContext } from "../store/context.js";
-import { META_TRIGRAM_UNAVAILABLE } from "./constants.js";
+import { META_FTS_STALE, META_TRIGRAM_UNAVAILABLE } from "./constants.js";
 import { BASE_INDEX, TRIGRAM_INDEX, tableDdl, viewDdl } from "./projection.js";
-import { DELETE_META_SQL, UPSERT_META_SQL } from "./state.js";
+import { DELETE_META_SQL, readSnapshot, triggersMissing, UPSERT_META_SQL } from "./state.js";
 
 /** What install found. */
 export interface InstallOutcome {
@@ -66,5 +67,16 @@ export function installFts(ctx: StoreContext): InstallOutcome {
   }
   const trigram = exists(TRIGRAM_INDEX.table);
   if (trigram) ctx.statement(DELETE_META_SQL).run(META_TRIGRAM_UNAVAILABLE);
+  // A new index (fresh store, or trigram arriving with a newer SQLite) has no triggers yet and
+  // must be built by repair. The breadcrumb says so in state_meta, which the Store's one-query
+  // fast path reads: a crash before the repair finishes is seen by the next open.
+  const snap = readSnapshot((sql) => ctx.statement(sql));
+  if (triggersMissing(snap) && !snap.meta.has(META_FTS_STALE)) {
+    const crumb = JSON.stringify({
+      at: new Date(ctx.now()).toISOString(),
+      reason: "the FTS index has not been built yet",
+    });
+    ctx.statement(UPSERT_META_SQL).run(META_FTS_STALE, crumb);
+  }
   return { fts5: true, trigram, problems };
 }

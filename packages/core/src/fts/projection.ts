@@ -133,6 +133,16 @@ export function rankCommandSql(def: FtsIndexDef, command: string): string {
   return `INSERT INTO ${def.table}(${def.table}, rank) VALUES ('${command}', ?)`;
 }
 
+/** Drop every FTS object (triggers, tables, views), for a migration to a new FTS layout; the
+ * next install and repair recreate and rebuild them. */
+export function ftsDropDdl(): string[] {
+  return FTS_INDEXES.flatMap((def) => [
+    ...dropTriggerDdl(def),
+    `DROP TABLE IF EXISTS ${def.table}`,
+    `DROP VIEW IF EXISTS ${def.view}`,
+  ]);
+}
+
 /** The FTS DDL that goes into the schema fingerprint: views, tables and triggers of both indexes. */
 export function ftsFingerprintText(): string {
   return FTS_INDEXES.flatMap((def) => [viewDdl(def), tableDdl(def), ...triggerDdl(def)]).join(";\n");

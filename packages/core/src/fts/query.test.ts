@@ -90,7 +90,11 @@ describe("router", () => {
       query: parseQuery("hello"),
       backfill: { highWater: 100, progress: 40 },
     });
-    expect(plan).toMatchObject({ route: "fts+like", index: "base", topUp: { after: 40, upTo: 100 } });
+    expect(plan).toMatchObject({
+      route: "fts+like",
+      index: "base",
+      topUp: { after: 40, upTo: 100, nonToolOnly: false },
+    });
     expect(route("hello", { backfill: { highWater: 100, progress: 100 } })).toBe("fts");
   });
 });

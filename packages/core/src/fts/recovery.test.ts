@@ -46,6 +46,17 @@ const stateMap = (store: TestStore) =>
   );
 
 describe("repair at open and deferred recovery", () => {
+  it("a fresh install is flagged for repair in state_meta until the index is built", () => {
+    const { store, fts } = open(newPath());
+    expect(ftsNeedsRepair(stateMap(store))).toBe(true); // a crash here: the next open's fast path repairs
+    expect(fts.status().state).toBe("stale");
+    fts.repairAtOpen();
+    expect(ftsNeedsRepair(stateMap(store))).toBe(false);
+    store.ctx.write(() => fts.install()); // a later slow path leaves a built index alone
+    expect(ftsNeedsRepair(stateMap(store))).toBe(false);
+    expect(fts.status().state).toBe("ready");
+  });
+
   it("repair denied by a held admission lock: breadcrumb, no triggers, LIKE search; the fast path sees it", () => {
     const path = newPath();
     const release = hold(path);

@@ -9,9 +9,9 @@ import { acquireAdmission } from "../locks/admission.js";
 import { RecoveryBackoff, type RecoveryBackoffOptions } from "../locks/recovery-backoff.js";
 import type { StoreContext } from "../store/context.js";
 import { healMarkersTx } from "./backfill.js";
-import { META_FTS_STALE } from "./constants.js";
 import { commandSql, FTS_INDEXES, triggerNames } from "./projection.js";
 import { backfillMarkersBroken, isStale, presentIndexes, readSnapshot } from "./state.js";
+import { readFtsStatus } from "./status.js";
 import { clearIndexMarkers, detachIndex, publishTriggers } from "./triggers.js";
 
 const text = (error: unknown) => (error instanceof Error ? error.message : String(error));
@@ -103,14 +103,15 @@ export class FtsRecovery {
 
   /**
    * Detach, re-checked inside the transaction: a sibling may have finished a repair since we
-   * looked (then there is nothing to do), or the index may already be detached (then rewriting
-   * the breadcrumb on every retry would be a pointless write).
+   * looked (then there is nothing to do), or the index may already be detached for the same
+   * reason (then rewriting the breadcrumb on every retry would be a pointless write).
    */
   #defer(reason: string): void {
     this.#ctx.write(() => {
       const snap = this.#snapshot();
+      if (!isStale(snap)) return;
       const anyTrigger = FTS_INDEXES.some((def) => triggerNames(def).some((n) => snap.objects.has(n)));
-      if (!isStale(snap) || (snap.meta.has(META_FTS_STALE) && !anyTrigger)) return;
+      if (!anyTrigger && readFtsStatus(this.#ctx).reason === reason) return;
       detachIndex(this.#ctx, reason);
     });
   }

@@ -5,6 +5,7 @@
  */
 import { TRIGRAM_MIN_CHARS } from "./constants.js";
 import { charLength, hasCjk, type ParsedQuery, queryTerms } from "./query.js";
+import type { IdWindow } from "./search-sql.js";
 import type { BackfillWindow } from "./state.js";
 
 /** Which route served a search. "fts+like": an index (word or trigram) plus a LIKE scan of the
@@ -29,7 +30,7 @@ export interface RoutePlan {
   route: SearchRoute;
   index: "base" | "trigram" | undefined;
   /** Rows with ids in `(after, upTo]` are not indexed yet and are scanned with LIKE. */
-  topUp: { after: number; upTo: number } | undefined;
+  topUp: IdWindow | undefined;
   /** Why this route, for diagnostics and tests. */
   reason: string;
 }
@@ -56,7 +57,8 @@ export function chooseRoute(input: RouteInput): RoutePlan {
     return {
       route: "fts+like",
       index,
-      topUp: { after: window.progress, upTo: window.highWater },
+      // The top-up covers the rows the chosen index would hold (trigram: no tool rows).
+      topUp: { after: window.progress, upTo: window.highWater, nonToolOnly: index === "trigram" },
       reason: "a backfill is running",
     };
   }

@@ -50,7 +50,14 @@ export const LIKE_COLUMNS = ["content", "tool_name", "tool_calls"] as const;
 const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
 const list = (values: readonly unknown[]) => values.map(() => "?").join(", ");
 
-function filterSql(filters: SearchFilters, window?: { after: number; upTo: number }): Sql {
+/** An id range of rows a LIKE top-up covers; `nonToolOnly` mirrors the trigram index's rows. */
+export interface IdWindow {
+  after: number;
+  upTo: number;
+  nonToolOnly?: boolean;
+}
+
+function filterSql(filters: SearchFilters, window?: IdWindow): Sql {
   const where: string[] = [];
   const params: SqlValue[] = [];
   if (filters.roles?.length) {
@@ -76,6 +83,7 @@ function filterSql(filters: SearchFilters, window?: { after: number; upTo: numbe
   if (window) {
     where.push("m.id > ? AND m.id <= ?");
     params.push(window.after, window.upTo);
+    if (window.nonToolOnly) where.push("m.role <> 'tool'");
   }
   return { sql: where.map((w) => ` AND ${w}`).join(""), params };
 }
@@ -121,7 +129,7 @@ export function likeSearchSql(
   filters: SearchFilters,
   sort: SearchSort,
   page: Page,
-  window?: { after: number; upTo: number },
+  window?: IdWindow,
 ): Sql {
   const params: SqlValue[] = [];
   const groups = query.groups.map((group) => {

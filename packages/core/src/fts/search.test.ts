@@ -50,6 +50,9 @@ describe("search", () => {
     expect(ids(fts.search("read_file"))).toEqual([b]);
     expect(ids(fts.search("kubectl"))).toEqual([c]);
     expect(fts.search("kubectl").hits[0]?.toolName).toBe("kubectl");
+    const viaLike = fts.search("read_file", { roles: ["assistant", "tool"] });
+    expect(viaLike).toMatchObject({ route: "like", hits: [{ messageId: b }] });
+    expect(viaLike.hits[0]?.snippet).toBe('[{"name":"«read_file»","args":{"path":"x"}}]');
   });
 
   it("tool-role searches scan full content beyond the 8192-character prefix", () => {

@@ -17,7 +17,14 @@ import {
   type SearchOptions,
   type SearchResult,
 } from "./search-options.js";
-import { indexSearchSql, LIKE_COLUMNS, likeSearchSql, likeWindowSql, type Page } from "./search-sql.js";
+import {
+  type IdWindow,
+  indexSearchSql,
+  LIKE_COLUMNS,
+  likeSearchSql,
+  likeWindowSql,
+  type Page,
+} from "./search-sql.js";
 import { backfillWindow, hasIndex, isStale, readSnapshot } from "./state.js";
 import { detachIndex } from "./triggers.js";
 
@@ -77,7 +84,7 @@ export function likeHits(
   query: ParsedQuery,
   search: NormalizedSearch,
   page: Page,
-  window?: { after: number; upTo: number },
+  window?: IdWindow,
 ): SearchHit[] {
   const { sql, params } = likeSearchSql(query, search.filters, search.sort, page, window);
   const terms = positiveTerms(query);

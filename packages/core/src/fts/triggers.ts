@@ -8,11 +8,14 @@ import { META_BACKFILL_HIGH_WATER, META_BACKFILL_PROGRESS, META_FTS_STALE } from
 import { dropTriggerDdl, FTS_INDEXES, type FtsIndexDef, triggerDdl } from "./projection.js";
 import { DELETE_META_SQL, UPSERT_META_SQL } from "./state.js";
 
-/** Create the triggers of `defs` (IF NOT EXISTS). Call only together with a rebuild or a
- * backfill seed in the same transaction: triggers over a partial index would 'delete' tokens
- * that were never inserted. */
+/** (Re)create the triggers of `defs` from this build's definition (a trigger left by an older
+ * layout is replaced, not kept). Call only together with a rebuild or a backfill seed in the same
+ * transaction: triggers over a partial index would 'delete' tokens that were never inserted. */
 export function publishTriggers(ctx: StoreContext, defs: readonly FtsIndexDef[]): void {
-  for (const def of defs) for (const ddl of triggerDdl(def)) ctx.conn.exec(ddl);
+  for (const def of defs) {
+    for (const ddl of dropTriggerDdl(def)) ctx.conn.exec(ddl);
+    for (const ddl of triggerDdl(def)) ctx.conn.exec(ddl);
+  }
 }
 
 /** Inside a transaction: write the stale breadcrumb and drop every FTS trigger. */
