@@ -26,6 +26,9 @@ export function classifyFtsError(error: unknown): FtsErrorKind {
   if (!(error instanceof SqliteError)) return "other";
   if (error.resultCode === "CORRUPT_VTAB") return "fts";
   if (error.resultCode === "CORRUPT") return NAMES_FTS.test(error.message) ? "fts" : "ambiguous";
+  // Garbage in an FTS5 segment can decode as an absurd size, and SQLite then reports NOMEM:
+  // worth the probe, which tells it from a real shortage of memory.
+  if (error.resultCode === "NOMEM") return "ambiguous";
   // A missing tokenizer or module on a table another runtime created fails the same way on
   // every write; detaching keeps the canonical writes going.
   if (error.resultCode === "ERROR" && /vtable constructor failed: messages_fts/i.test(error.message))
@@ -34,7 +37,7 @@ export function classifyFtsError(error: unknown): FtsErrorKind {
 }
 
 const isCorrupt = (error: unknown) =>
-  error instanceof SqliteError && (error.resultCode === "CORRUPT" || error.resultCode === "CORRUPT_VTAB");
+  error instanceof SqliteError && ["CORRUPT", "CORRUPT_VTAB", "NOMEM"].includes(error.resultCode);
 
 function rollback(ctx: StoreContext): void {
   try {

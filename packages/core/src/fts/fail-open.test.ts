@@ -72,7 +72,9 @@ describe("fail-open on FTS corruption", () => {
         failure = error;
       }
       expect(failure).toBeInstanceOf(SqliteError);
-      expect(classifyFtsError(failure)).toBe("fts");
+      // Random garbage fails as CORRUPT_VTAB, an fts5 message, or NOMEM (a bogus size): all
+      // are handled by fail-open, NOMEM through the probe.
+      expect(["fts", "ambiguous"]).toContain(classifyFtsError(failure));
       const id = writeWithFailOpen(store, fts, "after corruption zebracorn");
       expect(store.get("SELECT content FROM messages WHERE id = ?", id)?.content).toBe(
         "after corruption zebracorn",
