@@ -11,17 +11,22 @@ export {
   type RawDriver,
   type Row,
   type RunResult,
-  type SqlValue,
   type SqliteConnection,
   type SqliteDriver,
   type SqliteStatement,
+  type SqlValue,
 } from "./driver.js";
 export * from "./errors.js";
 export type { FtsStatus, SearchHit, SearchOptions, SearchResult, SearchRoute } from "./fts/index.js";
 export type { Host, PathInfo } from "./host/host.js";
-export { isWalResetVulnerable, type JournalMode, type JournalPolicyOptions, walSupported } from "./journal.js";
+export {
+  isWalResetVulnerable,
+  type JournalMode,
+  type JournalPolicyOptions,
+  walSupported,
+} from "./journal.js";
 export { type AdmissionHolder, admissionLockPath, readAdmissionHolder } from "./locks/admission.js";
 export { resultCodeFromMessage, resultCodeFromName, resultCodeFromNumber } from "./sqlite-codes.js";
-export { createStore, Store } from "./store.js";
 export type * from "./store/types.js";
 export { ROLES } from "./store/types.js";
+export { createStore, Store } from "./store.js";

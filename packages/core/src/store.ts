@@ -17,14 +17,14 @@ import {
   StoreCorruptError,
   StoreReadOnlyError,
 } from "./errors.js";
-import { FTS_STATE_KEYS, FtsIndex, ftsFingerprintText, ftsNeedsRepair } from "./fts/index.js";
 import type { FtsStatus, SearchOptions, SearchResult } from "./fts/index.js";
+import { FTS_STATE_KEYS, FtsIndex, ftsFingerprintText, ftsNeedsRepair } from "./fts/index.js";
 import type { Host } from "./host/host.js";
 import { checkJournalSafety, passiveCheckpoint, readJournalMode, readSqliteVersion } from "./journal.js";
 import { describeAdmissionHolder } from "./locks/admission.js";
 import { withPatience } from "./locks/patience.js";
-import { schemaFingerprint } from "./schema/fingerprint.js";
 import { META_FINGERPRINT } from "./schema/definition.js";
+import { schemaFingerprint } from "./schema/fingerprint.js";
 import type { StoreContext, WriteOptions } from "./store/context.js";
 import {
   configureConnection,
@@ -37,7 +37,14 @@ import {
   refuseNewerSchema,
   rollbackQuietly,
 } from "./store/open.js";
-import { MESSAGE_COLUMNS, SESSION_COLUMNS, toMessage, toSession, toSessionSummary, toUsageRow } from "./store/rows.js";
+import {
+  MESSAGE_COLUMNS,
+  SESSION_COLUMNS,
+  toMessage,
+  toSession,
+  toSessionSummary,
+  toUsageRow,
+} from "./store/rows.js";
 import type {
   CreateSessionInput,
   GetMessagesOptions,
@@ -115,6 +122,7 @@ export class Store {
     };
     preflight(path, this.readOnly, this.#host);
     let conn: SqliteConnection | undefined;
+    let repairPending = false;
     try {
       conn = driver.open(path, { readOnly: this.readOnly });
       this.#conn = conn;
@@ -127,6 +135,7 @@ export class Store {
       const opened = this.readOnly ? this.#openReadOnly() : this.#openWritable(options);
       this.journalMode = opened.journalMode;
       this.schemaWarnings = opened.warnings;
+      repairPending = opened.repairPending;
     } catch (error) {
       try {
         conn?.close();
@@ -135,20 +144,20 @@ export class Store {
       }
       throw openFailure(path, error);
     }
-    if (!this.readOnly && options.repairFtsOnOpen !== false) this.#fts.repairAtOpen();
+    if (repairPending && options.repairFtsOnOpen !== false) this.#fts.repairAtOpen();
   }
 
-  #openReadOnly(): { journalMode: string; warnings: string[] } {
+  #openReadOnly(): { journalMode: string; warnings: string[]; repairPending: boolean } {
     return withPatience(
       () => {
         probeReadOnly(this.#conn);
-        return { journalMode: readJournalMode(this.#conn), warnings: [] };
+        return { journalMode: readJournalMode(this.#conn), warnings: [], repairPending: false };
       },
       { budgetMs: this.#patience.openMs, jitter: "open" },
     );
   }
 
-  #openWritable(options: StoreOptions): { journalMode: string; warnings: string[] } {
+  #openWritable(options: StoreOptions): { journalMode: string; warnings: string[]; repairPending: boolean } {
     const policy = { ...options, sqliteVersion: options.sqliteVersion ?? this.sqliteVersion };
     return withPatience(
       () => {
@@ -156,13 +165,16 @@ export class Store {
         // Fast path: one query; a current store runs no DDL and takes no write lock.
         const meta = readMeta(this.#conn, FTS_STATE_KEYS);
         refuseNewerSchema(meta);
-        if (meta?.get(META_FINGERPRINT) === FINGERPRINT) return { journalMode, warnings: [] };
+        if (meta?.get(META_FINGERPRINT) === FINGERPRINT) {
+          return { journalMode, warnings: [], repairPending: ftsNeedsRepair(meta) };
+        }
         const result = initializeSchema(this.#conn, policy, {
           fingerprint: FINGERPRINT,
           installFts: () => this.#fts.install(),
         });
         protectFiles(this.path, this.#host);
-        return result;
+        // The install marks a trigger-less index stale, so repair runs on this open or the next.
+        return { ...result, repairPending: true };
       },
       { budgetMs: this.#patience.openMs, jitter: "open" },
     );
@@ -282,7 +294,8 @@ export class Store {
     if (!input || typeof input !== "object") throw new InvalidInputError("input", "expected an object");
     const id = input.id === undefined ? globalThis.crypto.randomUUID() : valid.sessionId(input.id, "id");
     const source = valid.requiredText(input.source, "source", 200);
-    const parent = input.parentSessionId === undefined ? null : valid.sessionId(input.parentSessionId, "parentSessionId");
+    const parent =
+      input.parentSessionId === undefined ? null : valid.sessionId(input.parentSessionId, "parentSessionId");
     if (parent === id) throw new InvalidInputError("parentSessionId", "a session cannot be its own parent");
     const values: SqlValue[] = [
       id,
@@ -333,7 +346,10 @@ export class Store {
       throw new InvalidInputError("orderBy", 'expected "started" or "activity"');
     }
     const includeArchived = options.includeArchived === true ? 1 : 0;
-    const order = orderBy === "started" ? "s.started_at DESC, s.id" : "coalesce(s.last_activity_at, s.started_at) DESC, s.id";
+    const order =
+      orderBy === "started"
+        ? "s.started_at DESC, s.id"
+        : "coalesce(s.last_activity_at, s.started_at) DESC, s.id";
     return this.#read(() =>
       this.#statement(
         `SELECT ${SESSION_COLUMNS},
@@ -372,7 +388,9 @@ export class Store {
     }
     return this.#write(() => {
       if (sets.length > 0) {
-        const { changes } = this.#conn.prepare(`UPDATE sessions SET ${sets.join(", ")} WHERE id = ?`).run(...values, sessionId);
+        const { changes } = this.#conn
+          .prepare(`UPDATE sessions SET ${sets.join(", ")} WHERE id = ?`)
+          .run(...values, sessionId);
         if (changes === 0) throw new SessionNotFoundError(sessionId);
       }
       const session = this.#loadSession(sessionId);
@@ -410,7 +428,8 @@ export class Store {
   // ── messages ──────────────────────────────────────────────────────────────────────────────
 
   #validMessage(input: MessageInput, field: string): ValidMessage {
-    if (!input || typeof input !== "object" || Array.isArray(input)) throw new InvalidInputError(field, "expected an object");
+    if (!input || typeof input !== "object" || Array.isArray(input))
+      throw new InvalidInputError(field, "expected an object");
     const body = valid.content(input.content, `${field}.content`);
     const toolCalls = valid.jsonArray(input.toolCalls, `${field}.toolCalls`);
     return {
@@ -501,7 +520,9 @@ export class Store {
     const id = valid.sessionId(sessionId);
     return this.#read(() => {
       this.#requireSession(id);
-      return Number(this.#statement("SELECT count(*) AS n FROM messages WHERE session_id = ?").get(id)?.n ?? 0);
+      return Number(
+        this.#statement("SELECT count(*) AS n FROM messages WHERE session_id = ?").get(id)?.n ?? 0,
+      );
     });
   }
 
@@ -603,7 +624,11 @@ export class Store {
     chunkRows?: number;
   }): Promise<void> {
     this.#assertWritable();
-    return this.#fts.backfill({ onProgress: options?.onProgress, signal: options?.signal, chunkIds: options?.chunkRows });
+    return this.#fts.backfill({
+      onProgress: options?.onProgress,
+      signal: options?.signal,
+      chunkIds: options?.chunkRows,
+    });
   }
 
   /** Merge the FTS b-trees (FTS5 'optimize'). */

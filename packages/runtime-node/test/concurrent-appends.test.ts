@@ -31,7 +31,14 @@ function readLog(path: string): LogState {
   return { acked, inFlight: intents.filter((token) => !ackedSet.has(token)) };
 }
 
-function startAppender(db: string, driver: string, session: string, count: number, log: string, batch = 1): ChildProcess {
+function startAppender(
+  db: string,
+  driver: string,
+  session: string,
+  count: number,
+  log: string,
+  batch = 1,
+): ChildProcess {
   return spawn(process.execPath, [APPENDER, db, driver, session, String(count), log, String(batch)], {
     stdio: ["ignore", "ignore", "pipe"],
   });

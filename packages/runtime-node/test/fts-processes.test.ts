@@ -57,9 +57,13 @@ function exited(child: ChildProcess): Promise<void> {
 
 /** Start the lock-holding child and wait until it holds the lock. */
 async function holdAdmission(db: string, holdMs: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [LOCK_CHILD, driver as string, admissionLockPath(db), "hold", String(holdMs), "record"], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  const child = spawn(
+    process.execPath,
+    [LOCK_CHILD, driver as string, admissionLockPath(db), "hold", String(holdMs), "record"],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
   children.push(child);
   await new Promise<void>((resolve, reject) => {
     let out = "";
@@ -138,7 +142,9 @@ describe.skipIf(!existsSync(BUILT) || !driver)(`FTS with real processes [${drive
     const tokens = seeded(db, 3000, 60);
     const log = join(db, "..", "backfill.log");
     const run = (chunk: number) => {
-      const child = spawn(process.execPath, [BACKFILLER, db, driver as string, String(chunk), log], { stdio: "inherit" });
+      const child = spawn(process.execPath, [BACKFILLER, db, driver as string, String(chunk), log], {
+        stdio: "inherit",
+      });
       children.push(child);
       return child;
     };

@@ -50,7 +50,8 @@ function corruptIndexBlocks(f: Fixture, table: string): number {
 
 export function ftsSuite(target: ConformanceTarget): void {
   const { describe, it } = target;
-  const test = (name: string, body: Parameters<typeof withFixture>[1]) => it(name, () => withFixture(target, body));
+  const test = (name: string, body: Parameters<typeof withFixture>[1]) =>
+    it(name, () => withFixture(target, body));
 
   describe("full-text search", () => {
     test("word search goes through the index, ranked, with marked snippets", ({ open }) => {
@@ -94,7 +95,11 @@ export function ftsSuite(target: ConformanceTarget): void {
         for (const hit of result.hits) {
           const text = store.getMessages(hit.sessionId).find((m) => m.id === hit.messageId)?.content;
           assert.ok(typeof text === "string", `hit ${hit.messageId} for ${query.slice(0, 30)} exists`);
-          assert.match(text.toLowerCase(), /flamingo|drop|table|messages|content/, `wrong row for ${query.slice(0, 30)}`);
+          assert.match(
+            text.toLowerCase(),
+            /flamingo|drop|table|messages|content/,
+            `wrong row for ${query.slice(0, 30)}`,
+          );
         }
       }
       assert.equal(store.messageCount(), 7);
@@ -150,8 +155,8 @@ export function ftsSuite(target: ConformanceTarget): void {
         [104],
       );
       const all = store.search("flamingo", { sort: "oldest" }).hits.map((h) => h.messageId);
-      const paged = [0, 1, 2].flatMap(
-        (offset) => store.search("flamingo", { sort: "oldest", limit: 1, offset }).hits.map((h) => h.messageId),
+      const paged = [0, 1, 2].flatMap((offset) =>
+        store.search("flamingo", { sort: "oldest", limit: 1, offset }).hits.map((h) => h.messageId),
       );
       assert.deepEqual(paged, all);
       throwsCode(() => store.search("flamingo", { limit: -1 }), "INVALID_INPUT");
@@ -199,10 +204,34 @@ export function ftsSuite(target: ConformanceTarget): void {
       assert.equal(store.search("flamingo").route, "fts");
     });
 
-    test("repair at open without admission: opens stale, searches by LIKE, recovers later", ({ open, raw, file }) => {
+    test("repair at open: a detached index is rebuilt by the next writable open", ({ open, raw }) => {
       seed(open());
       const conn = raw();
+      // Detached the way fail-open leaves it: breadcrumb written, every FTS trigger dropped.
+      for (const table of ["messages_fts", "messages_fts_trigram"]) {
+        for (const suffix of ["ai", "ad", "au"]) conn.exec(`DROP TRIGGER IF EXISTS ${table}_${suffix}`);
+      }
+      conn.exec(`INSERT INTO state_meta (key, value) VALUES ('fts_stale', '{"reason":"test"}')`);
+      conn.exec("UPDATE messages SET content = 'heron' WHERE role = 'system'");
+      conn.close();
+      const store = open();
+      assert.equal(store.ftsStatus().state, "ready");
+      const result = store.search("heron");
+      assert.equal(result.route, "fts");
+      assert.equal(result.hits.length, 1);
+      assert.deepEqual(store.checkIntegrity(), { ok: true, problems: [] });
+    });
+
+    test("repair at open without admission: opens stale, searches by LIKE, recovers later", ({
+      open,
+      raw,
+      file,
+    }) => {
+      seed(open());
+      const conn = raw();
+      // A store from another build whose triggers are gone: the open must repair it.
       conn.exec("DROP TRIGGER messages_fts_ai");
+      conn.exec("DELETE FROM state_meta WHERE key = 'schema_fingerprint'");
       conn.close();
       const lock = raw(admissionLockPath(file()));
       lock.exec("BEGIN EXCLUSIVE");
@@ -231,7 +260,8 @@ export function ftsSuite(target: ConformanceTarget): void {
     test("a chunked backfill indexes everything; search tops up the pending window", async ({ open }) => {
       const store = open();
       seed(store);
-      for (let i = 0; i < 40; i++) store.appendMessage("cli-1", { role: "user", content: `filler ${i} flamingo` });
+      for (let i = 0; i < 40; i++)
+        store.appendMessage("cli-1", { role: "user", content: `filler ${i} flamingo` });
       store.startFtsBackfill();
       assert.equal(store.ftsStatus().state, "backfilling");
       const during = store.search("flamingo", { limit: 100 });
@@ -258,11 +288,13 @@ export function ftsSuite(target: ConformanceTarget): void {
     }) => {
       const setup = open();
       setup.createSession({ id: "s", source: "cli" });
-      for (let i = 0; i < 300; i++) setup.appendMessage("s", { role: "user", content: `kiwi number ${i} ${(i * 7919) % 997}` });
+      for (let i = 0; i < 300; i++)
+        setup.appendMessage("s", { role: "user", content: `kiwi number ${i} ${(i * 7919) % 997}` });
       setup.close();
       assert.ok(corruptIndexBlocks({ open, ...f }, "messages_fts") > 0, "found FTS blocks in the file");
       const store = open({ repairFtsOnOpen: false });
-      for (let i = 0; i < 60; i++) store.appendMessage("s", { role: "user", content: `after corruption kiwi ${i}` });
+      for (let i = 0; i < 60; i++)
+        store.appendMessage("s", { role: "user", content: `after corruption kiwi ${i}` });
       assert.equal(store.messageCount("s"), 360);
       const search = store.search("kiwi", { limit: 1000 });
       assert.equal(search.route, "like");

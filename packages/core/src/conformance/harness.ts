@@ -9,8 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { SqliteConnection, SqliteDriver } from "../driver.js";
 import type { Host } from "../host/host.js";
-import { createStore, type Store } from "../store.js";
 import type { StoreOptions } from "../store/types.js";
+import { createStore, type Store } from "../store.js";
 
 /** A test runner's `describe`/`it` (vitest, bun:test, node:test). */
 export interface Runner {
@@ -39,7 +39,10 @@ export interface Fixture {
 }
 
 /** Run `body` with a fresh temporary directory that is removed afterwards. */
-export async function withFixture(target: ConformanceTarget, body: (f: Fixture) => void | Promise<void>): Promise<void> {
+export async function withFixture(
+  target: ConformanceTarget,
+  body: (f: Fixture) => void | Promise<void>,
+): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "sessiondb-conf-"));
   const opened: Array<{ close(): void }> = [];
   const file = (name = "state.db") => join(dir, name);

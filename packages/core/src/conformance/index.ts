@@ -6,9 +6,10 @@
  * import { runConformance } from "@sessiondb/core/conformance";
  * runConformance({ name: "my-driver", driver: myDriver(), host: nodeFsHost, describe, it });
  */
+
+import { ftsSuite } from "./fts.js";
 import type { ConformanceTarget } from "./harness.js";
 import { openSuite } from "./open.js";
-import { ftsSuite } from "./fts.js";
 import { storeApiSuite } from "./store-api.js";
 
 export type { ConformanceTarget, Runner } from "./harness.js";

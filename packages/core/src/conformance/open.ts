@@ -2,13 +2,21 @@
 import { writeFileSync } from "node:fs";
 import { SCHEMA_VERSION } from "../constants.js";
 import { createStore } from "../store.js";
-import { assert, type ConformanceTarget, recordingDriver, scalar, throwsCode, withFixture } from "./harness.js";
+import {
+  assert,
+  type ConformanceTarget,
+  recordingDriver,
+  scalar,
+  throwsCode,
+  withFixture,
+} from "./harness.js";
 
 const VULNERABLE = "3.50.4";
 
 export function openSuite(target: ConformanceTarget): void {
   const { describe, it } = target;
-  const test = (name: string, body: Parameters<typeof withFixture>[1]) => it(name, () => withFixture(target, body));
+  const test = (name: string, body: Parameters<typeof withFixture>[1]) =>
+    it(name, () => withFixture(target, body));
 
   describe("open", () => {
     test("a new store is created in WAL mode with the schema fingerprint", ({ open, raw }) => {
@@ -20,8 +28,14 @@ export function openSuite(target: ConformanceTarget): void {
       assert.deepEqual(store.schemaWarnings, []);
       store.close();
       const conn = raw();
-      assert.match(String(scalar(conn, "SELECT value FROM state_meta WHERE key = 'schema_fingerprint'")), /^v\d+-/);
-      assert.equal(scalar(conn, "SELECT value FROM state_meta WHERE key = 'schema_version'"), String(SCHEMA_VERSION));
+      assert.match(
+        String(scalar(conn, "SELECT value FROM state_meta WHERE key = 'schema_fingerprint'")),
+        /^v\d+-/,
+      );
+      assert.equal(
+        scalar(conn, "SELECT value FROM state_meta WHERE key = 'schema_version'"),
+        String(SCHEMA_VERSION),
+      );
     });
 
     test("opening a current store runs no DDL and takes no write lock", ({ file }) => {
@@ -129,7 +143,10 @@ export function openSuite(target: ConformanceTarget): void {
   });
 
   describe("schema reconcile", () => {
-    test("a primary-key change is healed by a rebuild that keeps every row (orphans included)", ({ open, raw }) => {
+    test("a primary-key change is healed by a rebuild that keeps every row (orphans included)", ({
+      open,
+      raw,
+    }) => {
       open().close();
       const conn = raw();
       conn.exec("DROP TABLE session_model_usage");
@@ -186,7 +203,9 @@ export function openSuite(target: ConformanceTarget): void {
       assert.equal(open({ sqliteVersion: VULNERABLE }).journalMode, "delete");
     });
 
-    test("a vulnerable SQLite refuses a WAL store writable, allows it read-only or with the opt-in", ({ open }) => {
+    test("a vulnerable SQLite refuses a WAL store writable, allows it read-only or with the opt-in", ({
+      open,
+    }) => {
       open().createSession({ id: "s", source: "cli" });
       throwsCode(() => open({ sqliteVersion: VULNERABLE }), "UNSAFE_SQLITE");
       assert.equal(open({ sqliteVersion: VULNERABLE, readOnly: true }).getSession("s")?.id, "s");
@@ -208,7 +227,10 @@ export function openSuite(target: ConformanceTarget): void {
       const blocker = raw();
       blocker.exec("BEGIN IMMEDIATE");
       const started = Date.now();
-      const error = throwsCode(() => store.appendMessage("s", { role: "user", content: "blocked" }), "STORE_BUSY");
+      const error = throwsCode(
+        () => store.appendMessage("s", { role: "user", content: "blocked" }),
+        "STORE_BUSY",
+      );
       const waited = Date.now() - started;
       assert.ok(waited >= 250, `gave up after ${waited} ms`);
       assert.ok(waited < 5000, `waited ${waited} ms`);

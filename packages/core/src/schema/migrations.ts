@@ -45,7 +45,9 @@ export function runMigrations(conn: SqliteConnection, from: number, migrations =
     migration.run(conn);
     version = migration.version;
     conn
-      .prepare("INSERT INTO state_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
+      .prepare(
+        "INSERT INTO state_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+      )
       .run(META_SCHEMA_VERSION, String(version));
   }
   return version;

@@ -59,7 +59,9 @@ function healTable(conn: SqliteConnection, table: TableDef, info: Row[]): void {
     )
     .join(", ");
   // OR IGNORE: rows that collapse onto one key after NULL keys become '' keep the first copy.
-  conn.exec(`INSERT OR IGNORE INTO ${ident(sibling)} (${targets}) SELECT ${sources} FROM ${ident(table.name)}`);
+  conn.exec(
+    `INSERT OR IGNORE INTO ${ident(sibling)} (${targets}) SELECT ${sources} FROM ${ident(table.name)}`,
+  );
   conn.exec(`DROP TABLE ${ident(table.name)}`);
   // Legacy rename: do not rewrite (or validate) other schema objects that mention either name.
   conn.exec("PRAGMA legacy_alter_table = ON");
@@ -95,7 +97,10 @@ export function reconcileSchema(conn: SqliteConnection): string[] {
 }
 
 /** Which defined table or column a read-only connection cannot see, or undefined when none. */
-export function findMissingSchema(conn: SqliteConnection, probe: (table: TableDef) => string): string | undefined {
+export function findMissingSchema(
+  conn: SqliteConnection,
+  probe: (table: TableDef) => string,
+): string | undefined {
   for (const table of TABLES) {
     try {
       conn.prepare(probe(table)).all();

@@ -32,13 +32,17 @@ export function preflight(path: string, readOnly: boolean, host: Host | undefine
   if (info?.kind === "directory") throw new StoreOpenError(path, "it is a directory, not a database file");
   if (info && info.kind !== "file") throw new StoreOpenError(path, "it is not a regular file");
   if (!info) {
-    if (readOnly) throw new StoreOpenError(path, "no store exists there (a read-only open never creates one)");
+    if (readOnly)
+      throw new StoreOpenError(path, "no store exists there (a read-only open never creates one)");
     const parent = host.stat(dirnameOf(path));
-    if (parent?.kind !== "directory") throw new StoreOpenError(path, `its directory ${dirnameOf(path)} does not exist`);
+    if (parent?.kind !== "directory")
+      throw new StoreOpenError(path, `its directory ${dirnameOf(path)} does not exist`);
     return;
   }
   if (!readOnly && !host.canWrite(path)) {
-    throw new StoreReadOnlyError(`${path} is not writable by this process; open it with { readOnly: true } to read it`);
+    throw new StoreReadOnlyError(
+      `${path} is not writable by this process; open it with { readOnly: true } to read it`,
+    );
   }
 }
 
@@ -103,7 +107,9 @@ export function initializeSchema(
       runMigrations(conn, storedSchemaVersion(meta?.get(META_SCHEMA_VERSION)));
       if (warnings.length === 0) {
         conn
-          .prepare("INSERT INTO state_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value")
+          .prepare(
+            "INSERT INTO state_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+          )
           .run(META_FINGERPRINT, hooks.fingerprint);
       }
       conn.exec("COMMIT");
@@ -147,10 +153,14 @@ export function protectFiles(path: string, host: Host | undefined): void {
 
 /** Map errors from the open sequence to the public error types. */
 export function openFailure(path: string, error: unknown): unknown {
-  if (hasResultCode(error, "CANTOPEN")) return new StoreOpenError(path, `SQLite cannot open it (${error.message})`, { cause: error });
-  if (hasResultCode(error, "NOTADB")) return new StoreOpenError(path, "it is not a SQLite database (SQLITE_NOTADB)", { cause: error });
-  if (hasResultCode(error, "PERM")) return new StoreOpenError(path, `permission denied (${error.message})`, { cause: error });
+  if (hasResultCode(error, "CANTOPEN"))
+    return new StoreOpenError(path, `SQLite cannot open it (${error.message})`, { cause: error });
+  if (hasResultCode(error, "NOTADB"))
+    return new StoreOpenError(path, "it is not a SQLite database (SQLITE_NOTADB)", { cause: error });
+  if (hasResultCode(error, "PERM"))
+    return new StoreOpenError(path, `permission denied (${error.message})`, { cause: error });
   if (hasResultCode(error, "CORRUPT")) return new StoreCorruptError(error.message, { cause: error });
-  if (hasResultCode(error, "READONLY")) return new StoreReadOnlyError(`${path} cannot be written (${error.message})`, { cause: error });
+  if (hasResultCode(error, "READONLY"))
+    return new StoreReadOnlyError(`${path} cannot be written (${error.message})`, { cause: error });
   return error;
 }

@@ -12,9 +12,11 @@ function parseJson<T>(value: unknown): T | null {
   }
 }
 
-const text = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
+const text = (value: unknown): string | null =>
+  value === null || value === undefined ? null : String(value);
 const num = (value: unknown): number => Number(value ?? 0);
-const optNum = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
+const optNum = (value: unknown): number | null =>
+  value === null || value === undefined ? null : Number(value);
 
 /** The columns read for a session, qualified so joins stay unambiguous. */
 export const SESSION_COLUMNS = `s.id, s.source, s.model, s.model_config, s.title, s.parent_session_id, s.started_at,
@@ -51,14 +53,19 @@ export function toSession(row: Row): Session {
 
 export function toSessionSummary(row: Row): SessionSummary {
   const session = toSession(row);
-  return { ...session, lastActiveAt: session.lastActivityAt ?? session.startedAt, preview: text(row.preview) };
+  return {
+    ...session,
+    lastActiveAt: session.lastActivityAt ?? session.startedAt,
+    preview: text(row.preview),
+  };
 }
 
 export const MESSAGE_COLUMNS = `id, session_id, role, content, content_parts, tool_name, tool_call_id, tool_calls,
   timestamp, token_count, finish_reason, reasoning, active, metadata`;
 
 export function toMessage(row: Row): Message {
-  const parts = row.content_parts === null || row.content_parts === undefined ? null : parseJson<Json>(row.content_parts);
+  const parts =
+    row.content_parts === null || row.content_parts === undefined ? null : parseJson<Json>(row.content_parts);
   return {
     id: num(row.id),
     sessionId: String(row.session_id),

@@ -1,6 +1,7 @@
 /** Public shapes of the Store API (spec §8). Timestamps are epoch seconds. */
-import type { JournalPolicyOptions } from "../journal.js";
+
 import type { Host } from "../host/host.js";
+import type { JournalPolicyOptions } from "../journal.js";
 
 /** Message roles. */
 export type Role = "system" | "developer" | "user" | "assistant" | "tool";

@@ -22,13 +22,18 @@ function describe(value: unknown): string {
 
 /** A session id: a non-empty string of at most MAX_SESSION_ID_CHARS, no control characters. */
 export function sessionId(value: unknown, field = "sessionId"): string {
-  if (typeof value !== "string") throw new InvalidInputError(field, `expected a string, got ${describe(value)}`);
+  if (typeof value !== "string")
+    throw new InvalidInputError(field, `expected a string, got ${describe(value)}`);
   if (value.length === 0) throw new InvalidInputError(field, "must not be empty");
   if (value.length > MAX_SESSION_ID_CHARS) {
-    throw new InvalidInputError(field, `${value.length} characters is longer than the ${MAX_SESSION_ID_CHARS} allowed`);
+    throw new InvalidInputError(
+      field,
+      `${value.length} characters is longer than the ${MAX_SESSION_ID_CHARS} allowed`,
+    );
   }
   // biome-ignore lint/suspicious/noControlCharactersInRegex: rejecting control characters is the point
-  if (/[\u0000-\u001f\u007f]/.test(value)) throw new InvalidInputError(field, "must not contain control characters");
+  if (/[\u0000-\u001f\u007f]/.test(value))
+    throw new InvalidInputError(field, "must not contain control characters");
   if (wellFormed(value) !== value) throw new InvalidInputError(field, "must not contain lone surrogates");
   return value;
 }
@@ -36,15 +41,18 @@ export function sessionId(value: unknown, field = "sessionId"): string {
 /** An optional string (undefined → null), well-formed, at most `max` characters. */
 export function optionalText(value: unknown, field: string, max = 100_000): string | null {
   if (value === undefined || value === null) return null;
-  if (typeof value !== "string") throw new InvalidInputError(field, `expected a string, got ${describe(value)}`);
-  if (value.length > max) throw new InvalidInputError(field, `${value.length} characters is longer than the ${max} allowed`);
+  if (typeof value !== "string")
+    throw new InvalidInputError(field, `expected a string, got ${describe(value)}`);
+  if (value.length > max)
+    throw new InvalidInputError(field, `${value.length} characters is longer than the ${max} allowed`);
   return wellFormed(value);
 }
 
 /** A required non-empty string. */
 export function requiredText(value: unknown, field: string, max = 1000): string {
   const text = optionalText(value, field, max);
-  if (text === null || text.length === 0) throw new InvalidInputError(field, "is required and must be a non-empty string");
+  if (text === null || text.length === 0)
+    throw new InvalidInputError(field, "is required and must be a non-empty string");
   return text;
 }
 
@@ -77,7 +85,8 @@ export function amount(value: unknown, field: string): number {
 
 /** A boolean. */
 export function flag(value: unknown, field: string): boolean {
-  if (typeof value !== "boolean") throw new InvalidInputError(field, `expected true or false, got ${describe(value)}`);
+  if (typeof value !== "boolean")
+    throw new InvalidInputError(field, `expected true or false, got ${describe(value)}`);
   return value;
 }
 
@@ -134,7 +143,10 @@ export function jsonValue(value: unknown, field: string): string | null {
 function limitedJson(value: Json, field: string): string {
   const text = JSON.stringify(value);
   if (text.length > MAX_CONTENT_CHARS) {
-    throw new InvalidInputError(field, `${text.length} characters of JSON is more than the ${MAX_CONTENT_CHARS} allowed`);
+    throw new InvalidInputError(
+      field,
+      `${text.length} characters of JSON is more than the ${MAX_CONTENT_CHARS} allowed`,
+    );
   }
   return text;
 }
@@ -159,11 +171,17 @@ export function extractText(value: Json): string {
 }
 
 /** Message content → the searchable text column and, for structured content, its JSON. */
-export function content(value: unknown, field = "message.content"): { text: string | null; parts: string | null } {
+export function content(
+  value: unknown,
+  field = "message.content",
+): { text: string | null; parts: string | null } {
   if (value === undefined || value === null) return { text: null, parts: null };
   if (typeof value === "string") {
     if (value.length > MAX_CONTENT_CHARS) {
-      throw new InvalidInputError(field, `${value.length} characters is more than the ${MAX_CONTENT_CHARS} allowed`);
+      throw new InvalidInputError(
+        field,
+        `${value.length} characters is more than the ${MAX_CONTENT_CHARS} allowed`,
+      );
     }
     return { text: wellFormed(value), parts: null };
   }
@@ -171,5 +189,8 @@ export function content(value: unknown, field = "message.content"): { text: stri
     const clean = cleanJson(value, field) as StructuredContent;
     return { text: extractText(clean), parts: limitedJson(clean, field) };
   }
-  throw new InvalidInputError(field, `expected a string, null, or an array/object of content parts, got ${describe(value)}`);
+  throw new InvalidInputError(
+    field,
+    `expected a string, null, or an array/object of content parts, got ${describe(value)}`,
+  );
 }

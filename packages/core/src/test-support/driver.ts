@@ -12,7 +12,15 @@ import type { SqliteDriver } from "../driver.js";
 export const testDriver: SqliteDriver = betterSqlite3Driver();
 
 /** A fresh temporary directory; `cleanup()` removes it. */
-export function tempDir(prefix = "sessiondb-test-"): { dir: string; file(name: string): string; cleanup(): void } {
+export function tempDir(prefix = "sessiondb-test-"): {
+  dir: string;
+  file(name: string): string;
+  cleanup(): void;
+} {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  return { dir, file: (name) => join(dir, name), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  return {
+    dir,
+    file: (name) => join(dir, name),
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  };
 }
