@@ -12,4 +12,6 @@ export default defineConfig({
   target: "es2022",
   platform: "neutral",
   external: [/^node:/, /^bun:/],
+  // Keep `node:fs` etc. as written: Deno and Bun resolve the prefixed names, and the spec checks them.
+  removeNodeProtocol: false,
 });

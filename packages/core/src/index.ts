@@ -17,7 +17,14 @@ export {
   type SqlValue,
 } from "./driver.js";
 export * from "./errors.js";
-export type { FtsStatus, SearchHit, SearchOptions, SearchResult, SearchRoute } from "./fts/index.js";
+export type {
+  FtsStatus,
+  RebuildResult,
+  SearchHit,
+  SearchOptions,
+  SearchResult,
+  SearchRoute,
+} from "./fts/index.js";
 export type { Host, PathInfo } from "./host/host.js";
 export {
   isWalResetVulnerable,

@@ -17,7 +17,7 @@ import {
   StoreCorruptError,
   StoreReadOnlyError,
 } from "./errors.js";
-import type { FtsStatus, SearchOptions, SearchResult } from "./fts/index.js";
+import type { FtsStatus, RebuildResult, SearchOptions, SearchResult } from "./fts/index.js";
 import { FTS_STATE_KEYS, FtsIndex, ftsFingerprintText, ftsNeedsRepair } from "./fts/index.js";
 import type { Host } from "./host/host.js";
 import { checkJournalSafety, passiveCheckpoint, readJournalMode, readSqliteVersion } from "./journal.js";
@@ -126,8 +126,16 @@ export class Store {
     try {
       conn = driver.open(path, { readOnly: this.readOnly });
       this.#conn = conn;
-      configureConnection(conn, this.readOnly);
-      this.sqliteVersion = readSqliteVersion(conn);
+      const ready = conn;
+      // Even `select sqlite_version()` reads the schema first, which a DELETE-mode writer's
+      // exclusive lock blocks: the open patience covers it like the rest of the open.
+      this.sqliteVersion = withPatience(
+        () => {
+          configureConnection(ready, this.readOnly);
+          return readSqliteVersion(ready);
+        },
+        { budgetMs: this.#patience.openMs, jitter: "open" },
+      );
       this.#fts = new FtsIndex(this.#context(driver), {
         admissionTimeoutMs: options.admissionTimeoutMs,
         recovery: options.recoveryBackoff,
@@ -600,7 +608,7 @@ export class Store {
   }
 
   /** Full FTS rebuild under the cross-process admission lock (fail-closed). */
-  rebuildFts(options?: { timeoutMs?: number }): { rebuilt: boolean; reason?: string } {
+  rebuildFts(options?: { timeoutMs?: number }): RebuildResult {
     this.#assertWritable();
     return this.#fts.rebuild(options);
   }

@@ -13,7 +13,7 @@ import { failOpen } from "./corruption.js";
 import { type InstallOutcome, installFts } from "./install.js";
 import { ftsIntegrityProblems } from "./integrity.js";
 import { commandSql, type FtsIndexDef, rankCommandSql } from "./projection.js";
-import { FtsRecovery } from "./recovery.js";
+import { FtsRecovery, type RebuildResult } from "./recovery.js";
 import { runSearch } from "./search.js";
 import type { SearchOptions, SearchResult } from "./search-options.js";
 import { backfillWindow, type FtsSnapshot, isStale, presentIndexes, readSnapshot } from "./state.js";
@@ -74,7 +74,7 @@ export class FtsIndex {
   }
 
   /** Full rebuild of both indexes under the admission lock (fail-closed); clears markers and breadcrumb. */
-  rebuild(options: { timeoutMs?: number } = {}): { rebuilt: boolean; reason?: string } {
+  rebuild(options: { timeoutMs?: number } = {}): RebuildResult {
     return this.#recovery.rebuild(options.timeoutMs);
   }
 

@@ -6,6 +6,7 @@ export type { BackfillProgress } from "./backfill-loop.js";
 export { FtsIndex, type FtsIndexOptions } from "./fts-index.js";
 export type { InstallOutcome } from "./install.js";
 export { ftsDropDdl, ftsFingerprintText } from "./projection.js";
+export type { RebuildResult } from "./recovery.js";
 export type { SearchRoute } from "./route.js";
 export type { SearchHit, SearchOptions, SearchResult, SearchSort } from "./search-options.js";
 export { FTS_STATE_KEYS, ftsNeedsRepair } from "./state.js";

@@ -16,6 +16,16 @@ import { clearIndexMarkers, detachIndex, publishTriggers } from "./triggers.js";
 
 const text = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
+/** Outcome of a full rebuild (`store.rebuildFts`). */
+export interface RebuildResult {
+  rebuilt: boolean;
+  /** Why not, in words (names the lock holder or the real SQLite code). */
+  reason?: string;
+  /** Why not, for programs: another process holds the admission lock ("held"), the lock file
+   * cannot be used at all ("environment"), the store is read-only, or SQLite has no FTS5. */
+  blocked?: "held" | "environment" | "read-only" | "no-fts5";
+}
+
 /** Rebuild, repair and deferred recovery of the FTS indexes over one Store context. */
 export class FtsRecovery {
   readonly #ctx: StoreContext;
@@ -52,13 +62,17 @@ export class FtsRecovery {
   }
 
   /** Explicit rebuild: waits up to `timeoutMs` for admission; not admitted → not rebuilt, with the reason. */
-  rebuild(timeoutMs: number = this.#admissionTimeoutMs): { rebuilt: boolean; reason?: string } {
-    if (this.#ctx.readOnly) return { rebuilt: false, reason: "the store is read-only" };
+  rebuild(timeoutMs: number = this.#admissionTimeoutMs): RebuildResult {
+    if (this.#ctx.readOnly) return { rebuilt: false, reason: "the store is read-only", blocked: "read-only" };
     if (presentIndexes(this.#ctx.read(() => this.#snapshot())).length === 0) {
-      return { rebuilt: false, reason: "FTS5 is not available in this SQLite build; search uses LIKE" };
+      return {
+        rebuilt: false,
+        reason: "FTS5 is not available in this SQLite build; search uses LIKE",
+        blocked: "no-fts5",
+      };
     }
     const admission = acquireAdmission(this.#ctx.driver, this.#ctx.path, { timeoutMs, host: this.#ctx.host });
-    if (!admission.admitted) return { rebuilt: false, reason: admission.message };
+    if (!admission.admitted) return { rebuilt: false, reason: admission.message, blocked: admission.reason };
     try {
       this.#ctx.write(() => this.#rebuildTx());
       this.#backoff.succeeded();

@@ -45,8 +45,16 @@ export const nodeFsHost: Host = {
     try {
       fs.accessSync(path, fs.constants.W_OK);
       return true;
-    } catch {
-      return false;
+    } catch (error) {
+      // Deno's access() reads the process's uid/gid, which takes --allow-sys; without it, judge
+      // by the permission bits and leave the last word to SQLite (it reports READONLY). The
+      // check only exists to give a clearer error sooner.
+      if ((error as { name?: unknown } | null)?.name !== "NotCapable") return false;
+      try {
+        return (fs.statSync(path).mode & 0o222) !== 0;
+      } catch {
+        return false;
+      }
     }
   },
   chmod(path, mode) {

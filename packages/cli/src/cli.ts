@@ -1,0 +1,216 @@
+/**
+ * sessiondb — the command-line tool (spec §9). Parses with node:util `parseArgs` (Node, Bun and
+ * Deno all provide it), runs one command, and turns every failure into one line on stderr and
+ * an exit code from the table in exit.ts.
+ */
+import process from "node:process";
+import { parseArgs } from "node:util";
+import type { Command, OptionSpec } from "./command.js";
+import { check } from "./commands/check.js";
+import { doctor } from "./commands/doctor.js";
+import { exportCommand } from "./commands/export.js";
+import { ftsBackfill, ftsOptimize, ftsRebuild, ftsStatus } from "./commands/fts.js";
+import { importCommand } from "./commands/import.js";
+import { search } from "./commands/search.js";
+import { sessionsList, sessionsShow } from "./commands/sessions.js";
+import { stats } from "./commands/stats.js";
+import { classify, EXIT, oneLine, UsageError } from "./exit.js";
+import { loadRuntime, type Runtime } from "./runtime.js";
+
+export const VERSION = "0.1.0";
+
+export const COMMANDS: readonly Command[] = [
+  stats,
+  sessionsList,
+  sessionsShow,
+  search,
+  exportCommand,
+  importCommand,
+  doctor,
+  ftsStatus,
+  ftsRebuild,
+  ftsBackfill,
+  ftsOptimize,
+  check,
+];
+
+const GLOBAL_OPTIONS: OptionSpec = {
+  db: { type: "string" },
+  wait: { type: "string" },
+  help: { type: "boolean", short: "h" },
+  version: { type: "boolean", short: "V" },
+};
+
+const GLOBAL_HELP = [
+  "  --db PATH    the store (default: $SESSIONDB_PATH, else ~/.sessiondb/state.db)",
+  "  --wait MS    how long to wait for a store locked by another process (default 20000)",
+  "  -h, --help   help for any command",
+].join("\n");
+
+function mainHelp(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  return [
+    `sessiondb ${VERSION} — inspect, search, move and maintain a sessiondb store`,
+    "",
+    "Usage: sessiondb [--db PATH] <command> [options]",
+    "",
+    "Commands:",
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    "",
+    "Options:",
+    GLOBAL_HELP,
+    "  --json       machine-readable output (read commands)",
+    "  -V, --version",
+    "",
+    "Exit codes: 0 ok · 1 failure · 2 usage · 3 no store · 4 busy · 5 corrupt · 6 unusable store",
+    "            7 no such session · 8 bad import lines · 9 unhealthy · 130 interrupted",
+    'Run "sessiondb <command> --help" for details.',
+  ].join("\n");
+}
+
+function commandHelp(command: Command): string {
+  return [
+    `Usage: sessiondb [--db PATH] ${command.usage}`,
+    "",
+    `${command.summary[0]?.toUpperCase()}${command.summary.slice(1)}.`,
+    "",
+    command.help,
+    "",
+    "Global options:",
+    GLOBAL_HELP,
+    ...(command.json ? ["  --json       machine-readable output on stdout"] : []),
+  ].join("\n");
+}
+
+function groupHelp(group: string): string {
+  const members = COMMANDS.filter((c) => c.name.startsWith(`${group} `));
+  return [
+    `Usage: sessiondb [--db PATH] ${group} <${members.map((c) => c.name.slice(group.length + 1)).join("|")}> [options]`,
+    "",
+    ...members.map((c) => `  ${c.name}  ${c.summary}`),
+    "",
+    `Run "sessiondb ${group} <command> --help" for details.`,
+  ].join("\n");
+}
+
+/** Split argv into the command words and the rest, tolerating global options before them. */
+function findCommand(argv: string[]): { words: string[]; rest: string[] } {
+  const { tokens } = parseArgs({
+    args: argv,
+    options: GLOBAL_OPTIONS,
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
+  const positional = tokens.filter((t) => t.kind === "positional");
+  const first = positional[0];
+  if (!first) return { words: [], rest: argv };
+  const isGroup = COMMANDS.some((c) => c.name.startsWith(`${first.value} `));
+  const second = isGroup ? positional[1] : undefined;
+  const taken = new Set([first.index, ...(second ? [second.index] : [])]);
+  return {
+    words: [first.value, ...(second ? [second.value] : [])],
+    rest: argv.filter((_, i) => !taken.has(i)),
+  };
+}
+
+async function run(argv: string[]): Promise<number> {
+  const { words, rest } = findCommand(argv);
+  const name = words.join(" ");
+  if (words[0] === "help") {
+    const topic = words
+      .slice(1)
+      .concat(rest.filter((a) => !a.startsWith("-")))
+      .join(" ");
+    const command = COMMANDS.find((c) => c.name === topic);
+    process.stdout.write(
+      `${command ? commandHelp(command) : COMMANDS.some((c) => c.name.startsWith(`${topic} `)) ? groupHelp(topic) : mainHelp()}\n`,
+    );
+    return EXIT.OK;
+  }
+  const command = COMMANDS.find((c) => c.name === name);
+  if (!command) {
+    const asGroup = words[0] && COMMANDS.some((c) => c.name.startsWith(`${words[0]} `));
+    if (words.length === 0 || (asGroup && words.length === 1)) {
+      const wantsHelp = rest.includes("--help") || rest.includes("-h");
+      if (!wantsHelp && rest.some((a) => a === "--version" || a === "-V")) {
+        process.stdout.write(`${VERSION}\n`);
+        return EXIT.OK;
+      }
+      const text = asGroup ? groupHelp(words[0] as string) : mainHelp();
+      if (wantsHelp) {
+        process.stdout.write(`${text}\n`);
+        return EXIT.OK;
+      }
+      process.stderr.write(`${text}\n`);
+      throw new UsageError(asGroup ? `"${words[0]}" needs a subcommand` : "no command given");
+    }
+    throw new UsageError(`unknown command "${name}"; run "sessiondb --help" for the list`);
+  }
+  const options: OptionSpec = {
+    ...GLOBAL_OPTIONS,
+    ...command.options,
+    ...(command.json ? { json: { type: "boolean" } } : {}),
+  };
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({ args: rest, options, allowPositionals: true, strict: true });
+  } catch (error) {
+    // parseArgs explains well ("Unknown option '--x'"); keep its text, drop its hints about "--".
+    throw new UsageError(
+      `${name}: ${oneLine((error as Error).message).replace(/\. To specify a positional.*$/, "")}`,
+    );
+  }
+  if (parsed.values.help) {
+    process.stdout.write(`${commandHelp(command)}\n`);
+    return EXIT.OK;
+  }
+  const { positionals } = parsed;
+  if (positionals.length < command.args.min)
+    throw new UsageError(`${name} needs ${command.args.names}; see "sessiondb ${name} --help"`);
+  if (positionals.length > command.args.max) {
+    throw new UsageError(
+      `${name} takes ${command.args.max === 0 ? "no arguments" : `only ${command.args.names}`}, got ${JSON.stringify(positionals.join(" "))}`,
+    );
+  }
+  let runtime: Promise<Runtime> | undefined;
+  return command.run({
+    values: parsed.values as Parameters<Command["run"]>[0]["values"],
+    positionals,
+    runtime: () => {
+      runtime ??= loadRuntime();
+      return runtime;
+    },
+  });
+}
+
+function wantsJson(argv: string[]): boolean {
+  return argv.includes("--json");
+}
+
+/** Run the CLI and exit. */
+export async function main(argv: string[] = process.argv.slice(2)): Promise<never> {
+  let code: number;
+  try {
+    code = await run(argv);
+  } catch (error) {
+    const { exitCode, code: name } = classify(error);
+    let message = oneLine(error instanceof Error ? error.message : String(error));
+    if (exitCode === EXIT.BUSY && name.startsWith("SQLITE_")) {
+      // A raw SQLite BUSY that escaped the library's patience: say what it means.
+      message +=
+        ": another process holds a lock on the store; nothing was changed — retry later, or wait longer with --wait MS";
+    }
+    if (wantsJson(argv))
+      process.stderr.write(`${JSON.stringify({ error: { code: name, exit: exitCode, message } })}\n`);
+    else process.stderr.write(`sessiondb: ${message} [${name}]\n`);
+    if (exitCode === EXIT.FAILURE && process.env.SESSIONDB_DEBUG && error instanceof Error)
+      process.stderr.write(`${error.stack}\n`);
+    code = exitCode;
+  }
+  // Let stdout drain (a pipe may be slow) before exiting with the code.
+  await new Promise<void>((resolve) => process.stdout.write("", () => resolve()));
+  process.exit(code);
+}
+
+void main();

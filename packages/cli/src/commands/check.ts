@@ -1,0 +1,101 @@
+import * as fs from "node:fs";
+import type { IntegrityReport, Store } from "@sessiondb/core";
+import type { Command } from "../command.js";
+import { EXIT } from "../exit.js";
+import { green, print, printJson, red } from "../format.js";
+import { type GlobalOptions, openFor } from "../open.js";
+import type { Runtime } from "../runtime.js";
+
+/** Library errors after which a read-only connection still serves a check. */
+const FALL_BACK_TO_READ_ONLY = new Set(["UNSAFE_SQLITE", "STORE_READONLY", "SCHEMA_TOO_NEW"]);
+
+/**
+ * Open for an integrity check. First read-only (never creates, never migrates: an outdated
+ * schema fails here with exit 6). FTS5's 'integrity-check' is an INSERT command, which SQLite
+ * refuses on a read-only connection, so when this process may write the file the check reopens
+ * it writable — without the open-time FTS repair, which would hide what the check is looking for.
+ */
+export function openForCheck(runtime: Runtime, options: GlobalOptions): { store: Store; writable: boolean } {
+  const probe = openFor(runtime, options, "read");
+  let writable = false;
+  try {
+    fs.accessSync(probe.path, fs.constants.W_OK);
+    writable = true;
+  } catch {
+    // read-only for this user: check what a read-only connection can
+  }
+  if (!writable) return { store: probe, writable: false };
+  probe.close();
+  try {
+    return { store: openFor(runtime, options, "write", { repairFtsOnOpen: false }), writable: true };
+  } catch (error) {
+    if (!FALL_BACK_TO_READ_ONLY.has(String((error as { code?: unknown }).code))) throw error;
+    return { store: openFor(runtime, options, "read"), writable: false };
+  }
+}
+
+const READ_ONLY_FTS = /attempt to write a readonly database/i;
+const DETACHED = /^FTS index is detached/;
+
+/** The report, split into corruption, a detached index, and checks a read-only connection could not run. */
+export function integrity(
+  store: Store,
+): IntegrityReport & { corrupt: string[]; stale: string[]; skipped: string[] } {
+  const report = store.checkIntegrity();
+  const skipped = report.problems.filter((p) => READ_ONLY_FTS.test(p));
+  const stale = report.problems.filter((p) => DETACHED.test(p));
+  const corrupt = report.problems.filter((p) => !READ_ONLY_FTS.test(p) && !DETACHED.test(p));
+  return {
+    ok: corrupt.length === 0 && stale.length === 0,
+    problems: [...corrupt, ...stale],
+    corrupt,
+    stale,
+    skipped,
+  };
+}
+
+export const check: Command = {
+  name: "check",
+  summary: "integrity check: SQLite integrity_check, FTS5 integrity-check, index row counts",
+  usage: "check [--json]",
+  help: [
+    "Runs store.checkIntegrity(): PRAGMA integrity_check, FTS5 'integrity-check' on both indexes, and",
+    "indexed rows = source rows. Never creates or upgrades a store (an outdated one exits 6).",
+    "",
+    "Exit 0 when sound, 5 when anything is corrupt, 9 when the only problem is a detached (stale)",
+    "FTS index (search still answers, by LIKE; `sessiondb fts rebuild` restores it).",
+  ].join("\n"),
+  options: {},
+  args: { min: 0, max: 0, names: "" },
+  json: true,
+  async run({ values, runtime }) {
+    const { store, writable } = openForCheck(await runtime(), values);
+    try {
+      const report = integrity(store);
+      const exit =
+        report.corrupt.length > 0 ? EXIT.CORRUPT : report.stale.length > 0 ? EXIT.UNHEALTHY : EXIT.OK;
+      if (values.json) {
+        printJson({
+          path: store.path,
+          ok: report.ok,
+          problems: report.problems,
+          skipped: report.skipped,
+          writable,
+        });
+        return exit;
+      }
+      if (report.ok)
+        print(
+          `${green("ok")}  ${store.path}: integrity_check, FTS5 integrity-check and index row counts are sound`,
+        );
+      else {
+        print(`${red("problems")}  ${store.path}:`);
+        for (const p of report.problems) print(`  - ${p}`);
+      }
+      for (const s of report.skipped) print(`  (skipped, the file is read-only for this user) ${s}`);
+      return exit;
+    } finally {
+      store.close();
+    }
+  },
+};

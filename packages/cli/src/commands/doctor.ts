@@ -1,0 +1,226 @@
+import * as fs from "node:fs";
+import process from "node:process";
+import { isWalResetVulnerable, readAdmissionHolder, type Store } from "@sessiondb/core";
+import { nodeFsHost } from "@sessiondb/core/host";
+import type { Command } from "../command.js";
+import { classify, EXIT, oneLine, StoreMissingError } from "../exit.js";
+import { bold, green, print, printJson, red, yellow } from "../format.js";
+import { storePath } from "../open.js";
+import type { Runtime } from "../runtime.js";
+import { integrity, openForCheck } from "./check.js";
+import { describeFts } from "./fts.js";
+
+/** ok and note are healthy; warn makes doctor exit 9; fail exits 5 (corruption) or 9. */
+type Status = "ok" | "note" | "warn" | "fail";
+
+interface Finding {
+  check: string;
+  status: Status;
+  detail: string;
+}
+
+function sqliteVersionOf(runtime: Runtime): string | undefined {
+  if (!runtime.driver) return undefined;
+  const conn = runtime.driver.open(":memory:", { readOnly: false });
+  try {
+    return String(conn.prepare("SELECT sqlite_version() AS v").get()?.v);
+  } finally {
+    conn.close();
+  }
+}
+
+function walVerdict(version: string | undefined, journalMode: string | undefined): Finding {
+  if (!version)
+    return { check: "wal-reset", status: "note", detail: "SQLite version unknown (the store did not open)" };
+  if (!isWalResetVulnerable(version)) {
+    return { check: "wal-reset", status: "ok", detail: `SQLite ${version} does not have the WAL-reset bug` };
+  }
+  const fixed = "fixed in 3.51.3, 3.50.7 and 3.44.6";
+  if (journalMode === "wal") {
+    return {
+      check: "wal-reset",
+      status: "fail",
+      detail: `SQLite ${version} has the WAL-reset bug (${fixed}) and this store is in WAL mode: this runtime may read it but refuses to write it; use a runtime with a fixed SQLite`,
+    };
+  }
+  return {
+    check: "wal-reset",
+    status: "note",
+    detail: `SQLite ${version} has the WAL-reset bug (${fixed}); this store stays in ${journalMode ?? "DELETE"} mode, which is safe`,
+  };
+}
+
+function permissions(path: string): Finding[] {
+  const out: Finding[] = [];
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+    let mode: number;
+    try {
+      mode = fs.statSync(file).mode & 0o777;
+    } catch {
+      continue;
+    }
+    const octal = mode.toString(8).padStart(3, "0");
+    const name = file.slice(path.length) || "db";
+    if ((mode & 0o077) !== 0) {
+      out.push({
+        check: `permissions ${name}`,
+        status: "warn",
+        detail: `${file} is mode ${octal}: transcripts are readable by other users; run chmod 600 "${file}"`,
+      });
+    } else {
+      out.push({ check: `permissions ${name}`, status: "ok", detail: `${file} is mode ${octal}` });
+    }
+  }
+  try {
+    fs.accessSync(path, fs.constants.W_OK);
+  } catch {
+    out.push({
+      check: "writable",
+      status: "warn",
+      detail: `${path} is not writable by this user: reads work, writes fail`,
+    });
+  }
+  return out;
+}
+
+function lockHolder(path: string): Finding {
+  const holder = readAdmissionHolder(path, nodeFsHost);
+  if (!holder)
+    return { check: "admission lock", status: "ok", detail: "no FTS rebuild is recorded as running" };
+  const sameHost = !holder.host || holder.host === nodeFsHost.hostname();
+  let alive: boolean | undefined;
+  if (sameHost) {
+    try {
+      process.kill(holder.pid, 0);
+      alive = true;
+    } catch (error) {
+      alive = (error as { code?: unknown }).code === "EPERM";
+    }
+  }
+  const who = `pid ${holder.pid} (${holder.runtime}, ${holder.driver}${holder.host ? `, host ${holder.host}` : ""}) since ${holder.acquiredAt}`;
+  if (alive === false) {
+    return {
+      check: "admission lock",
+      status: "note",
+      detail: `last taken by ${who}, which is no longer running: the lock is free (the kernel released it)`,
+    };
+  }
+  return {
+    check: "admission lock",
+    status: "note",
+    detail: `held by ${who}${alive ? ", running" : ""}: an FTS rebuild is in progress`,
+  };
+}
+
+function inspectOpen(store: Store, writable: boolean, findings: Finding[]): void {
+  findings.push({
+    check: "journal mode",
+    status: ["wal", "delete"].includes(store.journalMode) ? "ok" : "warn",
+    detail: store.journalMode,
+  });
+  findings.push(walVerdict(store.sqliteVersion, store.journalMode));
+  const report = integrity(store);
+  const integrityOk = !report.corrupt.some((p) => !p.startsWith("messages_fts"));
+  findings.push({
+    check: "integrity_check",
+    status: integrityOk ? "ok" : "fail",
+    detail: integrityOk ? "ok" : report.corrupt.filter((p) => !p.startsWith("messages_fts")).join("; "),
+  });
+  const fts = store.ftsStatus();
+  const ftsProblems = report.corrupt.filter((p) => p.startsWith("messages_fts"));
+  const ftsStatus: Status = ftsProblems.length ? "fail" : fts.state === "ready" ? "ok" : "warn";
+  findings.push({ check: "fts", status: ftsStatus, detail: [describeFts(fts), ...ftsProblems].join("; ") });
+  if (report.skipped.length) {
+    findings.push({
+      check: "fts integrity",
+      status: "note",
+      detail: "FTS5 integrity-check skipped: it needs write access to the store file",
+    });
+  } else if (!ftsProblems.length && fts.state !== "unavailable") {
+    findings.push({
+      check: "fts integrity",
+      status: "ok",
+      detail: `FTS5 integrity-check passed${writable ? "" : " (read-only)"}`,
+    });
+  }
+}
+
+export const doctor: Command = {
+  name: "doctor",
+  summary: "health report: SQLite + WAL-reset verdict, journal, integrity, FTS, lock holder, permissions",
+  usage: "doctor [--json]",
+  help: [
+    "Checks, each ok / note / warn / fail:",
+    "  sqlite          runtime, driver and SQLite version",
+    "  wal-reset       whether this SQLite has the WAL-reset bug, and whether that matters here",
+    "  journal mode    wal or delete",
+    "  integrity_check PRAGMA integrity_check",
+    "  fts             index state (ready, backfilling and how far, stale, unavailable) and",
+    "                  FTS5 integrity-check",
+    "  admission lock  the recorded FTS-rebuild lock holder, and whether it is still running",
+    "  permissions     db, -wal, -shm should be 0600; the store should be writable",
+    "",
+    "Never creates or upgrades a store. Exit 0 only when everything is ok or note; 5 when the file",
+    "is corrupt; 9 for any other warn/fail; 3 when there is no store.",
+  ].join("\n"),
+  options: {},
+  args: { min: 0, max: 0, names: "" },
+  json: true,
+  async run({ values, runtime }) {
+    const rt = await runtime();
+    const findings: Finding[] = [];
+    const { path } = storePath(values);
+    if (!fs.existsSync(path)) {
+      // Nothing to diagnose: the usual "no store" error and exit code.
+      throw new StoreMissingError(path);
+    }
+    const version = sqliteVersionOf(rt);
+    findings.push({
+      check: "sqlite",
+      status: "ok",
+      detail: `${rt.name} ${rt.version}, ${rt.driver?.name ?? "adapter default driver"}, SQLite ${version ?? "unknown"}`,
+    });
+    let openExit: number | undefined;
+    try {
+      const { store, writable } = openForCheck(rt, values);
+      try {
+        inspectOpen(store, writable, findings);
+      } finally {
+        store.close();
+      }
+    } catch (error) {
+      const { exitCode, code } = classify(error);
+      if (exitCode === EXIT.BUSY || exitCode === EXIT.FAILURE) throw error;
+      openExit = exitCode;
+      findings.push({
+        check: "open",
+        status: "fail",
+        detail: `${code}: ${oneLine(error instanceof Error ? error.message : String(error))}`,
+      });
+      findings.push(walVerdict(version, undefined));
+    }
+    findings.push(lockHolder(path));
+    findings.push(...permissions(path));
+
+    const corrupt =
+      openExit === EXIT.CORRUPT ||
+      findings.some((f) => f.status === "fail" && (f.check === "integrity_check" || f.check === "fts"));
+    const healthy = findings.every((f) => f.status === "ok" || f.status === "note");
+    const exit = corrupt ? EXIT.CORRUPT : healthy ? EXIT.OK : EXIT.UNHEALTHY;
+    if (values.json) {
+      printJson({ path, healthy, findings });
+      return exit;
+    }
+    const mark: Record<Status, string> = {
+      ok: green("ok  "),
+      note: "note",
+      warn: yellow("warn"),
+      fail: red("FAIL"),
+    };
+    const width = Math.max(...findings.map((f) => f.check.length));
+    print(bold(`sessiondb doctor: ${path}`));
+    for (const f of findings) print(`${mark[f.status]}  ${f.check.padEnd(width)}  ${f.detail}`);
+    print(healthy ? green("healthy") : corrupt ? red("corrupt") : yellow("unhealthy"));
+    return exit;
+  },
+};

@@ -1,0 +1,217 @@
+import process from "node:process";
+import type { FtsStatus } from "@sessiondb/core";
+import type { Command } from "../command.js";
+import { EXIT, ExitError } from "../exit.js";
+import { count, pairs, print, printJson } from "../format.js";
+import { openFor, parsePositiveInt } from "../open.js";
+import { Progress } from "../progress.js";
+
+/** "ready", "backfilling (1,200/5,000 rows indexed, 24.0%)", "stale: reason", … */
+export function describeFts(status: FtsStatus): string {
+  const trigram = status.trigram ? "" : " (no trigram index)";
+  switch (status.state) {
+    case "backfilling": {
+      const indexed = status.indexed ?? 0;
+      const total = status.total ?? 0;
+      const pct = total > 0 ? ((indexed / total) * 100).toFixed(1) : "100.0";
+      return `backfilling (${count(indexed)}/${count(total)} rows indexed, ${pct}%; resume with "sessiondb fts backfill")${trigram}`;
+    }
+    case "stale":
+      return `stale — search answers by LIKE until "sessiondb fts rebuild": ${status.reason ?? "unknown reason"}`;
+    case "unavailable":
+      return "unavailable — this SQLite has no FTS5; search answers by LIKE";
+    default:
+      return `ready${trigram}`;
+  }
+}
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+
+export const ftsStatus: Command = {
+  name: "fts status",
+  summary: "state of the full-text index (ready, backfilling with progress, stale, unavailable)",
+  usage: "fts status [--json]",
+  help: "Opens the store read-only. Exit code 0 whatever the state; see `doctor` for a verdict.",
+  options: {},
+  args: { min: 0, max: 0, names: "" },
+  json: true,
+  async run({ values, runtime }) {
+    const store = openFor(await runtime(), values, "read");
+    try {
+      const status = store.ftsStatus();
+      if (values.json) printJson({ path: store.path, ...status });
+      else
+        print(
+          pairs([
+            ["state", describeFts(status)],
+            ["trigram", status.trigram ? "yes (substring and CJK search)" : "no"],
+          ]),
+        );
+      return EXIT.OK;
+    } finally {
+      store.close();
+    }
+  },
+};
+
+export const ftsRebuild: Command = {
+  name: "fts rebuild",
+  summary: "full FTS5 rebuild under the cross-process admission lock",
+  usage: "fts rebuild [--timeout MS] [--json]",
+  help: [
+    "Rebuilds both indexes in one transaction under the FTS admission lock (one rebuild at a time",
+    "across all processes). It holds the write lock for the whole rebuild; on a large live store",
+    "prefer `sessiondb fts backfill`, which works in small chunks and shows progress.",
+    "",
+    "  --timeout MS   how long to wait for another process's rebuild (default 120000)",
+    "",
+    "Exit 4 when another process holds the admission lock past the timeout.",
+  ].join("\n"),
+  options: { timeout: { type: "string" } },
+  args: { min: 0, max: 0, names: "" },
+  json: true,
+  async run({ values, runtime }) {
+    const timeoutMs =
+      values.timeout === undefined ? undefined : parsePositiveInt(String(values.timeout), "--timeout");
+    const store = openFor(await runtime(), values, "write", { repairFtsOnOpen: false });
+    try {
+      const total = store.messageCount();
+      if (!values.json && process.stderr.isTTY)
+        process.stderr.write(`rebuilding the index over ${count(total)} messages…\n`);
+      const started = performance.now();
+      const result = store.rebuildFts(timeoutMs === undefined ? {} : { timeoutMs });
+      const ms = performance.now() - started;
+      if (values.json) printJson({ ...result, messages: total, ms: Math.round(ms) });
+      if (!result.rebuilt) {
+        const reason = result.reason ?? "unknown reason";
+        const held = result.blocked === "held";
+        throw new ExitError(
+          held ? EXIT.BUSY : EXIT.FAILURE,
+          `not rebuilt: ${reason}`,
+          held ? "FTS_ADMISSION_HELD" : "FTS_NOT_REBUILT",
+        );
+      }
+      if (!values.json) print(`rebuilt the index over ${count(total)} messages in ${seconds(ms)}`);
+      return EXIT.OK;
+    } finally {
+      store.close();
+    }
+  },
+};
+
+export const ftsOptimize: Command = {
+  name: "fts optimize",
+  summary: "merge the FTS5 b-trees (FTS5 'optimize')",
+  usage: "fts optimize [--json]",
+  help: "Merges each index's segments into one; skipped while the index is stale.",
+  options: {},
+  args: { min: 0, max: 0, names: "" },
+  json: true,
+  async run({ values, runtime }) {
+    const store = openFor(await runtime(), values, "write", { repairFtsOnOpen: false });
+    try {
+      const started = performance.now();
+      store.optimizeFts();
+      const ms = performance.now() - started;
+      const status = store.ftsStatus();
+      if (values.json)
+        printJson({
+          optimized: status.state !== "stale" && status.state !== "unavailable",
+          ms: Math.round(ms),
+          fts: status,
+        });
+      else if (status.state === "stale" || status.state === "unavailable")
+        print(`not optimized: the index is ${describeFts(status)}`);
+      else print(`optimized in ${seconds(ms)}`);
+      return EXIT.OK;
+    } finally {
+      store.close();
+    }
+  },
+};
+
+export const ftsBackfill: Command = {
+  name: "fts backfill",
+  summary: "re-index in small resumable chunks, with a progress bar; Ctrl-C stops cleanly",
+  usage: "fts backfill [--chunk IDS] [--json]",
+  help: [
+    "Continues a pending backfill, or starts one (the index is emptied and refilled chunk by chunk",
+    "while search tops up the missing window by LIKE, so it never misses). Each chunk commits its",
+    "progress in the same transaction: Ctrl-C (or a kill) stops it, and the next run resumes where",
+    "the last committed chunk ended. The loop backs off while other processes write.",
+    "",
+    "  --chunk IDS   message ids per chunk (default 5000)",
+    "",
+    "Progress goes to stderr: a bar on a terminal, plain lines otherwise. Exit 130 when interrupted.",
+  ].join("\n"),
+  options: { chunk: { type: "string" } },
+  args: { min: 0, max: 0, names: "" },
+  json: true,
+  async run({ values, runtime }) {
+    const chunkRows =
+      values.chunk === undefined ? undefined : parsePositiveInt(String(values.chunk), "--chunk");
+    // No repair at open: a stale index is exactly what a backfill refills, in chunks, instead of
+    // one long rebuild before the first progress line.
+    const store = openFor(await runtime(), values, "write", { repairFtsOnOpen: false });
+    const controller = new AbortController();
+    let interrupts = 0;
+    const onSigint = () => {
+      // First Ctrl-C: finish the chunk in flight, then stop. Second: leave now (the chunk in
+      // flight rolls back; committed chunks stay).
+      if (++interrupts > 1) process.exit(EXIT.INTERRUPTED);
+      controller.abort();
+    };
+    process.on("SIGINT", onSigint);
+    const progress = new Progress({ label: "fts backfill", unit: "rows" });
+    let last = { indexed: 0, total: 0, done: false };
+    try {
+      const before = store.ftsStatus();
+      if (before.state === "unavailable") {
+        throw new ExitError(
+          EXIT.UNUSABLE,
+          "this SQLite has no FTS5: there is no index to backfill; search answers by LIKE",
+          "FTS_UNAVAILABLE",
+        );
+      }
+      if (before.state === "backfilling") {
+        last = { indexed: before.indexed ?? 0, total: before.total ?? 0, done: false };
+        if (!values.json)
+          process.stderr.write(`resuming a backfill at ${count(last.indexed)}/${count(last.total)} rows\n`);
+      } else {
+        last = { indexed: 0, total: store.messageCount(), done: false };
+      }
+      progress.update(last.indexed, last.total, true);
+      try {
+        await store.backfillFts({
+          signal: controller.signal,
+          ...(chunkRows ? { chunkRows } : {}),
+          onProgress: (p) => {
+            last = p;
+            progress.update(p.indexed, p.total);
+          },
+        });
+      } catch (error) {
+        if (!controller.signal.aborted) throw error;
+        const status = store.ftsStatus();
+        const indexed = status.indexed ?? last.indexed;
+        const total = status.total ?? last.total;
+        progress.update(indexed, total, true);
+        if (values.json) printJson({ done: false, interrupted: true, indexed, total });
+        throw new ExitError(
+          EXIT.INTERRUPTED,
+          `interrupted at ${count(indexed)}/${count(total)} rows; progress is saved — run "sessiondb fts backfill" again to resume`,
+          "INTERRUPTED",
+        );
+      }
+      progress.finish("done");
+      const status = store.ftsStatus();
+      if (values.json)
+        printJson({ done: true, interrupted: false, indexed: last.total, total: last.total, fts: status });
+      else print(`index ${describeFts(status)}: ${count(last.total)} rows backfilled`);
+      return EXIT.OK;
+    } finally {
+      process.off("SIGINT", onSigint);
+      store.close();
+    }
+  },
+};

@@ -1,0 +1,407 @@
+import * as fs from "node:fs";
+import process from "node:process";
+import * as readline from "node:readline";
+import type { CreateSessionInput, MessageInput, Store } from "@sessiondb/core";
+import type { Command } from "../command.js";
+import { EXIT, UsageError } from "../exit.js";
+import { count, plural, print, printJson } from "../format.js";
+import { type ParsedLine, parseLine, type SessionRecord } from "../jsonl.js";
+import { openFor } from "../open.js";
+
+interface LineProblem {
+  line: number;
+  sessionId?: string;
+  message: string;
+}
+
+/** What pass 1 learns about each session named in the file. */
+interface SessionPlan {
+  recordLine?: number;
+  firstLine: number;
+  lastLine: number;
+  messages: number;
+  errors: LineProblem[];
+}
+
+interface Plan {
+  sessions: Map<string, SessionPlan>;
+  /** Problems on lines that belong to no session (before any session record). */
+  orphans: LineProblem[];
+  ignored: Map<string, number>;
+}
+
+/** Key for a session record without a usable id: control characters never occur in real ids. */
+const unnamed = (line: number) => `\u0000line ${line}`;
+const isUnnamed = (key: string) => key.startsWith("\u0000");
+
+/** The numbered non-blank lines of FILE, or of stdin for "-" (read once, kept for pass 2). */
+async function* numberedLines(source: string | string[]): AsyncGenerator<[number, string]> {
+  if (Array.isArray(source)) {
+    for (const [i, text] of source.entries()) if (text.trim()) yield [i + 1, text];
+    return;
+  }
+  const rl = readline.createInterface({
+    input: fs.createReadStream(source),
+    crlfDelay: Number.POSITIVE_INFINITY,
+  });
+  let n = 0;
+  for await (const raw of rl) {
+    n++;
+    const text = n === 1 ? raw.replace(/^\uFEFF/, "") : raw;
+    if (text.trim()) yield [n, text];
+  }
+}
+
+async function readStdin(): Promise<string[]> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks)
+    .toString("utf8")
+    .replace(/^\uFEFF/, "")
+    .split(/\r?\n/);
+}
+
+/** Tracks which session each line belongs to, the same way in both passes. */
+class Attribution {
+  current: string | undefined;
+
+  owner(line: number, parsed: ParsedLine): string | undefined {
+    if (parsed.kind === "session") {
+      this.current = parsed.record.id;
+      return this.current;
+    }
+    if (parsed.kind === "error" && parsed.startsSession) {
+      this.current = parsed.sessionId ?? unnamed(line);
+      return this.current;
+    }
+    if (parsed.kind === "message") return parsed.sessionId ?? this.current;
+    return parsed.sessionId ?? this.current;
+  }
+}
+
+/** Pass 1: parse and check every line; nothing is written. */
+async function plan(source: string | string[]): Promise<Plan> {
+  const sessions = new Map<string, SessionPlan>();
+  const orphans: LineProblem[] = [];
+  const ignored = new Map<string, number>();
+  const attribution = new Attribution();
+  for await (const [line, text] of numberedLines(source)) {
+    const parsed = parseLine(text);
+    const owner = attribution.owner(line, parsed);
+    if (parsed.kind !== "error")
+      for (const key of parsed.ignored) ignored.set(key, (ignored.get(key) ?? 0) + 1);
+    if (owner === undefined) {
+      const message =
+        parsed.kind === "error"
+          ? parsed.message
+          : "message before any session record, and without a session_id";
+      orphans.push({ line, message });
+      continue;
+    }
+    let s = sessions.get(owner);
+    if (!s) {
+      s = { firstLine: line, lastLine: line, messages: 0, errors: [] };
+      sessions.set(owner, s);
+    }
+    s.lastLine = line;
+    const sessionId = isUnnamed(owner) ? undefined : owner;
+    const problem = (message: string) =>
+      s.errors.push({ line, ...(sessionId ? { sessionId } : {}), message });
+    if (parsed.kind === "error") {
+      if (parsed.startsSession && s.recordLine === undefined) s.recordLine = line;
+      problem(parsed.message);
+    } else if (parsed.kind === "session") {
+      if (s.recordLine !== undefined)
+        problem(
+          `a second session record for ${JSON.stringify(owner)} (the first is on line ${s.recordLine})`,
+        );
+      else s.recordLine = line;
+    } else {
+      s.messages++;
+    }
+  }
+  for (const [id, s] of sessions) {
+    if (s.recordLine === undefined) {
+      s.errors.unshift({
+        line: s.firstLine,
+        sessionId: id,
+        message: `no session record for session ${JSON.stringify(id)} in the file`,
+      });
+    }
+  }
+  return { sessions, orphans, ignored };
+}
+
+interface Group {
+  record: SessionRecord;
+  input: CreateSessionInput;
+  recordLine: number;
+  messages: Array<{ line: number; input: MessageInput }>;
+}
+
+/** A double whose `/ 1000` is exactly `seconds`, so endSession stores `ended_at` unchanged. */
+export function millisFor(seconds: number): number {
+  const guess = seconds * 1000;
+  if (guess / 1000 === seconds) return guess;
+  const view = new DataView(new ArrayBuffer(8));
+  for (const step of [1n, -1n]) {
+    view.setFloat64(0, guess);
+    for (let i = 0; i < 8; i++) {
+      view.setBigInt64(0, view.getBigInt64(0) + step);
+      if (view.getFloat64(0) / 1000 === seconds) return view.getFloat64(0);
+    }
+  }
+  return guess;
+}
+
+interface Outcome {
+  imported: number;
+  resumed: number;
+  skipped: string[];
+  failed: number;
+  messages: number;
+  errors: LineProblem[];
+  warnings: LineProblem[];
+}
+
+/** Pass 2: import every session whose lines were all good, one session at a time. */
+class Importer {
+  readonly outcome: Outcome = {
+    imported: 0,
+    resumed: 0,
+    skipped: [],
+    failed: 0,
+    messages: 0,
+    errors: [],
+    warnings: [],
+  };
+  readonly #store: Store;
+  readonly #plan: Plan;
+  readonly #clock: { at: number | undefined };
+  readonly #done = new Set<string>();
+  readonly #waiting = new Map<string, Group[]>();
+
+  constructor(store: Store, plan: Plan, clock: { at: number | undefined }) {
+    this.#store = store;
+    this.#plan = plan;
+    this.#clock = clock;
+  }
+
+  async run(source: string | string[]): Promise<void> {
+    const groups = new Map<string, Partial<Group> & Pick<Group, "messages">>();
+    const attribution = new Attribution();
+    for await (const [line, text] of numberedLines(source)) {
+      const parsed = parseLine(text);
+      const owner = attribution.owner(line, parsed);
+      const info = owner === undefined ? undefined : this.#plan.sessions.get(owner);
+      if (owner === undefined || !info || info.errors.length > 0) continue;
+      // Lines of one session may come before its record (with a session_id) or be interleaved
+      // with other sessions' lines: a group collects them until the session's last line.
+      let group = groups.get(owner);
+      if (!group) {
+        group = { messages: [] };
+        groups.set(owner, group);
+      }
+      if (parsed.kind === "session")
+        Object.assign(group, { record: parsed.record, input: parsed.input, recordLine: line });
+      else if (parsed.kind === "message") group.messages.push({ line, input: parsed.input });
+      if (line === info.lastLine) {
+        groups.delete(owner);
+        if (group.record && group.input && group.recordLine !== undefined) {
+          this.#commit({
+            record: group.record,
+            input: group.input,
+            recordLine: group.recordLine,
+            messages: group.messages,
+          });
+        }
+      }
+    }
+    // Children whose parent never arrived (it failed): imported without the link, with a warning.
+    for (const [parent, children] of this.#waiting) {
+      this.#waiting.delete(parent);
+      for (const child of children) this.#commit(child, true);
+    }
+  }
+
+  #commit(group: Group, parentGone = false): void {
+    const store = this.#store;
+    const { record, input } = group;
+    const id = record.id;
+    const existing = store.getSession(id);
+    if (existing && existing.messageCount > 0) {
+      this.outcome.skipped.push(id);
+      this.#finished(id);
+      return;
+    }
+    const parent = input.parentSessionId;
+    if (parent !== undefined && !store.getSession(parent)) {
+      const parentPlan = this.#plan.sessions.get(parent);
+      if (!parentGone && parentPlan && parentPlan.errors.length === 0 && !this.#done.has(parent)) {
+        // The parent comes later in the file: import this one right after it.
+        const list = this.#waiting.get(parent) ?? [];
+        list.push(group);
+        this.#waiting.set(parent, list);
+        return;
+      }
+      this.outcome.warnings.push({
+        line: group.recordLine,
+        sessionId: id,
+        message: `parent session ${JSON.stringify(parent)} is neither in the store nor imported from the file; imported without a parent`,
+      });
+      delete input.parentSessionId;
+    }
+    let created = false;
+    try {
+      store.createSession(input);
+      created = !existing;
+      store.appendMessages(
+        id,
+        group.messages.map((m) => m.input),
+      );
+      if (record.archived || record.pinned) {
+        store.updateSession(id, {
+          ...(record.archived ? { archived: true } : {}),
+          ...(record.pinned ? { pinned: true } : {}),
+        });
+      }
+      if (record.ended_at !== undefined && record.end_reason !== undefined) {
+        this.#clock.at = millisFor(record.ended_at);
+        try {
+          store.endSession(id, record.end_reason);
+        } finally {
+          this.#clock.at = undefined;
+        }
+      }
+    } catch (error) {
+      if (created) {
+        try {
+          store.deleteSession(id);
+        } catch {
+          // Reported below; the session is left as the library left it.
+        }
+      }
+      const code = (error as { code?: unknown }).code;
+      if (code !== "INVALID_INPUT") throw error;
+      const field = String((error as { field?: unknown }).field ?? "");
+      const index = /^messages\[(\d+)\]/.exec(field);
+      const line = index ? (group.messages[Number(index[1])]?.line ?? group.recordLine) : group.recordLine;
+      const message = (error as Error).message.replace(/ Nothing was stored\.$/, "");
+      this.outcome.errors.push({ line, sessionId: id, message });
+      this.outcome.failed++;
+      this.#finished(id);
+      return;
+    }
+    if (existing) this.outcome.resumed++;
+    this.outcome.imported++;
+    this.outcome.messages += group.messages.length;
+    this.#finished(id);
+  }
+
+  #finished(id: string): void {
+    this.#done.add(id);
+    const children = this.#waiting.get(id);
+    if (!children) return;
+    this.#waiting.delete(id);
+    for (const child of children) this.#commit(child);
+  }
+}
+
+export const importCommand: Command = {
+  name: "import",
+  summary: "import a JSONL export (one transaction per session; bad sessions are left out)",
+  usage: "import FILE|- [--dry-run] [--json]",
+  help: [
+    "Reads the format `sessiondb export` writes (see `sessiondb export --help`); creates the store",
+    "if it does not exist. The file is read twice: first every line is checked, then each session",
+    "whose lines are all good is written — its messages in one transaction. A session with any bad",
+    "line is not imported at all, and every bad line is reported with its line number. Sessions",
+    "already in the store with messages are skipped, so re-running an import is safe.",
+    "",
+    "  --dry-run   check the file only; write nothing",
+    "",
+    "Exit 8 when any line was bad (the good sessions are imported all the same).",
+  ].join("\n"),
+  options: { "dry-run": { type: "boolean" } },
+  args: { min: 1, max: 1, names: "FILE" },
+  json: true,
+  async run({ values, positionals, runtime }) {
+    const file = positionals[0] as string;
+    if (file !== "-" && !fs.existsSync(file)) throw new UsageError(`no such file: ${file}`);
+    const source = file === "-" ? await readStdin() : file;
+    const checked = await plan(source);
+    const bad = [...checked.sessions.values()].filter((s) => s.errors.length > 0);
+    const problems = [...checked.orphans, ...bad.flatMap((s) => s.errors)].sort((a, b) => a.line - b.line);
+    const good = [...checked.sessions.values()].filter((s) => s.errors.length === 0);
+    let outcome: Outcome = {
+      imported: 0,
+      resumed: 0,
+      skipped: [],
+      failed: bad.length,
+      messages: 0,
+      errors: problems,
+      warnings: [],
+    };
+    if (!values["dry-run"]) {
+      const clock = { at: undefined as number | undefined };
+      const store = openFor(await runtime(), values, "create", { now: () => clock.at ?? Date.now() });
+      try {
+        const importer = new Importer(store, checked, clock);
+        await importer.run(source);
+        const o = importer.outcome;
+        outcome = {
+          ...o,
+          failed: o.failed + bad.length,
+          errors: [...problems, ...o.errors].sort((a, b) => a.line - b.line),
+        };
+      } finally {
+        store.close();
+      }
+    }
+    const ignored = Object.fromEntries(checked.ignored);
+    if (values.json) {
+      printJson({
+        dryRun: values["dry-run"] === true,
+        sessions: {
+          valid: good.length,
+          imported: outcome.imported,
+          resumed: outcome.resumed,
+          skipped: outcome.skipped.length,
+          failed: outcome.failed,
+        },
+        messages: values["dry-run"] ? good.reduce((n, s) => n + s.messages, 0) : outcome.messages,
+        errors: outcome.errors,
+        warnings: outcome.warnings,
+        ignoredFields: ignored,
+      });
+    } else {
+      for (const p of outcome.errors) {
+        process.stderr.write(
+          `line ${p.line}: ${p.sessionId ? `session ${JSON.stringify(p.sessionId)}: ` : ""}${p.message}\n`,
+        );
+      }
+      for (const p of outcome.warnings) process.stderr.write(`line ${p.line}: warning: ${p.message}\n`);
+      if (checked.ignored.size > 0) {
+        const list = [...checked.ignored].map(([key, n]) => `${key} (${count(n)})`).join(", ");
+        process.stderr.write(`ignored unknown fields: ${list}\n`);
+      }
+      if (values["dry-run"]) {
+        const messages = good.reduce((n, s) => n + s.messages, 0);
+        print(
+          `checked: ${plural(good.length, "session")} (${plural(messages, "message")}) would be imported; ${plural(outcome.failed, "session")} with bad lines`,
+        );
+      } else {
+        const parts = [
+          `imported ${plural(outcome.imported, "session")} (${plural(outcome.messages, "message")})`,
+        ];
+        if (outcome.resumed)
+          parts.push(`${count(outcome.resumed)} of them resumed (they existed without messages)`);
+        if (outcome.skipped.length)
+          parts.push(`skipped ${count(outcome.skipped.length)} already in the store`);
+        if (outcome.failed) parts.push(`${count(outcome.failed)} not imported because of bad lines`);
+        print(parts.join("; "));
+      }
+    }
+    return outcome.errors.length > 0 ? EXIT.BAD_INPUT : EXIT.OK;
+  },
+};

@@ -1,0 +1,123 @@
+/**
+ * Exit codes and the mapping from errors to them. Scripts branch on these numbers, so they are
+ * part of the CLI's contract (README, "Exit codes"); never renumber one.
+ *
+ * Errors are classified by their stable `code` (and a SQLite error's result code), not by
+ * `instanceof`, so a second copy of @sessiondb/core in node_modules cannot change an exit code.
+ */
+
+export const EXIT = {
+  /** Success; for doctor/check: healthy. */
+  OK: 0,
+  /** Unexpected failure (a bug, an I/O error outside SQLite). */
+  FAILURE: 1,
+  /** Bad command line: unknown command or option, missing or malformed argument. */
+  USAGE: 2,
+  /** No store at the path (read commands never create one). */
+  MISSING: 3,
+  /** The store stayed locked by another process past the wait budget, or the FTS admission
+   * lock is held by another rebuild. Retry later; nothing was changed. */
+  BUSY: 4,
+  /** The store file is corrupt or is not a SQLite database; check/doctor found integrity problems. */
+  CORRUPT: 5,
+  /** The store exists but cannot be used as asked: read-only, schema too old/new, unsafe SQLite,
+   * no SQLite binding for this runtime, permission denied. */
+  UNUSABLE: 6,
+  /** A named session does not exist. */
+  NOT_FOUND: 7,
+  /** import: some lines were malformed; their sessions were not imported (the others were). */
+  BAD_INPUT: 8,
+  /** doctor: problems other than corruption (stale index, loose permissions, vulnerable SQLite on WAL). */
+  UNHEALTHY: 9,
+  /** Interrupted by SIGINT (128 + 2); work already committed stays, a later run resumes. */
+  INTERRUPTED: 130,
+} as const;
+
+/** A command-line mistake: exits with EXIT.USAGE. */
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
+/** The store does not exist: exits with EXIT.MISSING. */
+export class StoreMissingError extends Error {
+  override name = "StoreMissingError";
+  constructor(readonly path: string) {
+    super(
+      `No store at ${path}. Read commands never create one; check --db or $SESSIONDB_PATH, or create it with "sessiondb import".`,
+    );
+  }
+}
+
+/** An error the command already explained, carrying its exit code. */
+export class ExitError extends Error {
+  constructor(
+    readonly exitCode: number,
+    message: string,
+    readonly code = "FAILED",
+  ) {
+    super(message);
+  }
+}
+
+interface Coded {
+  code?: unknown;
+  resultCode?: unknown;
+  cause?: unknown;
+}
+
+const CORRUPT_RESULT_CODES = new Set(["CORRUPT", "NOTADB", "CORRUPT_VTAB"]);
+const BUSY_RESULT_CODES = new Set(["BUSY", "LOCKED"]);
+
+/** The SQLite result code of `error` or of an error in its cause chain. */
+function sqliteResultCode(error: unknown): string | undefined {
+  for (
+    let e = error as Coded | undefined, depth = 0;
+    e && depth < 5;
+    e = e.cause as Coded | undefined, depth++
+  ) {
+    if (typeof e.resultCode === "string") return e.resultCode;
+  }
+  return undefined;
+}
+
+/** Exit code and stable code name for an error. */
+export function classify(error: unknown): { exitCode: number; code: string } {
+  if (error instanceof UsageError) return { exitCode: EXIT.USAGE, code: "USAGE" };
+  if (error instanceof StoreMissingError) return { exitCode: EXIT.MISSING, code: "STORE_MISSING" };
+  if (error instanceof ExitError) return { exitCode: error.exitCode, code: error.code };
+  const code = typeof (error as Coded)?.code === "string" ? ((error as Coded).code as string) : "";
+  const result = sqliteResultCode(error);
+  switch (code) {
+    case "STORE_BUSY":
+      return { exitCode: EXIT.BUSY, code };
+    case "STORE_CORRUPT":
+      return { exitCode: EXIT.CORRUPT, code };
+    case "SESSION_NOT_FOUND":
+      return { exitCode: EXIT.NOT_FOUND, code };
+    case "INVALID_INPUT":
+      return { exitCode: EXIT.USAGE, code };
+    case "STORE_OPEN_FAILED":
+      if (result && CORRUPT_RESULT_CODES.has(result)) return { exitCode: EXIT.CORRUPT, code };
+      return { exitCode: EXIT.UNUSABLE, code };
+    case "STORE_READONLY":
+    case "SCHEMA_OUTDATED":
+    case "SCHEMA_TOO_NEW":
+    case "UNSAFE_SQLITE":
+    case "DRIVER_UNAVAILABLE":
+    case "STORE_CLOSED":
+      return { exitCode: EXIT.UNUSABLE, code };
+  }
+  if (result && BUSY_RESULT_CODES.has(result))
+    return { exitCode: EXIT.BUSY, code: code || `SQLITE_${result}` };
+  if (result && CORRUPT_RESULT_CODES.has(result))
+    return { exitCode: EXIT.CORRUPT, code: code || `SQLITE_${result}` };
+  if (result === "PERM" || result === "CANTOPEN" || result === "READONLY") {
+    return { exitCode: EXIT.UNUSABLE, code: code || `SQLITE_${result}` };
+  }
+  return { exitCode: EXIT.FAILURE, code: code || "INTERNAL" };
+}
+
+/** One line: newlines folded, so a log grep or `2>` capture sees the whole message. */
+export function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, " ").trim();
+}

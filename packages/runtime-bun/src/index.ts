@@ -1,0 +1,25 @@
+/**
+ * @sessiondb/bun — sessiondb on Bun: `openStore(path, options?)` over the built-in bun:sqlite,
+ * plus everything core exports, so one import is enough.
+ *
+ * @example
+ * import { openStore } from "@sessiondb/bun";
+ * const store = openStore("state.db");
+ * store.createSession({ id: "s1", source: "cli" });
+ * store.appendMessage("s1", { role: "user", content: "hello" });
+ * store.close();
+ */
+import { createStore, type SqliteDriver, type Store, type StoreOptions } from "@sessiondb/core";
+import { nodeFsHost } from "@sessiondb/core/host";
+import { bunSqliteDriver } from "./bun-sqlite.js";
+
+export * from "@sessiondb/core";
+export { bunSqliteDriver } from "./bun-sqlite.js";
+
+let driver: SqliteDriver | undefined;
+
+/** Open (creating or upgrading when writable) the store at `path` with bun:sqlite. */
+export function openStore(path: string, options: StoreOptions = {}): Store {
+  driver ??= bunSqliteDriver();
+  return createStore(driver, path, { host: nodeFsHost, ...options });
+}

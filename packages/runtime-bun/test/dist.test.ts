@@ -1,0 +1,40 @@
+/**
+ * The built package as users get it: `dist/` must still import `bun:sqlite` and `node:fs` by
+ * their full names (tsup would otherwise strip `node:`), and must work when imported.
+ * Turbo builds before testing; run `npm run build` first when testing by hand.
+ */
+import { afterAll, describe, expect, it } from "bun:test";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const DIST = new URL("../dist/index.js", import.meta.url).pathname;
+const dir = mkdtempSync(join(tmpdir(), "sessiondb-bun-dist-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("dist/", () => {
+  it("exists (run npm run build)", () => {
+    expect(existsSync(DIST)).toBe(true);
+  });
+
+  it("imports bun:sqlite and node: modules by their full names", () => {
+    const code = readFileSync(DIST, "utf8");
+    const specifiers = [...code.matchAll(/^import\s[^;]*?from\s+"([^"]+)"/gm)].map((m) => m[1]);
+    expect(specifiers).toContain("bun:sqlite");
+    expect(specifiers).toContain("node:fs");
+    for (const bare of ["fs", "os", "path", "process", "sqlite"]) expect(specifiers).not.toContain(bare);
+    // Only runtime built-ins and core: nothing else may be bundled in or required.
+    for (const specifier of specifiers) expect(specifier).toMatch(/^(bun:|node:|@sessiondb\/core)/);
+  });
+
+  it("opens a store, appends and reads back through the built entry point", async () => {
+    const { openStore, Store } = await import(DIST);
+    const store = openStore(join(dir, "state.db"));
+    expect(store).toBeInstanceOf(Store);
+    expect(store.driverName).toBe("bun:sqlite");
+    store.createSession({ id: "s", source: "cli" });
+    store.appendMessage("s", { role: "user", content: "hello from dist" });
+    expect(store.getMessages("s").map((m: { content: unknown }) => m.content)).toEqual(["hello from dist"]);
+    store.close();
+  });
+});

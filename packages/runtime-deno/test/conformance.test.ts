@@ -1,0 +1,10 @@
+/**
+ * The core conformance suite on Deno + node:sqlite, under `deno test` (node:test's describe/it),
+ * with the adapter's host — run with read/write permissions only (plus env for the temp dir).
+ */
+import { describe, it } from "node:test";
+import { runConformance } from "@sessiondb/core/conformance";
+import { nodeFsHost } from "@sessiondb/core/host";
+import { nodeSqliteDriver } from "../src/node-sqlite.ts";
+
+runConformance({ name: "node:sqlite (Deno)", driver: nodeSqliteDriver(), host: nodeFsHost, describe, it });
