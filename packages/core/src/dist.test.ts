@@ -1,0 +1,31 @@
+/**
+ * The built package: the main entry imports nothing runtime-specific, and the host entry keeps
+ * `node:` names (which Bun and Deno resolve; tsup would otherwise strip the prefix). Turbo builds
+ * before testing; run `npm run build` first when testing by hand.
+ */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const DIST = new URL("../dist/", import.meta.url).pathname;
+
+function importsOf(file: string): string[] {
+  const code = readFileSync(join(DIST, file), "utf8");
+  return [...code.matchAll(/^import\s[^;]*?from\s+"([^"]+)"/gm)].map((m) => m[1] as string);
+}
+
+describe.skipIf(!existsSync(join(DIST, "index.js")))("dist/ (needs npm run build)", () => {
+  it("the main entry and its chunks import no runtime modules", () => {
+    const chunks = readdirSync(DIST).filter((f) => f.endsWith(".js") && f !== "host.js");
+    for (const file of chunks) {
+      for (const specifier of importsOf(file))
+        expect(specifier, `${file} imports ${specifier}`).toMatch(/^\.\//);
+    }
+  });
+
+  it("the host entry imports node: built-ins by their full names", () => {
+    const specifiers = importsOf("host.js");
+    expect(specifiers).toEqual(expect.arrayContaining(["node:fs", "node:os", "node:process"]));
+    for (const specifier of specifiers) expect(specifier).toMatch(/^node:/);
+  });
+});
