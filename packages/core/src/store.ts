@@ -150,7 +150,7 @@ export class Store {
       } catch {
         // the open already failed; report that failure
       }
-      throw openFailure(path, error);
+      throw openFailure(path, error, this.readOnly);
     }
     if (repairPending && options.repairFtsOnOpen !== false) this.#fts.repairAtOpen();
   }

@@ -152,7 +152,16 @@ export function protectFiles(path: string, host: Host | undefined): void {
 }
 
 /** Map errors from the open sequence to the public error types. */
-export function openFailure(path: string, error: unknown): unknown {
+export function openFailure(path: string, error: unknown, readOnly: boolean): unknown {
+  if (readOnly && hasResultCode(error, "READONLY")) {
+    // mode=ro on a WAL store needs its -wal/-shm files: they exist while a writer has the store
+    // open, and otherwise must be creatable next to it.
+    return new StoreOpenError(
+      path,
+      `a read-only open of a WAL store needs its -wal and -shm files, which do not exist and cannot be created in ${dirnameOf(path)} (${error.message}); open it while a writer has it open, or let this user write to the directory`,
+      { cause: error },
+    );
+  }
   if (hasResultCode(error, "CANTOPEN"))
     return new StoreOpenError(path, `SQLite cannot open it (${error.message})`, { cause: error });
   if (hasResultCode(error, "NOTADB"))
