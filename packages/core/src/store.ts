@@ -662,17 +662,34 @@ export class Store {
     if (this.#fts.backfillPending()) this.#fts.backfillStep();
   }
 
-  /** `PRAGMA integrity_check`, FTS5 integrity-check on both indexes, docsize = source counts. */
+  /** `PRAGMA integrity_check`, FTS5 integrity-check on both indexes, docsize = source counts.
+   * Reports corruption as problems rather than throwing (a damaged page can make the checks fail). */
   checkIntegrity(): IntegrityReport {
     this.#assertOpen();
-    const problems = this.#read(() =>
-      this.#conn
-        .prepare("PRAGMA integrity_check")
-        .all()
-        .map((row) => String(Object.values(row)[0]))
-        .filter((line) => line !== "ok"),
+    const problems: string[] = [];
+    const attempt = (what: string, check: () => string[]) => {
+      try {
+        problems.push(...check());
+      } catch (error) {
+        const corrupt =
+          error instanceof StoreCorruptError ||
+          hasResultCode(error, "CORRUPT", "CORRUPT_VTAB", "NOTADB", "IOERR", "NOMEM");
+        if (!corrupt) throw error;
+        problems.push(`${what}: ${(error as Error).message}`);
+      }
+    };
+    attempt("integrity_check", () =>
+      withPatience(
+        () =>
+          this.#conn
+            .prepare("PRAGMA integrity_check")
+            .all()
+            .map((row) => String(Object.values(row)[0]))
+            .filter((line) => line !== "ok"),
+        { budgetMs: this.#patience.writeMs, jitter: "write" },
+      ),
     );
-    problems.push(...this.#fts.integrityProblems());
+    attempt("FTS integrity", () => this.#fts.integrityProblems());
     return { ok: problems.length === 0, problems };
   }
 

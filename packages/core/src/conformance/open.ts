@@ -1,5 +1,5 @@
 /** Conformance: opening, the fast path, schema reconcile and heal, read-only opens, journal policy. */
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { SCHEMA_VERSION } from "../constants.js";
 import { isWalResetVulnerable } from "../journal.js";
 import { createStore } from "../store.js";
@@ -207,6 +207,37 @@ export function openSuite(target: ConformanceTarget): void {
       const session = healed.getSession("s");
       assert.equal(session?.messageCount, 2);
       assert.equal(session?.toolCallCount, 2);
+    });
+  });
+
+  describe("corruption", () => {
+    test("structural corruption makes the store sticky read-only with STORE_CORRUPT", ({
+      open,
+      raw,
+      file,
+    }) => {
+      const store = open({ journalMode: "delete" });
+      store.createSession({ id: "s", source: "cli" });
+      for (let i = 0; i < 40; i++)
+        store.appendMessage("s", { role: "user", content: `row ${i} ${"x".repeat(2000)}` });
+      store.close();
+      const conn = raw();
+      conn.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+      const root = Number(
+        scalar(conn, "SELECT rootpage FROM sqlite_master WHERE type = 'table' AND name = 'messages'"),
+      );
+      const pageSize = Number(scalar(conn, "PRAGMA page_size"));
+      conn.close();
+      const bytes = readFileSync(file());
+      for (let i = 0; i < pageSize; i++) bytes[(root - 1) * pageSize + i] = (i * 37 + 11) & 0xff;
+      writeFileSync(file(), bytes);
+      const damaged = open({ repairFtsOnOpen: false });
+      throwsCode(() => damaged.getMessages("s"), "STORE_CORRUPT");
+      // Sticky: later writes are refused before they touch the file.
+      throwsCode(() => damaged.createSession({ id: "t", source: "cli" }), "STORE_CORRUPT");
+      throwsCode(() => damaged.appendMessage("s", { role: "user", content: "more" }), "STORE_CORRUPT");
+      assert.equal(damaged.getSession("s")?.id, "s", "what is readable stays readable");
+      assert.equal(damaged.checkIntegrity().ok, false);
     });
   });
 
