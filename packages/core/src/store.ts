@@ -22,18 +22,20 @@ import { FTS_STATE_KEYS, FtsIndex, ftsFingerprintText, ftsNeedsRepair } from "./
 import type { Host } from "./host/host.js";
 import { checkJournalSafety, passiveCheckpoint, readJournalMode, readSqliteVersion } from "./journal.js";
 import { describeAdmissionHolder } from "./locks/admission.js";
-import { withPatience } from "./locks/patience.js";
+import { type PatienceOptions, withPatience } from "./locks/patience.js";
 import { META_FINGERPRINT } from "./schema/definition.js";
 import { schemaFingerprint } from "./schema/fingerprint.js";
 import type { StoreContext, WriteOptions } from "./store/context.js";
 import {
   configureConnection,
+  hasRollbackJournal,
   initializeSchema,
   openFailure,
   preflight,
   probeReadOnly,
   protectFiles,
   readMeta,
+  readOnlyBlockedReason,
   refuseNewerSchema,
   rollbackQuietly,
 } from "./store/open.js";
@@ -134,7 +136,7 @@ export class Store {
           configureConnection(ready, this.readOnly);
           return readSqliteVersion(ready);
         },
-        { budgetMs: this.#patience.openMs, jitter: "open" },
+        this.#readPatience(this.#patience.openMs, "open"),
       );
       this.#fts = new FtsIndex(this.#context(driver), {
         admissionTimeoutMs: options.admissionTimeoutMs,
@@ -150,7 +152,7 @@ export class Store {
       } catch {
         // the open already failed; report that failure
       }
-      throw openFailure(path, error, this.readOnly);
+      throw openFailure(path, error, this.readOnly, this.#host);
     }
     if (repairPending && options.repairFtsOnOpen !== false) this.#fts.repairAtOpen();
   }
@@ -161,7 +163,7 @@ export class Store {
         probeReadOnly(this.#conn);
         return { journalMode: readJournalMode(this.#conn), warnings: [], repairPending: false };
       },
-      { budgetMs: this.#patience.openMs, jitter: "open" },
+      this.#readPatience(this.#patience.openMs, "open"),
     );
   }
 
@@ -266,10 +268,26 @@ export class Store {
     }
   }
 
+  /** Patience for reads. A read-only connection that meets a hot rollback journal (a DELETE-mode
+   * writer died mid-transaction) gets SQLITE_READONLY: the next writable connection rolls the
+   * journal back, so that is waited for like a lock. */
+  #readPatience(budgetMs: number, jitter: "open" | "write"): PatienceOptions {
+    if (!this.readOnly) return { budgetMs, jitter };
+    return {
+      budgetMs,
+      jitter,
+      retryable: (error) => hasResultCode(error, "READONLY") && hasRollbackJournal(this.path, this.#host),
+      describeHolder: () =>
+        hasRollbackJournal(this.path, this.#host)
+          ? `Cause: ${readOnlyBlockedReason(this.path, this.#host)}.`
+          : undefined,
+    };
+  }
+
   #read<T>(fn: () => T): T {
     this.#assertOpen();
     try {
-      return withPatience(fn, { budgetMs: this.#patience.writeMs, jitter: "write" });
+      return withPatience(fn, this.#readPatience(this.#patience.writeMs, "write"));
     } catch (error) {
       throw this.#classifyFailure(error);
     }

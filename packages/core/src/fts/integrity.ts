@@ -34,10 +34,14 @@ export function ftsIntegrityProblems(ctx: StoreContext, snap: FtsSnapshot): stri
     // Outside a pending window every source row must have exactly one docsize row.
     const range = window ? "WHERE id <= ? OR id > ?" : "";
     const params = window ? [window.progress, window.highWater] : [];
-    const docs = Number(
-      ctx.conn.prepare(`SELECT count(*) AS n FROM ${def.table}_docsize ${range}`).get(...params)?.n,
-    );
-    const rows = Number(ctx.conn.prepare(`SELECT count(*) AS n FROM ${def.view} ${range}`).get(...params)?.n);
+    // Both counts in one statement: one read snapshot, so live writers cannot skew them apart.
+    const counts = ctx.conn
+      .prepare(
+        `SELECT (SELECT count(*) FROM ${def.table}_docsize ${range}) AS docs, (SELECT count(*) FROM ${def.view} ${range}) AS rows`,
+      )
+      .get(...params, ...params);
+    const docs = Number(counts?.docs);
+    const rows = Number(counts?.rows);
     if (docs !== rows)
       problems.push(`${def.table}: ${docs} indexed rows, but its source view ${def.view} has ${rows}`);
   }

@@ -32,6 +32,8 @@ export interface PatienceOptions {
   jitter: "write" | "open";
   /** Extra text for StoreBusyError, e.g. who holds the admission lock. */
   describeHolder?: () => string | undefined;
+  /** Other failures that mean "wait for another process" (besides BUSY/LOCKED). */
+  retryable?: (error: unknown) => boolean;
   /** Uniform [0, 1) source (tests inject a fixed one). */
   random?: () => number;
   /** Clock in ms (tests inject a fake one). */
@@ -73,10 +75,10 @@ export function withPatience<T>(attempt: () => T, options: PatienceOptions): T {
     try {
       return attempt();
     } catch (error) {
-      if (!isContention(error)) throw error;
+      if (!isContention(error) && !options.retryable?.(error)) throw error;
       const at = now();
       if (at >= deadline) {
-        throw new StoreBusyError(at - started, describe(options, error), { cause: error });
+        throw new StoreBusyError(at - started, describe(options, error as Error), { cause: error });
       }
       const [low, high] = jitterBand(options.jitter, at - started);
       const interval = Math.min(high, low + Math.floor(random() * (high - low + 1)));

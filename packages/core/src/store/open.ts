@@ -151,16 +151,32 @@ export function protectFiles(path: string, host: Host | undefined): void {
   }
 }
 
+/** True when a rollback journal sits next to the store: in DELETE mode, a writer that died
+ * mid-transaction leaves it "hot", and only a writable connection can roll it back. */
+export function hasRollbackJournal(path: string, host: Host | undefined): boolean {
+  if (!host) return true;
+  const journal = host.stat(`${path}-journal`);
+  return journal?.kind === "file" && journal.size > 0;
+}
+
+/** Why a read-only connection met SQLITE_READONLY, and what to do. */
+export function readOnlyBlockedReason(path: string, host: Host | undefined): string {
+  return hasRollbackJournal(path, host)
+    ? `a writer that stopped mid-transaction left a rollback journal (${path}-journal) that only a writable connection can roll back; open the store writable once (any writing command does it), then read again`
+    : `a read-only open of a WAL store needs its -wal and -shm files, which do not exist and cannot be created in ${dirnameOf(path)}; open it while a writer has it open, or let this user write to the directory`;
+}
+
 /** Map errors from the open sequence to the public error types. */
-export function openFailure(path: string, error: unknown, readOnly: boolean): unknown {
+export function openFailure(
+  path: string,
+  error: unknown,
+  readOnly: boolean,
+  host: Host | undefined,
+): unknown {
   if (readOnly && hasResultCode(error, "READONLY")) {
-    // mode=ro on a WAL store needs its -wal/-shm files: they exist while a writer has the store
-    // open, and otherwise must be creatable next to it.
-    return new StoreOpenError(
-      path,
-      `a read-only open of a WAL store needs its -wal and -shm files, which do not exist and cannot be created in ${dirnameOf(path)} (${error.message}); open it while a writer has it open, or let this user write to the directory`,
-      { cause: error },
-    );
+    return new StoreOpenError(path, `${readOnlyBlockedReason(path, host)} (${error.message})`, {
+      cause: error,
+    });
   }
   if (hasResultCode(error, "CANTOPEN"))
     return new StoreOpenError(path, `SQLite cannot open it (${error.message})`, { cause: error });
