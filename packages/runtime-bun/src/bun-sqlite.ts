@@ -96,10 +96,12 @@ export function bunSqliteDriver(): SqliteDriver {
       // readonly alone never creates the file: a missing one fails with SQLITE_CANTOPEN.
       // safeIntegers stays off: integers come back as numbers, like the other drivers.
       const db = new Database(path, readOnly ? { readonly: true } : { readwrite: true, create: true });
+      const statements = new Set<{ finalize(): void }>();
       return {
         exec: (sql) => void db.exec(sql),
         prepare(sql) {
           const statement = db.prepare<Row, SQLQueryBindings[]>(sql);
+          statements.add(statement);
           if (hasSecondStatement(sql)) {
             statement.finalize();
             throw new RangeError("prepare() takes exactly one SQL statement; use exec() for scripts");
@@ -114,7 +116,13 @@ export function bunSqliteDriver(): SqliteDriver {
             all: (...params: SqlValue[]) => statement.all(...params),
           };
         },
-        close: () => db.close(false),
+        close() {
+          // bun:sqlite defers the real close (and keeps the file descriptors) until every
+          // statement is finalized — otherwise until garbage collection. Finalize them now.
+          for (const statement of statements) statement.finalize();
+          statements.clear();
+          db.close(false);
+        },
       };
     },
     classify,
