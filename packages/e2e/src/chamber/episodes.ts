@@ -1,0 +1,397 @@
+/**
+ * The episodes of spec §11. Each one sets up roles on a seeded mix of runtimes, does something
+ * nasty at seeded moments, stops what is left, and runs the checker; `runEpisode` adds the
+ * harness-side invariants. Durations scale with SESSIONDB_CHAMBER_SOAK.
+ */
+
+import { spawnSync } from "node:child_process";
+import { chmodSync } from "node:fs";
+import { type Arm, Episode, SOAK, sleep } from "./episode.js";
+import { checkAdmission, checkProcesses, type ProcessCheckOptions } from "./invariants.js";
+import type { RoleProcess } from "./role-process.js";
+import { availableRuntimes, RUNTIMES } from "./runtimes.js";
+import { episodeSeed } from "./seed.js";
+
+type Body = (ep: Episode) => Promise<ProcessCheckOptions | void>;
+
+const ms = (n: number) => Math.round(n * SOAK);
+
+async function ready(...roles: RoleProcess[]): Promise<void> {
+  await Promise.all(roles.map((r) => r.waitFor((ev) => ev.some((e) => e.t === "ready"), 60_000, "ready")));
+}
+
+/** Writers on `n` mixed runtimes; the first creates the store, the rest race it. */
+async function writers(ep: Episode, n: number, params: Record<string, unknown> = {}): Promise<RoleProcess[]> {
+  const started = ep.pickRuntimes(n).map((rt) => ep.spawn("writer", rt, { pace: 10, ...params }));
+  await ready(...started);
+  return started;
+}
+
+function reader(ep: Episode, params: Record<string, unknown> = {}): RoleProcess {
+  return ep.spawn("reader", ep.pickRuntime(), { searchPaths: ep.writerReports(), ...params });
+}
+
+/** Fill the store fast (one tight-looping writer per runtime) up to about `ops` appends each. */
+async function seedStore(ep: Episode, ops: number, runtimes = 2): Promise<void> {
+  const seeders = ep.pickRuntimes(runtimes).map((rt) =>
+    ep.spawn("writer", rt, {
+      pace: 0,
+      maxOps: ops,
+      batchRatio: 0.8,
+      maxBatch: 8,
+      longToolRatio: 0.6,
+      stopFile: undefined,
+    }),
+  );
+  await Promise.all(seeders.map((s) => s.waitExit(300_000)));
+}
+
+/** The last event of a writer says whether it is inside an append right now. */
+function inFlight(w: RoleProcess): boolean {
+  const last = w.events().at(-1);
+  return last?.t === "intent";
+}
+
+const EPISODES: Record<string, Body> = {
+  /** Writers, a reader, a churner and openers on mixed runtimes; a clean stop. */
+  async baseline(ep) {
+    await writers(ep, 2);
+    reader(ep);
+    ep.spawn("churn", ep.pickRuntime());
+    for (let i = 0; i < 3; i++) {
+      await sleep(ms(700));
+      ep.spawn("opener", ep.pickRuntime());
+    }
+    await sleep(ms(2000));
+    await ep.stopAll();
+    await ep.check();
+  },
+
+  /** kill -9 writers in the middle of appends (and a churner); replacements on other runtimes. */
+  async "kill9-writer"(ep) {
+    const live = await writers(ep, 3, { pace: 0 });
+    const churners = [ep.spawn("churn", ep.pickRuntime()), ep.spawn("churn", ep.pickRuntime())];
+    reader(ep);
+    let caught = 0;
+    for (let k = 0; k < 3; k++) {
+      await sleep(ep.rng.int(ms(400), ms(1200)));
+      const victim = ep.rng.pick(live.filter((w) => w.alive));
+      // Poll briefly for a moment when the victim is inside an append, then kill it there.
+      const until = Date.now() + 500;
+      while (!inFlight(victim) && Date.now() < until) await sleep(1);
+      if (inFlight(victim)) caught++;
+      victim.kill9();
+      await victim.exited;
+      const replacement = ep.spawn("writer", ep.pickRuntime([victim.runtime.id]), { pace: 0 });
+      live.push(replacement);
+      if (k === 1) churners[0]?.kill9();
+    }
+    ep.note(`${caught}/3 writers were killed with an append in flight`);
+    await sleep(ms(800));
+    await ep.stopAll();
+    await ep.check();
+  },
+
+  /** SIGTERM every writer while openers and churners keep going: graceful close, nothing in flight. */
+  async sigterm(ep) {
+    const ws = await writers(ep, 3, { pace: 3 });
+    ep.spawn("churn", ep.pickRuntime());
+    ep.spawn("churn", ep.pickRuntime());
+    let opening = true;
+    const openers = (async () => {
+      while (opening) {
+        ep.spawn("opener", ep.pickRuntime());
+        await sleep(ep.rng.int(150, 400));
+      }
+    })();
+    await sleep(ep.rng.int(ms(1500), ms(3000)));
+    for (const w of ws) w.term();
+    const exits = await Promise.all(ws.map((w) => w.waitExit(20_000)));
+    ws.forEach((w, i) => {
+      if (!exits[i]) ep.fail(`${w.name} (${w.runtime.id}) did not exit within 20 s of SIGTERM`);
+    });
+    await sleep(ms(600));
+    opening = false;
+    await openers;
+    await ep.stopAll();
+    const verdict = await ep.check();
+    if (verdict.stats.inflight !== 0)
+      ep.fail(`graceful close left ${String(verdict.stats.inflight)} append(s) in flight`);
+  },
+
+  /** Two rebuilders on different runtimes, a third killed while it holds the admission lock. */
+  async "rebuild-race"(ep) {
+    await seedStore(ep, 120);
+    const [rtA, rtB, rtC] = ep.pickRuntimes(3);
+    await writers(ep, 1, { pace: 20 });
+    reader(ep);
+    ep.monitor.watchLocks();
+    const victim = ep.spawn("fts", rtC!, { iterations: 3 });
+    await victim.waitFor((ev) => ev.some((e) => e.t === "rebuild_call"), 60_000, "rebuild_call");
+    const a = ep.spawn("fts", rtA!, { iterations: 2 });
+    const b = ep.spawn("fts", rtB!, { iterations: 2 });
+    // Kill the victim while the kernel shows it holding the admission lock (mid-rebuild).
+    const until = Date.now() + 5000;
+    let holding = false;
+    while (Date.now() < until && victim.alive) {
+      if (ep.monitor.lockHolders.at(-1)?.pids.includes(victim.pid)) {
+        holding = true;
+        await sleep(ep.rng.int(0, 30));
+        break;
+      }
+      await sleep(2);
+    }
+    victim.kill9();
+    ep.note(
+      holding
+        ? "the third rebuilder was killed holding the admission lock"
+        : "the third rebuilder was killed without being seen holding the lock",
+    );
+    for (const r of [a, b]) {
+      const exit = await r.waitExit(180_000);
+      if (!exit) ep.fail(`${r.name} did not finish its rebuilds in 180 s`);
+      const rebuilt = r.events().filter((e) => e.t === "rebuild_return" && e.rebuilt === true).length;
+      if (rebuilt === 0)
+        ep.fail(
+          `${r.name} (${r.runtime.id}) never got to rebuild: ${JSON.stringify(r.events().filter((e) => e.t === "rebuild_return"))}`,
+        );
+    }
+    await ep.stopAll();
+    checkAdmission(ep);
+    const slow = ep.roles
+      .filter((r) => r.role === "fts")
+      .flatMap((r) =>
+        r
+          .events()
+          .filter((e) => e.t === "rebuild_return")
+          .map((e) => Number(e.ms)),
+      );
+    ep.note(`rebuild call durations (ms): ${slow.join(", ")}`);
+    await ep.check({ expectFts: ["ready"] });
+  },
+
+  /**
+   * A backfill killed mid-run — several times, each time resumed by another runtime — checked
+   * while pending, then finished. Steps run back to back, so a kill usually lands inside a step
+   * (indexing, or the commit that records progress).
+   */
+  async "backfill-resume"(ep) {
+    await seedStore(ep, 80);
+    await writers(ep, 1, { pace: 15 });
+    reader(ep);
+    let previous = ep.pickRuntime();
+    let start = true;
+    const kills = ep.rng.int(3, 5);
+    for (let k = 0; k < kills; k++) {
+      const runner = ep.spawn("backfill", previous, { start, chunkRows: 20, pace: 0 });
+      const events = await runner.waitFor(
+        (ev) => ev.some((e) => e.t === "step" || e.t === "done"),
+        60_000,
+        "its first step",
+      );
+      if (!start && !events.some((e) => e.t === "resumed"))
+        ep.fail(
+          `${runner.name} did not find the backfill pending: ${JSON.stringify(events.find((e) => e.t === "ready"))}`,
+        );
+      start = false;
+      await sleep(ep.rng.int(0, 40));
+      runner.kill9();
+      await runner.exited;
+      const steps = runner.events().filter((e) => e.t === "step").length;
+      ep.note(`${runner.runtime.id} killed after ${steps} steps`);
+      if (runner.events().some((e) => e.t === "done"))
+        ep.fail(`the backfill finished before kill ${k + 1}: seed a bigger store`);
+      previous = ep.pickRuntime([previous.id]);
+    }
+    await ep.check({ expectFts: ["backfilling"], label: "pending", live: true });
+    const last = ep.spawn("backfill", previous, { chunkRows: 40, mode: ep.rng.pick(["steps", "loop"]) });
+    await last.waitExit(180_000);
+    const events = last.events();
+    if (!events.some((e) => e.t === "resumed"))
+      ep.fail(
+        `${last.name} did not find the backfill pending: ${JSON.stringify(events.find((e) => e.t === "ready"))}`,
+      );
+    const done = events.find((e) => e.t === "done");
+    if ((done?.fts as { state?: string } | undefined)?.state !== "ready")
+      ep.fail(`${last.name} ended with ${JSON.stringify(done)}`);
+    await sleep(ms(500));
+    await ep.stopAll();
+    await ep.check({ expectFts: ["ready"], label: "final" });
+  },
+
+  /** FTS data blocks overwritten in the file under live writers; fail-open; recovery by rebuild. */
+  async "fts-corrupt"(ep) {
+    if (RUNTIMES.node20.unavailable) {
+      ep.note(`skipped: the corruptor needs Node 20 + better-sqlite3 (${RUNTIMES.node20.unavailable})`);
+      return;
+    }
+    await seedStore(ep, 60);
+    await writers(ep, 2, { pace: 5 });
+    reader(ep, { pace: 30 });
+    await sleep(ms(800));
+    const corruptStart = Date.now();
+    // A PASSIVE checkpoint cannot move pages a reader's snapshot still needs: retry a few times
+    // until some FTS block sits in the main file with no newer copy in the WAL.
+    let report: Record<string, unknown> | undefined;
+    let done = 0;
+    for (let attempt = 0; attempt < 5 && done === 0; attempt++) {
+      const corruptor = ep.spawn("corruptor", RUNTIMES.node20, {
+        tables: ep.rng.chance(0.5)
+          ? ["messages_fts_data", "messages_fts_trigram_data"]
+          : ["messages_fts_data"],
+        blocks: ep.rng.int(3, 8),
+        structure: ep.rng.chance(0.5),
+        stopFile: undefined,
+      });
+      await corruptor.waitExit(60_000);
+      report = corruptor.events().find((e) => e.t === "corrupted");
+      done = (report?.done as unknown[] | undefined)?.length ?? 0;
+      const structural = (report?.structural as string[] | undefined) ?? [];
+      if (structural.length > 0)
+        ep.fail(`the corruptor damaged b-tree structure (a harness bug): ${structural.join("; ")}`);
+      if (done === 0) await sleep(300);
+    }
+    if (done === 0) ep.fail(`the corruptor overwrote nothing in 5 attempts: ${JSON.stringify(report)}`);
+    ep.note(`overwrote ${done} FTS block runs (${String(report?.skipped)} skipped)`);
+    await sleep(ms(2500));
+    const before = await ep.check({
+      label: "corrupt",
+      expectFts: ["ready", "stale", "backfilling"],
+      observe: true,
+      live: true,
+    });
+    ep.note(
+      `before recovery: fts ${JSON.stringify((before.stats.fts as { state?: string })?.state)}, ${before.problems.length} problems (${[...new Set(before.problems.map((p) => p.kind))].join(", ")})`,
+    );
+    const fixer = ep.spawn("fts", ep.pickRuntime(), { iterations: 1 });
+    await fixer.waitExit(120_000);
+    const ret = fixer.events().find((e) => e.t === "rebuild_return");
+    if (ret?.rebuilt !== true)
+      ep.fail(`recovery rebuild did not rebuild: ${JSON.stringify(ret ?? fixer.events().at(-1))}`);
+    const recovered = ret?.at ?? Date.now();
+    await sleep(ms(1000));
+    await ep.stopAll();
+    await ep.check({ expectFts: ["ready"], label: "recovered" });
+    ep.note(`corruption at +0 ms, recovery rebuild returned at +${recovered - corruptStart} ms`);
+    return { searchMissGraceUntil: recovered };
+  },
+
+  /** The database file made read-only under running writers (as an unprivileged user), then restored. */
+  async chmod(ep) {
+    const why = chmodUnavailable();
+    if (why) {
+      ep.note(`skipped: ${why}`);
+      return;
+    }
+    ep.chown(65534, 65534);
+    const runAs = { user: "nobody", group: "nogroup" };
+    const [rt1, rt2] = ep.pickRuntimes(2);
+    const long = ep.spawn("writer", rt1!, { pace: 20 }, { runAs });
+    await ready(long);
+    const cli = ep.spawn("writer", rt2!, { pace: 20, reopenEvery: 2, retryMs: 50 }, { runAs });
+    await ready(cli);
+    ep.spawn("reader", ep.pickRuntime(), { searchPaths: ep.writerReports() }, { runAs });
+    ep.tolerance = { codes: ["STORE_READONLY", "STORE_OPEN_FAILED"] };
+    await sleep(ms(1000));
+    const flipped = Date.now();
+    chmodSync(ep.store, 0o444);
+    await sleep(ms(2000));
+    chmodSync(ep.store, 0o600);
+    const restored = Date.now();
+    await sleep(ms(2000));
+    await ep.stopAll();
+    const refusals = ep
+      .events((r) => r.role === "writer")
+      .filter((e) => (e.t === "fail" || e.t === "open_error") && e.at >= flipped && e.at <= restored + 200);
+    const codes = [...new Set(refusals.map((e) => `${e.t}:${(e.error as { code?: string })?.code}`))];
+    ep.note(`refusals while read-only: ${refusals.length} (${codes.join(", ")})`);
+    if (refusals.length === 0)
+      ep.fail("no writer saw the database become read-only (the reopening writer should have been refused)");
+    const after = ep.events((r) => r.name === cli.name).filter((e) => e.t === "ack" && e.at > restored + 200);
+    if (after.length === 0) ep.fail(`${cli.name} did not append again after the mode was restored`);
+    await ep.check();
+  },
+
+  /** Everything running — writers, reader, churner, rebuilder, backfill, openers — then kill -9 all. */
+  async "kill9-all"(ep) {
+    await seedStore(ep, 30);
+    await writers(ep, 3, { pace: 2 });
+    reader(ep);
+    ep.spawn("churn", ep.pickRuntime());
+    ep.spawn("fts", ep.pickRuntime(), { iterations: 100, pace: 150 });
+    ep.spawn("backfill", ep.pickRuntime(), { start: true, chunkRows: 25, pace: 20 });
+    const until = Date.now() + ep.rng.int(ms(1500), ms(3500));
+    while (Date.now() < until) {
+      ep.spawn("opener", ep.pickRuntime());
+      await sleep(ep.rng.int(100, 400));
+    }
+    // Any opener still running dies with the rest; an opener killed mid-open is fine.
+    await ep.killAll();
+    // In DELETE mode a killed writer leaves a hot journal that only a writable connection can
+    // roll back (a read-only one cannot open past it), so recovery starts as it would in real
+    // life: the next command opens the store writable. Then the read-only checks.
+    const opener = ep.spawn("opener", ep.pickRuntime());
+    await opener.waitExit(60_000);
+    const first = await ep.check({ label: "after-kill" });
+    const state = (first.stats.fts as { state?: string } | undefined)?.state;
+    if (state === "backfilling") {
+      const finisher = ep.spawn("backfill", ep.pickRuntime(), { chunkRows: 200 });
+      await finisher.waitExit(180_000);
+    }
+    await ep.check({
+      label: "settled",
+      expectFts: ["ready"],
+      minCounts: first.stats.counts as Record<string, number>,
+    });
+  },
+};
+
+/** Why the chmod episode cannot run here, if it cannot. */
+function chmodUnavailable(): string | undefined {
+  if (process.getuid?.() !== 0)
+    return "needs root to run roles as another user (non-root runs can chmod their own files, but this harness flips as root)";
+  if (spawnSync("setpriv", ["--version"]).status !== 0) return "setpriv is not installed (util-linux)";
+  if (spawnSync("id", ["nobody"]).status !== 0) return "no 'nobody' user";
+  return undefined;
+}
+
+export const EPISODE_NAMES = Object.keys(EPISODES);
+
+export interface EpisodeResult {
+  failures: string[];
+  notes: string[];
+  dir: string;
+  ms: number;
+  runtimes: string[];
+}
+
+/** Run one episode in one arm; failures carry the seed. The directory is kept when it fails. */
+export async function runEpisode(name: string, arm: Arm, master: number): Promise<EpisodeResult> {
+  const body = EPISODES[name];
+  if (!body) throw new Error(`unknown episode ${name}; known: ${EPISODE_NAMES.join(", ")}`);
+  if (availableRuntimes().length === 0)
+    throw new Error("no runtime available: build the packages first (npm run build)");
+  const ep = new Episode(name, arm, master, episodeSeed(master, arm, name));
+  const started = Date.now();
+  ep.monitor.start();
+  let options: ProcessCheckOptions | undefined;
+  try {
+    options = (await body(ep)) ?? undefined;
+  } catch (error) {
+    ep.fail(`episode aborted: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  } finally {
+    ep.monitor.sampleFds();
+    ep.monitor.stop();
+    await ep.killAll();
+  }
+  checkProcesses(ep, options ?? {});
+  const keep = ep.failures.length > 0 || process.env.SESSIONDB_CHAMBER_KEEP === "1";
+  if (ep.failures.length > 0) {
+    ep.failures.push(
+      `${ep.tag} replay: SESSIONDB_SEED=${master} SESSIONDB_EPISODE=${name} SESSIONDB_ARM=${arm} npm run chamber -w @sessiondb/e2e — kept ${ep.dir} (reports/, logs/, *.verdict.json)`,
+    );
+  }
+  const runtimes = [...new Set(ep.roles.map((r) => r.runtime.id))];
+  await ep.cleanup(keep);
+  return { failures: ep.failures, notes: ep.notes, dir: ep.dir, ms: Date.now() - started, runtimes };
+}

@@ -1,0 +1,192 @@
+/**
+ * Checker: the invariants of spec §11 on a short-lived read-only connection, after an episode.
+ * Reads every role's report (the ledger) and every stored row, and writes a verdict to `cfg.out`:
+ * acknowledged appends stored exactly once with the exact body, in-flight ones at most once and
+ * never torn (a batch is all or nothing), refused ones not at all, no phantom rows or sessions,
+ * counters equal to the rows, counts not below what any reader saw, integrity_check and FTS5
+ * integrity-check (checkIntegrity), the arm's journal mode, and a seeded sample of acknowledged
+ * tokens found exactly once by search.
+ */
+import { writeFileSync } from "node:fs";
+import { hasTail, makeContent, tailToken } from "./lib/content.mjs";
+import { readLedger } from "./lib/ledger.mjs";
+import { Rng } from "./lib/prng.mjs";
+import { describeError } from "./lib/runtime.mjs";
+
+const HEAD = /^(zq[0-9a-z]+) /;
+
+export async function checker({ cfg, report, adapter }) {
+  const rng = new Rng(`${cfg.seed}/${cfg.name}`);
+  const problems = [];
+  const problem = (kind, detail) => problems.push({ kind, detail });
+  // Writers may still be running (a check in the middle of an episode): acknowledgements are
+  // (and the counts readers observed) taken from a ledger read BEFORE the rows (an ack is written after its commit, so each one must
+  // be in the rows read next), intents from one read AFTER them (an intent is written before its
+  // append, so every row read has one by then). Per-row counters are compared only when no
+  // writer is live (cfg.live false): the API reads below are not one snapshot.
+  const early = readLedger(cfg.reportsDir);
+  const acks = early.acks;
+  const started = Date.now();
+  const store = adapter.open(cfg.store, { readOnly: true });
+  const stats = { journalMode: store.journalMode, sqlite: store.sqliteVersion, driver: store.driverName };
+  try {
+    if (cfg.arm && store.journalMode !== cfg.arm)
+      problem("journal-mode", `journal mode is ${store.journalMode}, the arm is ${cfg.arm}`);
+    stats.fts = store.ftsStatus();
+    if (cfg.expectFts && !cfg.expectFts.includes(stats.fts.state))
+      problem(
+        "fts-state",
+        `ftsStatus().state is ${stats.fts.state}, expected one of ${cfg.expectFts.join(", ")}`,
+      );
+
+    try {
+      const integrity = store.checkIntegrity();
+      stats.integrity = integrity;
+      for (const p of integrity.problems) problem("integrity", p);
+    } catch (error) {
+      problem(
+        "integrity",
+        `checkIntegrity() threw: ${JSON.stringify(describeError(error, adapter.mod.SessionDbError))}`,
+      );
+    }
+
+    // Every stored row, through the public API; then the ledger (see above).
+    const sessions = store.listSessions({ limit: 1_000_000, includeArchived: true });
+    const stored = sessions.map((s) => ({ s, messages: store.getMessages(s.id, { includeInactive: true }) }));
+    const total = store.messageCount();
+    const ledger = readLedger(cfg.reportsDir);
+    ledger.acks = acks;
+
+    const found = new Map(); // token -> [ids]
+    const counts = {};
+    let rows = 0;
+    for (const { s, messages } of stored) {
+      if (!ledger.sessions.has(s.id))
+        problem("phantom-session", `session ${s.id} was never created by a role`);
+      rows += messages.length;
+      counts[s.id] = messages.length;
+      if (!cfg.live && s.messageCount !== messages.length)
+        problem("counter", `session ${s.id}: message_count ${s.messageCount} but ${messages.length} rows`);
+      const floor = Math.max(early.observedCounts.get(s.id) ?? 0, cfg.minCounts?.[s.id] ?? 0);
+      if (messages.length < floor)
+        problem(
+          "count-decreased",
+          `session ${s.id}: ${messages.length} rows, but ${floor} were observed earlier`,
+        );
+      for (const m of messages) {
+        const head = typeof m.content === "string" ? HEAD.exec(m.content)?.[1] : undefined;
+        const intent = head && ledger.intents.get(head);
+        if (!intent) {
+          problem(
+            "phantom-row",
+            `message ${m.id} in ${s.id} carries no token any writer intended (${JSON.stringify(String(m.content).slice(0, 60))})`,
+          );
+          continue;
+        }
+        found.set(head, [...(found.get(head) ?? []), m.id]);
+        if (intent.session !== s.id || intent.role !== m.role)
+          problem(
+            "misplaced",
+            `${head}: intended ${intent.role} in ${intent.session}, stored ${m.role} in ${s.id} (id ${m.id})`,
+          );
+        else if (m.content !== makeContent(head, intent.role, intent.len))
+          problem(
+            "torn",
+            `${head} (id ${m.id}): stored body differs from the appended one (${m.content.length} vs ${intent.len} chars)`,
+          );
+      }
+    }
+    for (const id of Object.keys(cfg.minCounts ?? {})) {
+      if (!sessions.some((x) => x.id === id)) problem("count-decreased", `session ${id} disappeared`);
+    }
+    if (!cfg.live && total !== rows)
+      problem("counter", `messageCount() is ${total}, but the sessions hold ${rows} rows`);
+
+    // Exactly once / at most once / not at all.
+    let inflight = 0;
+    let inflightStored = 0;
+    for (const [token, intent] of ledger.intents) {
+      const ids = found.get(token) ?? [];
+      if (ledger.acks.has(token)) {
+        if (ids.length !== 1)
+          problem(
+            "acked-not-once",
+            `acknowledged ${token} (id ${ledger.acks.get(token)}, ${intent.writer}) stored ${ids.length} times`,
+          );
+        else if (ids[0] !== ledger.acks.get(token))
+          problem(
+            "acked-wrong-id",
+            `${token}: acknowledged as id ${ledger.acks.get(token)}, stored as id ${ids[0]}`,
+          );
+      } else if (ledger.fails.has(token)) {
+        if (ids.length !== 0)
+          problem(
+            "refused-stored",
+            `${token}: the append threw ${JSON.stringify(ledger.fails.get(token))}, yet it is stored ${ids.length} times`,
+          );
+      } else {
+        inflight++;
+        if (ids.length > 0) inflightStored++;
+        if (ids.length > 1)
+          problem("inflight-twice", `in-flight ${token} (${intent.writer}) stored ${ids.length} times`);
+      }
+    }
+    for (const tokens of ledger.groups) {
+      const counts = tokens.map((t) => (found.get(t) ?? []).length);
+      if (counts.some((c) => c !== counts[0]))
+        problem("torn-batch", `batch ${tokens.join(",")} stored partially: ${counts.join(",")}`);
+    }
+
+    // Search: a seeded sample of acknowledged tokens, exactly once.
+    const acked = [...ledger.acks.keys()];
+    const sample = Array.from({ length: Math.min(cfg.searchSample ?? 40, acked.length) }, () =>
+      rng.pick(acked),
+    );
+    let searched = 0;
+    const routes = {};
+    for (const token of sample) {
+      const id = ledger.acks.get(token);
+      const intent = ledger.intents.get(token);
+      const checks = [[token, {}]];
+      if (intent.role !== "tool") checks.push([token, { substring: true }]);
+      if (hasTail(intent.role, intent.len)) checks.push([tailToken(token), { roles: ["tool"] }]);
+      for (const [query, options] of checks) {
+        const result = store.search(query, { limit: 5, ...options });
+        routes[result.route] = (routes[result.route] ?? 0) + 1;
+        searched++;
+        const ids = result.hits.map((h) => h.messageId);
+        if (ids.length !== 1 || ids[0] !== id)
+          problem(
+            "search",
+            `search(${JSON.stringify(query)}, ${JSON.stringify(options)}) via ${result.route} returned [${ids.join(",")}], expected exactly [${id}]`,
+          );
+      }
+      // The tail lies beyond the 8192-character prefix: word search over the index must not see it.
+      if (hasTail(intent.role, intent.len)) {
+        const result = store.search(tailToken(token), { limit: 5 });
+        if (result.route === "fts" && result.hits.length !== 0)
+          problem(
+            "search-prefix",
+            `tail token ${tailToken(token)} past the tool prefix was found by word search via fts`,
+          );
+      }
+    }
+    Object.assign(stats, {
+      sessions: sessions.length,
+      rows,
+      acked: ledger.acks.size,
+      refused: ledger.fails.size,
+      inflight,
+      inflightStored,
+      searched,
+      routes,
+      counts,
+    });
+  } finally {
+    store.close();
+  }
+  stats.ms = Date.now() - started;
+  const verdict = { ok: problems.length === 0, problems, stats };
+  writeFileSync(cfg.out, JSON.stringify(verdict, null, 1));
+  report.event("verdict", { ok: verdict.ok, problems: problems.length });
+}

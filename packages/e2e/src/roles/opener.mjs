@@ -1,0 +1,14 @@
+/** Opener: open writable, count, close, exit — the short-lived CLI command. */
+export async function opener({ cfg, report, adapter }) {
+  const started = Date.now();
+  const store = adapter.open(cfg.store, { readOnly: cfg.readOnly === true });
+  const count = store.messageCount();
+  report.event("opened", {
+    ms: Date.now() - started,
+    journalMode: store.journalMode,
+    count,
+    fts: store.ftsStatus().state,
+  });
+  store.close();
+  report.event("closed", {});
+}

@@ -1,0 +1,99 @@
+/**
+ * Writer: appends single messages and batches to its own sessions. Before each append it logs
+ * an `intent` line (tokens, roles, lengths); after it returns, an `ack` line with the ids; when
+ * it throws, a `fail` line (a refused append must have stored nothing). Some tool rows are longer
+ * than the 8192-character index prefix. `reopenEvery` makes it close and reopen the store like a
+ * short-lived CLI would; `pace` is the pause between appends (0: a tight loop, so a kill -9
+ * usually lands inside an append).
+ */
+import { makeContent } from "./lib/content.mjs";
+import { Rng } from "./lib/prng.mjs";
+import { describeError, sleep } from "./lib/runtime.mjs";
+
+const MESSAGE_ROLES = ["user", "assistant", "assistant", "tool", "tool", "system"];
+
+export async function writer({ cfg, report, adapter, stop }) {
+  const rng = new Rng(`${cfg.seed}/${cfg.name}`);
+  const sessions = Array.from({ length: cfg.sessions ?? 3 }, (_, i) => `${cfg.name}-s${i}`);
+  let store;
+  let opsSinceOpen = 0;
+  let counter = 0;
+  let acked = 0;
+  let failed = 0;
+
+  const open = () => {
+    store = adapter.open(cfg.store);
+    opsSinceOpen = 0;
+    report.event("ready", {
+      journalMode: store.journalMode,
+      sqlite: store.sqliteVersion,
+      driver: store.driverName,
+    });
+  };
+
+  const nextMessage = () => {
+    // Digits between fixed letters: no token is a substring of another (substring search).
+    const token = `zq${cfg.tag}w${counter++}k`;
+    const role = rng.pick(MESSAGE_ROLES);
+    let len;
+    if (role === "tool")
+      len = rng.chance(cfg.longToolRatio ?? 0.5)
+        ? rng.int(8300, cfg.maxToolChars ?? 24_000)
+        : rng.int(200, 4000);
+    else len = rng.int(40, 1200);
+    return { token, role, len };
+  };
+
+  for (;;) {
+    if (stop.stopping()) break;
+    if (cfg.maxOps !== undefined && acked + failed >= cfg.maxOps) break;
+    try {
+      if (!store) {
+        open();
+        for (const id of sessions) {
+          report.event("session", { id });
+          store.createSession({ id, source: adapter.runtime, model: "chamber" });
+        }
+      }
+    } catch (error) {
+      store = undefined;
+      report.event("open_error", { error: describeError(error, adapter.mod.SessionDbError) });
+      await sleep(cfg.retryMs ?? 200);
+      continue;
+    }
+
+    const session = rng.pick(sessions);
+    const size = rng.chance(cfg.batchRatio ?? 0.3) ? rng.int(2, cfg.maxBatch ?? 6) : 1;
+    const specs = Array.from({ length: size }, nextMessage);
+    const messages = specs.map((m) => ({
+      role: m.role,
+      content: makeContent(m.token, m.role, m.len),
+      ...(m.role === "tool" ? { toolName: "shell", toolCallId: `call-${m.token}` } : {}),
+    }));
+    report.event("intent", { session, batch: size > 1, msgs: specs });
+    try {
+      const ids =
+        size > 1 ? store.appendMessages(session, messages) : [store.appendMessage(session, messages[0])];
+      report.event("ack", { session, tokens: specs.map((m) => m.token), ids });
+      acked++;
+    } catch (error) {
+      failed++;
+      report.event("fail", {
+        session,
+        tokens: specs.map((m) => m.token),
+        error: describeError(error, adapter.mod.SessionDbError),
+      });
+      await sleep(cfg.retryMs ?? 200);
+    }
+    opsSinceOpen++;
+    if (cfg.reopenEvery && opsSinceOpen >= cfg.reopenEvery) {
+      store.close();
+      store = undefined;
+      report.event("closed", { reopen: true });
+    }
+    if (cfg.pace) await sleep(rng.int(0, cfg.pace));
+    else await new Promise((resolve) => setImmediate(resolve));
+  }
+  store?.close();
+  report.event("closed", { reason: stop.reason(), acked, failed });
+}
