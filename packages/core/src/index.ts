@@ -1,7 +1,8 @@
 /**
  * @sessiondb/core — the runtime-agnostic core: driver seam, schema, FTS, locks, journal policy,
  * the Store and its errors. Adapters (@sessiondb/node, @sessiondb/bun, @sessiondb/deno) wrap
- * `createStore` with their runtime's driver.
+ * `createStore` with their runtime's driver; the node:sqlite-API driver that Node and Deno share
+ * lives here, taking the runtime's `DatabaseSync` class as a parameter.
  */
 export * from "./constants.js";
 export {
@@ -16,6 +17,16 @@ export {
   type SqliteStatement,
   type SqlValue,
 } from "./driver.js";
+export {
+  classifyNodeSqliteError,
+  isBlankSql,
+  type NodeSqliteApiDatabase,
+  type NodeSqliteApiDatabaseClass,
+  type NodeSqliteApiDriverOptions,
+  type NodeSqliteApiOpenOptions,
+  type NodeSqliteApiStatement,
+  nodeSqliteApiDriver,
+} from "./drivers/node-sqlite-api.js";
 export * from "./errors.js";
 export type {
   FtsStatus,

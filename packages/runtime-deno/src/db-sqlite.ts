@@ -20,6 +20,7 @@
 import { statSync } from "node:fs";
 import {
   defineDriver,
+  isBlankSql,
   type RawDriver,
   type Row,
   resultCodeFromMessage,
@@ -80,11 +81,6 @@ export function classifyDbSqliteError(error: unknown): ReturnType<RawDriver["cla
   // permission errors, TypeErrors) and the binding's own messages are not SQLite failures.
   if (error.constructor !== Error || BINDING_MESSAGES.test(error.message)) return undefined;
   return { code: resultCodeFromMessage(error.message) };
-}
-
-/** True when `text` is only whitespace, semicolons and SQL comments. */
-function isBlankSql(text: string): boolean {
-  return text.replace(/--[^\n]*(\n|$)|\/\*[\s\S]*?(\*\/|$)|[\s;]+/g, "") === "";
 }
 
 /** A driver over the caller's @db/sqlite `Database` class. */

@@ -13,10 +13,10 @@
  * loads only @db/sqlite's, so it must run in its own `deno test` process (the npm script does).
  */
 import { describe, it } from "node:test";
-import { runConformance } from "@sessiondb/core/conformance";
+import { runConformance, runDriverContract } from "@sessiondb/core/conformance";
 import { nodeFsHost } from "@sessiondb/core/host";
 import { type DbSqliteDatabaseClass, dbSqliteDriver } from "../src/db-sqlite.ts";
-import { driverContract } from "./driver-contract.ts";
+import { holdLock } from "./lock-holder.ts";
 
 const specifier = Deno.env.get("SESSIONDB_DB_SQLITE");
 
@@ -32,7 +32,17 @@ if (!specifier) {
   const mod = (await import(url)) as { Database: DbSqliteDatabaseClass; SQLITE_VERSION: string };
   console.log(`[db-sqlite.test] @db/sqlite from ${specifier}, SQLite ${mod.SQLITE_VERSION}`);
   const driver = dbSqliteDriver(mod.Database);
-  driverContract(`@db/sqlite (SQLite ${mod.SQLITE_VERSION})`, driver, { extendedCodes: false });
+  runDriverContract({
+    name: `@db/sqlite (SQLite ${mod.SQLITE_VERSION})`,
+    driverName: "@db/sqlite",
+    driver,
+    holdLock,
+    // A failed statement is a plain Error carrying only SQLite's message; opens carry the code.
+    extendedCodes: { statements: false, exec: false },
+    dqsFromBuild: true,
+    describe,
+    it,
+  });
   runConformance({
     name: `@db/sqlite (SQLite ${mod.SQLITE_VERSION})`,
     driver,

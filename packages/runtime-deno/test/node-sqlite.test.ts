@@ -1,5 +1,15 @@
-/** The driver contract for Deno's built-in node:sqlite. */
+/** Core's driver contract on Deno's built-in node:sqlite (exec and open errors carry only a message). */
+import { describe, it } from "node:test";
+import { runDriverContract } from "@sessiondb/core/conformance";
 import { nodeSqliteDriver } from "../src/node-sqlite.ts";
-import { driverContract } from "./driver-contract.ts";
+import { holdLock } from "./lock-holder.ts";
 
-driverContract("node:sqlite (Deno)", nodeSqliteDriver(), { extendedCodes: true });
+runDriverContract({
+  name: "node:sqlite (Deno)",
+  driverName: "node:sqlite",
+  driver: nodeSqliteDriver(),
+  holdLock,
+  extendedCodes: { exec: false, open: false },
+  describe,
+  it,
+});

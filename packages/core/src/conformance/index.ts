@@ -1,10 +1,12 @@
 /**
- * The conformance suite: every driver on every runtime proves the same behaviour.
+ * The conformance suite: every driver on every runtime proves the same behaviour — the Store's
+ * (`runConformance`) and, below it, the driver seam's (`runDriverContract`).
  *
  * @example
  * import { describe, it } from "vitest";            // or "bun:test", or "node:test" under deno
- * import { runConformance } from "@sessiondb/core/conformance";
+ * import { runConformance, runDriverContract } from "@sessiondb/core/conformance";
  * runConformance({ name: "my-driver", driver: myDriver(), host: nodeFsHost, describe, it });
+ * runDriverContract({ name: "my-driver", driver: myDriver(), describe, it });
  */
 
 import { ftsSuite } from "./fts.js";
@@ -12,7 +14,14 @@ import type { ConformanceTarget } from "./harness.js";
 import { openSuite } from "./open.js";
 import { storeApiSuite } from "./store-api.js";
 
+export {
+  type DriverContractTarget,
+  type ExtendedCodes,
+  type LockHolder,
+  runDriverContract,
+} from "./driver-contract.js";
 export type { ConformanceTarget, Runner } from "./harness.js";
+export { childLockHolder } from "./lock-holder.js";
 
 /** Register the whole suite with the runner's describe/it. */
 export function runConformance(target: ConformanceTarget): void {

@@ -1,0 +1,132 @@
+/**
+ * The one driver for the `node:sqlite` API (`DatabaseSync`), which Node (≥ 22.13) and Deno
+ * (≥ 2.2) both provide. Core imports no runtime module: the adapter passes the `DatabaseSync`
+ * class it loaded (Node lazily, Deno by import) and, for the directory check, its file system.
+ *
+ * The binding is described structurally (only the members we call), so this file type-checks
+ * against any `@types/node` and any Deno.
+ */
+import { defineDriver, type RawDriver, type Row, type SqliteDriver, type SqlValue } from "../driver.js";
+import { SqliteError } from "../errors.js";
+import { resultCodeFromMessage, resultCodeFromNumber } from "../sqlite-codes.js";
+
+/** The part of `StatementSync` this driver uses. */
+export interface NodeSqliteApiStatement {
+  /** Execute; counts are bigint when they pass 2^53 or `readBigInts` is on. */
+  run(...params: SqlValue[]): { changes: number | bigint; lastInsertRowid: number | bigint };
+  /** First row, or undefined. */
+  get(...params: SqlValue[]): unknown;
+  /** All rows. */
+  all(...params: SqlValue[]): unknown[];
+  /** The statement's own text, without the unparsed tail (`sqlite3_sql`). */
+  readonly sourceSQL: string;
+}
+
+/** The part of `DatabaseSync` this driver uses. */
+export interface NodeSqliteApiDatabase {
+  /** Run a script without results. */
+  exec(sql: string): void;
+  /** Compile the first statement of `sql`. */
+  prepare(sql: string): NodeSqliteApiStatement;
+  /** Close; throws ERR_INVALID_STATE the second time. */
+  close(): void;
+}
+
+/** Constructor options; the explicit values match the other drivers' defaults. */
+export interface NodeSqliteApiOpenOptions {
+  readOnly: boolean;
+  enableForeignKeyConstraints: boolean;
+  enableDoubleQuotedStringLiterals: boolean;
+  allowExtension: boolean;
+}
+
+/** `DatabaseSync`, structurally. */
+export type NodeSqliteApiDatabaseClass = new (
+  path: string,
+  options: NodeSqliteApiOpenOptions,
+) => NodeSqliteApiDatabase;
+
+/** What the adapter supplies besides the class. */
+export interface NodeSqliteApiDriverOptions {
+  /** Driver name; default "node:sqlite". */
+  name?: string;
+  /** Whether `path` is a directory (the runtime's `statSync`); without it the check is skipped. */
+  isDirectory?: (path: string) => boolean;
+}
+
+/** True when `text` is only whitespace, semicolons and SQL comments. */
+export function isBlankSql(text: string): boolean {
+  return text.replace(/--[^\n]*(\n|$)|\/\*[\s\S]*?(\*\/|$)|[\s;]+/g, "") === "";
+}
+
+/**
+ * Classify a `node:sqlite` error: the extended result code in `errcode` when there is one (Node
+ * always; Deno for statements), else SQLite's message (Deno's exec and open errors carry only
+ * `code: "ERR_SQLITE_ERROR"` and a message with the path appended).
+ */
+export function classifyNodeSqliteError(error: unknown): ReturnType<RawDriver["classify"]> {
+  const { code, errcode } = (error ?? {}) as { code?: unknown; errcode?: unknown };
+  if (typeof errcode === "number") {
+    const byNumber = resultCodeFromNumber(errcode);
+    if (byNumber) return { code: byNumber, extendedCode: errcode };
+  }
+  if (code === "ERR_SQLITE_ERROR" && error instanceof Error) {
+    // Drop the path Deno appends, so a path that reads like a message cannot mislead.
+    return { code: resultCodeFromMessage(error.message.replace(/: \/.*$|: [A-Za-z]:\\.*$/s, "")) };
+  }
+  // ERR_INVALID_STATE (use after close), ERR_INVALID_ARG_TYPE, ERR_OUT_OF_RANGE (integers past
+  // 2^53) and Deno's permission errors are not SQLite failures: they pass through unchanged.
+  return undefined;
+}
+
+/** A driver over the runtime's `DatabaseSync` class. */
+export function nodeSqliteApiDriver(
+  DatabaseSync: NodeSqliteApiDatabaseClass,
+  options: NodeSqliteApiDriverOptions = {},
+): SqliteDriver {
+  const { name = "node:sqlite", isDirectory } = options;
+  return defineDriver({
+    name,
+    open(path, { readOnly }) {
+      // A read-only open of a directory succeeds (Deno) or fails with SQLITE_IOERR_READ (Node):
+      // the open(2) works and the first read gets EISDIR, which would look like a failing disk.
+      if (readOnly && isDirectory?.(path)) {
+        throw new SqliteError("CANTOPEN", `unable to open database file: ${path} is a directory`);
+      }
+      // A read-only open never creates the file: a missing one fails with SQLITE_CANTOPEN.
+      const db = new DatabaseSync(path, {
+        readOnly,
+        enableForeignKeyConstraints: true,
+        enableDoubleQuotedStringLiterals: false,
+        allowExtension: false,
+      });
+      let closed = false;
+      return {
+        exec: (sql) => db.exec(sql),
+        prepare(sql) {
+          const statement = db.prepare(sql);
+          // node:sqlite compiles the first statement and silently drops the rest; better-sqlite3
+          // and bun:sqlite refuse. Refuse here too, so a dropped statement cannot go unnoticed.
+          if (!isBlankSql(sql.slice(statement.sourceSQL.length))) {
+            throw new RangeError("prepare() takes exactly one SQL statement; use exec() for scripts");
+          }
+          return {
+            run(...params: SqlValue[]) {
+              const result = statement.run(...params);
+              return { changes: Number(result.changes), lastInsertRowid: Number(result.lastInsertRowid) };
+            },
+            get: (...params: SqlValue[]) => statement.get(...params) as Row | undefined,
+            all: (...params: SqlValue[]) => statement.all(...params) as Row[],
+          };
+        },
+        close() {
+          // DatabaseSync.close() throws ERR_INVALID_STATE the second time; the seam says harmless.
+          if (closed) return;
+          closed = true;
+          db.close();
+        },
+      };
+    },
+    classify: classifyNodeSqliteError,
+  });
+}
