@@ -109,6 +109,7 @@ export class Store {
   #closed = false;
   #corrupt: StoreCorruptError | undefined;
   #writesSinceCheckpoint = 0;
+  #wrote = false;
 
   constructor(driver: SqliteDriver, path: string, options: StoreOptions = {}) {
     if (typeof path !== "string") throw new TypeError("store path must be a string");
@@ -261,6 +262,7 @@ export class Store {
   }
 
   #afterCommit(): void {
+    this.#wrote = true;
     this.#writesSinceCheckpoint++;
     if (this.#writesSinceCheckpoint >= CHECKPOINT_EVERY_WRITES && this.journalMode === "wal") {
       this.#writesSinceCheckpoint = 0;
@@ -711,12 +713,13 @@ export class Store {
     return { ok: problems.length === 0, problems };
   }
 
-  /** Close the store (PASSIVE checkpoint first when writable). Idempotent. */
+  /** Close the store (PASSIVE checkpoint first when this store wrote). Idempotent. */
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
     try {
-      if (!this.readOnly && !this.#corrupt && this.journalMode === "wal") passiveCheckpoint(this.#conn);
+      // Only a connection that wrote has WAL frames of its own to move; a reader's close stays cheap.
+      if (this.#wrote && !this.#corrupt && this.journalMode === "wal") passiveCheckpoint(this.#conn);
     } finally {
       this.#statements.clear();
       this.#conn.close();

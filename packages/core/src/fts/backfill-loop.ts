@@ -1,13 +1,20 @@
 /**
  * The async backfill driver: steps until done, yielding a macrotask between chunks so the
- * host's event loop keeps running, reporting progress, and pacing itself. A step whose
- * `BEGIN IMMEDIATE` had to wait met another writer: chunks halve (down to a floor) and the loop
- * pauses about as long as it held the lock, so a live writer gets at least every other turn.
- * Steps that got the lock at once grow the chunk back and run at full speed.
+ * host's event loop keeps running, reporting progress, and pacing itself. Other writers show
+ * up two ways: a step's `BEGIN IMMEDIATE` had to wait, or another connection committed since the
+ * last step (`PRAGMA data_version` moved). Then the next chunk is sized to hold the write lock
+ * for about BACKFILL_TARGET_HOLD_MS, and the loop pauses about as long as it held it, so a live
+ * writer waits for at most about one short chunk. With no one else writing, chunks grow back
+ * to the full size and the loop runs at full speed.
  */
 
 import type { StepOutcome } from "./backfill.js";
-import { BACKFILL_CONTENTION_WAIT_MS, BACKFILL_MAX_PAUSE_MS, BACKFILL_MIN_CHUNK_IDS } from "./constants.js";
+import {
+  BACKFILL_CONTENTION_WAIT_MS,
+  BACKFILL_MAX_PAUSE_MS,
+  BACKFILL_MIN_CHUNK_IDS,
+  BACKFILL_TARGET_HOLD_MS,
+} from "./constants.js";
 
 /** Progress as reported to `onProgress`: rows of the backfill window. */
 export interface BackfillProgress {
@@ -16,10 +23,12 @@ export interface BackfillProgress {
   done: boolean;
 }
 
-/** A step as the loop sees it: what it did and how long it waited for / held the lock. */
+/** A step as the loop sees it: what it did, how long it waited for / held the lock, and whether
+ * another connection committed since the previous step. */
 export interface TimedStep extends StepOutcome {
   waitedMs: number;
   heldMs: number;
+  othersWrote: boolean;
 }
 
 /** What the loop needs from the index. */
@@ -31,16 +40,17 @@ export interface BackfillDriver {
 
 /** The next chunk size and pause after a step (pure). */
 export function pace(
-  step: Pick<TimedStep, "waitedMs" | "heldMs">,
+  step: Pick<TimedStep, "waitedMs" | "heldMs" | "othersWrote">,
   chunk: number,
   maxChunk: number,
-  pauseMs: number,
 ): { chunk: number; pauseMs: number } {
-  if (step.waitedMs > BACKFILL_CONTENTION_WAIT_MS) {
+  if (step.waitedMs > BACKFILL_CONTENTION_WAIT_MS || step.othersWrote) {
     const floor = Math.min(BACKFILL_MIN_CHUNK_IDS, maxChunk);
+    // Scale the chunk towards the target hold time; never grow it while others write.
+    const scaled = Math.floor((chunk * BACKFILL_TARGET_HOLD_MS) / Math.max(step.heldMs, 1));
     return {
-      chunk: Math.max(floor, Math.floor(chunk / 2)),
-      pauseMs: Math.min(BACKFILL_MAX_PAUSE_MS, Math.max(pauseMs * 2, step.heldMs, 1)),
+      chunk: Math.max(floor, Math.min(chunk, scaled)),
+      pauseMs: Math.min(BACKFILL_MAX_PAUSE_MS, Math.max(step.heldMs, 1)),
     };
   }
   return { chunk: Math.min(maxChunk, chunk * 2), pauseMs: 0 };
@@ -55,7 +65,6 @@ export async function runBackfill(
 ): Promise<void> {
   const maxChunk = Math.max(1, Math.floor(options.chunkIds));
   let chunk = maxChunk;
-  let pauseMs = 0;
   let indexed = 0;
   let total = 0;
   let knownTo = -1;
@@ -69,8 +78,9 @@ export async function runBackfill(
     if (!step.remains) indexed = total;
     options.onProgress?.({ indexed: Math.min(indexed, total), total, done: !step.remains });
     if (!step.remains) return;
-    ({ chunk, pauseMs } = pace(step, chunk, maxChunk, pauseMs));
+    const next = pace(step, chunk, maxChunk);
+    chunk = next.chunk;
     // Always a macrotask, never a microtask: timers and I/O callbacks must get their turn.
-    await yieldFor(pauseMs);
+    await yieldFor(next.pauseMs);
   }
 }

@@ -210,11 +210,25 @@ describe("backfill", () => {
     expect(fts.integrityProblems()).toEqual([]);
   });
 
-  it("paces itself: smaller chunks and pauses after lock waits, full speed otherwise", () => {
-    expect(pace({ waitedMs: 0, heldMs: 30 }, 5000, 5000, 0)).toEqual({ chunk: 5000, pauseMs: 0 });
-    const slowed = pace({ waitedMs: 80, heldMs: 30 }, 5000, 5000, 0);
-    expect(slowed).toEqual({ chunk: 2500, pauseMs: 30 });
-    expect(pace({ waitedMs: 80, heldMs: 30 }, 300, 5000, 200)).toEqual({ chunk: 250, pauseMs: 250 });
-    expect(pace({ waitedMs: 0, heldMs: 30 }, 2500, 5000, 30)).toEqual({ chunk: 5000, pauseMs: 0 });
+  it("paces itself: short chunks and pauses while others write, full speed otherwise", () => {
+    const alone = { waitedMs: 0, heldMs: 300, othersWrote: false };
+    expect(pace(alone, 5000, 5000)).toEqual({ chunk: 5000, pauseMs: 0 });
+    expect(pace(alone, 2500, 5000)).toEqual({ chunk: 5000, pauseMs: 0 });
+    // Another connection committed since the last step: size the chunk to ~15 ms of lock hold.
+    expect(pace({ waitedMs: 0, heldMs: 300, othersWrote: true }, 5000, 5000)).toEqual({
+      chunk: 250,
+      pauseMs: 250,
+    });
+    // The step had to wait for the lock: same, and never below the floor.
+    expect(pace({ waitedMs: 80, heldMs: 30, othersWrote: false }, 100, 5000)).toEqual({
+      chunk: 50,
+      pauseMs: 30,
+    });
+    // Already short enough: keep the chunk, never grow it while others write.
+    expect(pace({ waitedMs: 0, heldMs: 5, othersWrote: true }, 200, 5000)).toEqual({
+      chunk: 200,
+      pauseMs: 5,
+    });
+    expect(pace({ waitedMs: 0, heldMs: 900, othersWrote: true }, 5000, 5000).pauseMs).toBe(250);
   });
 });

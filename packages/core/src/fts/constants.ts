@@ -36,7 +36,10 @@ export const FTS_MERGE_PAGES = 256;
 
 /** Backfill pacing: a BEGIN IMMEDIATE that took longer than this waited for another writer. */
 export const BACKFILL_CONTENTION_WAIT_MS = 5;
-/** Backfill pacing: under contention chunks halve down to this many ids … */
-export const BACKFILL_MIN_CHUNK_IDS = 250;
-/** … and the loop pauses up to this long between chunks, so other writers get the lock. */
+/** Backfill pacing: while others write, a chunk is sized to hold the write lock about this long,
+ * so a live writer's append waits at most about one such chunk (the p99 goal is 50 ms). */
+export const BACKFILL_TARGET_HOLD_MS = 15;
+/** … but never below this many ids (a window of huge tool rows may still take longer) … */
+export const BACKFILL_MIN_CHUNK_IDS = 50;
+/** … and the loop pauses about as long as it held the lock (up to this), so writers get turns. */
 export const BACKFILL_MAX_PAUSE_MS = 250;

@@ -31,6 +31,7 @@ export class FtsIndex {
   readonly #ctx: StoreContext;
   readonly #recovery: FtsRecovery;
   #inFailOpen = false;
+  #dataVersion: number | undefined;
 
   constructor(ctx: StoreContext, options: FtsIndexOptions = {}) {
     this.#ctx = ctx;
@@ -97,11 +98,16 @@ export class FtsIndex {
   #timedStep(chunkIds: number): TimedStep {
     const started = this.#ctx.now();
     let entered = started;
+    let othersWrote = false;
     const outcome = this.#ctx.write(() => {
       entered = this.#ctx.now();
+      // data_version moves only for other connections' commits: did anyone write since our last step?
+      const version = Number(Object.values(this.#ctx.statement("PRAGMA data_version").get() ?? {})[0]);
+      othersWrote = this.#dataVersion !== undefined && version !== this.#dataVersion;
+      this.#dataVersion = version;
       return backfillStepTx(this.#ctx, chunkIds);
     });
-    return { ...outcome, waitedMs: entered - started, heldMs: this.#ctx.now() - entered };
+    return { ...outcome, waitedMs: entered - started, heldMs: this.#ctx.now() - entered, othersWrote };
   }
 
   /** One backfill step in one write transaction; true while work remains. */

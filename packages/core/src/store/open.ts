@@ -46,15 +46,15 @@ export function preflight(path: string, readOnly: boolean, host: Host | undefine
   }
 }
 
-/** Per-connection settings: none of them is DDL and none takes a write lock. */
+/** Per-connection settings: none of them is DDL and none takes a write lock. One exec call,
+ * because opening a current store must stay close to the cost of the raw driver's open. */
 export function configureConnection(conn: SqliteConnection, readOnly: boolean): void {
-  conn.exec(`PRAGMA busy_timeout = ${STATEMENT_BUSY_TIMEOUT_MS}`);
-  conn.exec("PRAGMA foreign_keys = ON");
+  const pragmas = [`PRAGMA busy_timeout = ${STATEMENT_BUSY_TIMEOUT_MS}`, "PRAGMA foreign_keys = ON"];
   if (!readOnly) {
     // Acknowledged means durable: fsync on every commit, in WAL and DELETE alike.
-    conn.exec("PRAGMA synchronous = FULL");
-    conn.exec(`PRAGMA journal_size_limit = ${JOURNAL_SIZE_LIMIT_BYTES}`);
+    pragmas.push("PRAGMA synchronous = FULL", `PRAGMA journal_size_limit = ${JOURNAL_SIZE_LIMIT_BYTES}`);
   }
+  conn.exec(`${pragmas.join(";\n")};`);
 }
 
 /** Read the store-level facts the fast path needs in one query; undefined when there is no
