@@ -1,0 +1,109 @@
+/**
+ * Every figure the bench reports, in table order, with its unit, which direction is better, the
+ * issue's goal where there is one, and — for ratios — the regression tolerance `bench:check`
+ * applies against the committed baseline. The README's figure list follows this catalog.
+ */
+
+export interface MetricDef {
+  /** Row label in the Markdown table. */
+  label: string;
+  unit: "ms" | "×" | "rows/s" | "MB/s" | "MiB" | "";
+  /** For ratios and goals: which direction is good. */
+  better?: "lower" | "higher";
+  /** Goal from issue 5, checked and marked in the table. */
+  goal?: number;
+  /** Relative tolerance for `bench:check` (only ratios are tracked: they survive noisy machines). */
+  tolerance?: number;
+}
+
+const ms = (label: string): MetricDef => ({ label, unit: "ms" });
+const ratio = (label: string, better: "lower" | "higher", tolerance: number, goal?: number): MetricDef => ({
+  label,
+  unit: "×",
+  better,
+  tolerance,
+  goal,
+});
+
+export const METRICS: Record<string, MetricDef> = {
+  "cold.inproc.store": ms("cold open in-process: store open→query→close p50"),
+  "cold.inproc.raw": ms("cold open in-process: raw open→query→close p50"),
+  "cold.inproc.ratio": ratio("cold open in-process: store / raw", "lower", 0.25, 1.25),
+  "cold.process.store": ms("cold open whole process: store script median"),
+  "cold.process.raw": ms("cold open whole process: raw script median"),
+  "cold.process.ratio": ratio("cold open whole process: store / raw", "lower", 0.2, 1.2),
+  "fts.raw.rows": { label: "FTS raw 'rebuild' (both indexes)", unit: "rows/s" },
+  "fts.raw.mb": { label: "FTS raw 'rebuild'", unit: "MB/s" },
+  "fts.rebuild.rows": { label: "rebuildFts", unit: "rows/s" },
+  "fts.rebuild.mb": { label: "rebuildFts", unit: "MB/s" },
+  "fts.rebuild.ratio": ratio("rebuildFts / raw (throughput)", "higher", 0.2, 0.95),
+  "fts.backfill.rows": { label: "backfill to completion", unit: "rows/s" },
+  "fts.backfill.mb": { label: "backfill to completion", unit: "MB/s" },
+  "fts.backfill.ratio": ratio("backfill / raw (throughput)", "higher", 0.2, 0.8),
+  "rss.raw": { label: "peak RSS: raw 'rebuild' process", unit: "MiB" },
+  "rss.rebuild": { label: "peak RSS: rebuildFts process", unit: "MiB" },
+  "rss.backfill": { label: "peak RSS: backfill process", unit: "MiB" },
+  "rss.rebuild.ratio": ratio("peak RSS rebuildFts / raw", "lower", 0.25),
+  "rss.backfill.ratio": ratio("peak RSS backfill / raw", "lower", 0.25),
+  "writer.idle.p50": ms("writer append p50, no background job"),
+  "writer.idle.p99": ms("writer append p99, no background job"),
+  "writer.backfill.p50": ms("writer append p50 during backfillFts"),
+  "writer.backfill.p99": {
+    label: "writer append p99 during backfillFts",
+    unit: "ms",
+    better: "lower",
+    goal: 50,
+  },
+  "writer.rebuild.p50": ms("writer append p50 during rebuildFts"),
+  "writer.rebuild.p99": ms("writer append p99 during rebuildFts"),
+  "append.single.store.p50": ms("append single: store p50"),
+  "append.single.store.p99": ms("append single: store p99"),
+  "append.single.raw.p50": ms("append single: raw p50"),
+  "append.single.store.rows": { label: "append single: store", unit: "rows/s" },
+  "append.single.raw.rows": { label: "append single: raw", unit: "rows/s" },
+  "append.single.ratio": ratio("append single: store / raw (throughput)", "higher", 0.3),
+  "append.batch.store.p50": ms("append batch of 50: store p50"),
+  "append.batch.store.p99": ms("append batch of 50: store p99"),
+  "append.batch.raw.p50": ms("append batch of 50: raw p50"),
+  "append.batch.store.rows": { label: "append batch of 50: store", unit: "rows/s" },
+  "append.batch.raw.rows": { label: "append batch of 50: raw", unit: "rows/s" },
+  "append.batch.ratio": ratio("append batch: store / raw (throughput)", "higher", 0.3),
+};
+
+/** The search queries, one block of rows each. */
+export const SEARCH_KINDS = ["word", "phrase", "substring", "cjk"] as const;
+for (const kind of SEARCH_KINDS) {
+  METRICS[`search.${kind}.store.p50`] = ms(`search ${kind}: store p50`);
+  METRICS[`search.${kind}.store.p99`] = ms(`search ${kind}: store p99`);
+  METRICS[`search.${kind}.raw.p50`] = ms(`search ${kind}: raw FTS5 p50`);
+  METRICS[`search.${kind}.ratio`] = ratio(`search ${kind}: store / raw (p50)`, "lower", 0.5);
+}
+
+/** True when `value` meets the metric's goal (undefined when there is none). */
+export function meetsGoal(def: MetricDef, value: number): boolean | undefined {
+  if (def.goal === undefined || !Number.isFinite(value)) return undefined;
+  return def.better === "higher" ? value >= def.goal : value <= def.goal;
+}
+
+/** Results of one target at one size. */
+export interface SizeResult {
+  messages: number;
+  contentMB: number;
+  metrics: Record<string, number>;
+  /** Non-numeric facts (search routes, hit counts, sample sizes). */
+  notes: Record<string, string>;
+  /** Suites that failed, with the error. */
+  errors: Record<string, string>;
+  /** Wall time of the whole runner for this size (s). */
+  seconds: number;
+}
+
+/** Results of one target. */
+export interface TargetResult {
+  target: string;
+  label: string;
+  runtime?: string;
+  sqliteVersion?: string;
+  skipped?: string;
+  sizes: Record<string, SizeResult>;
+}

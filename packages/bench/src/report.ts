@@ -1,0 +1,80 @@
+/** The side-by-side Markdown table (runtimes as columns) and the goal summary. */
+import { METRICS, meetsGoal, type TargetResult } from "./metrics.js";
+import { round } from "./stats.js";
+
+export interface RunMeta {
+  date: string;
+  mode: string;
+  seed: number;
+  cores: number;
+  sizes: string[];
+  seconds?: number;
+}
+
+function cell(value: number | undefined, goal: boolean | undefined): string {
+  if (value === undefined) return "—";
+  if (!Number.isFinite(value)) return String(value);
+  const text = String(round(value));
+  return goal === undefined ? text : `${text} ${goal ? "✅" : "❌"}`;
+}
+
+/** One Markdown document: a table per size, then notes, errors and skipped targets. */
+export function markdown(results: TargetResult[], meta: RunMeta): string {
+  const ran = results.filter((r) => !r.skipped);
+  const out: string[] = [
+    `# sessiondb bench — ${meta.date} (${meta.mode}, seed ${meta.seed}, ${meta.cores} cores)`,
+    "",
+    ran.map((r) => `- **${r.label}**: ${r.runtime}, SQLite ${r.sqliteVersion}`).join("\n"),
+  ];
+  for (const r of results.filter((x) => x.skipped)) out.push(`- **${r.label}**: skipped — ${r.skipped}`);
+  for (const size of meta.sizes) {
+    const first = ran.find((r) => r.sizes[size])?.sizes[size];
+    if (!first) continue;
+    out.push(
+      "",
+      `## ${size} messages (${first.messages} rows, ${round(first.contentMB)} MB of indexed text)`,
+      "",
+    );
+    out.push(`| figure | unit | goal | ${ran.map((r) => r.label).join(" | ")} |`);
+    out.push(`|---|---|---|${ran.map(() => "---:").join("|")}|`);
+    for (const [name, def] of Object.entries(METRICS)) {
+      const values = ran.map((r) => r.sizes[size]?.metrics[name]);
+      if (values.every((v) => v === undefined)) continue;
+      const goal = def.goal === undefined ? "" : `${def.better === "higher" ? "≥" : "≤"} ${def.goal}`;
+      const label = def.unit === "×" ? `**${def.label}**` : def.label;
+      out.push(
+        `| ${label} | ${def.unit} | ${goal} | ${values.map((v) => cell(v, v === undefined ? undefined : meetsGoal(def, v))).join(" | ")} |`,
+      );
+    }
+    const notes = new Set(ran.flatMap((r) => Object.keys(r.sizes[size]?.notes ?? {})));
+    for (const note of notes) {
+      out.push(`| _${note}_ | | | ${ran.map((r) => r.sizes[size]?.notes[note] ?? "—").join(" | ")} |`);
+    }
+    for (const r of ran) {
+      for (const [suite, error] of Object.entries(r.sizes[size]?.errors ?? {})) {
+        out.push("", `**${r.label} ${size}: ${suite} failed:** \`${error.split("\n")[0]}\``);
+      }
+    }
+  }
+  // Peak RSS must not grow with the corpus beyond SQLite's bounded cache.
+  if (meta.sizes.length > 1) {
+    const [small, large] = [meta.sizes[0] as string, meta.sizes[meta.sizes.length - 1] as string];
+    out.push(
+      "",
+      `## Peak RSS growth ${small} → ${large}`,
+      "",
+      `| job | ${ran.map((r) => r.label).join(" | ")} |`,
+      `|---|${ran.map(() => "---:").join("|")}|`,
+    );
+    for (const job of ["raw", "rebuild", "backfill"]) {
+      const cells = ran.map((r) => {
+        const a = r.sizes[small]?.metrics[`rss.${job}`];
+        const b = r.sizes[large]?.metrics[`rss.${job}`];
+        return a && b ? `${round(a)} → ${round(b)} MiB (×${round(b / a)})` : "—";
+      });
+      out.push(`| ${job} | ${cells.join(" | ")} |`);
+    }
+  }
+  if (meta.seconds !== undefined) out.push("", `Total wall time: ${Math.round(meta.seconds)} s.`);
+  return `${out.join("\n")}\n`;
+}

@@ -1,0 +1,163 @@
+/**
+ * `npm run bench`: builds the corpus once per size, runs every suite on every target in its own
+ * runtime, writes JSON per target plus one Markdown table to results/, prints the table, and
+ * compares the ratios with baseline.json.
+ *
+ *   node dist/run.js [--sizes 10k,100k[,1m]] [--targets a,b] [--seed N] [--smoke] [--out DIR]
+ *   env: BENCH_SIZES, BENCH_TARGETS, BENCH_1M=1 (adds 1m)
+ * --smoke: 1k messages, every suite once, no timing comparisons (npm test uses it).
+ */
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { dirname, join } from "node:path";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+import { type Baseline, compare } from "./baseline.js";
+import { SIDE_FILES, TARGET_LABELS, TARGETS, type TargetId } from "./engine.js";
+import type { SizeResult, TargetResult } from "./metrics.js";
+import { markdown, type RunMeta } from "./report.js";
+import { lastJson, runTimed, script } from "./spawn.js";
+import { now } from "./stats.js";
+import { execFor } from "./targets.js";
+
+const flag = (name: string) => process.argv.includes(`--${name}`);
+const option = (name: string, fallback?: string) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : fallback;
+};
+
+/** "10k" → 10000, "1m" → 1000000. */
+export function parseSize(label: string): number {
+  const match = /^(\d+(?:\.\d+)?)([km]?)$/i.exec(label.trim());
+  if (!match) throw new Error(`bad size ${label}: use e.g. 1k, 10k, 100k, 1m`);
+  return Math.round(Number(match[1]) * (match[2]?.toLowerCase() === "m" ? 1e6 : match[2] ? 1e3 : 1));
+}
+
+const pkg = dirname(dirname(fileURLToPath(import.meta.url)));
+const smoke = flag("smoke");
+const mode = smoke ? "smoke" : "full";
+let sizes = (option("sizes", process.env.BENCH_SIZES) ?? (smoke ? "1k" : "10k,100k"))
+  .split(",")
+  .map((s) => s.trim());
+if (flag("1m") || process.env.BENCH_1M === "1") sizes = [...new Set([...sizes, "1m"])];
+const wanted = (option("targets", process.env.BENCH_TARGETS) ?? TARGETS.join(",")).split(",") as TargetId[];
+const seed = Number(option("seed", "20260101"));
+const outDir = option("out") ?? join(pkg, "results", smoke ? "smoke" : "");
+const work = join(outDir, ".work");
+mkdirSync(work, { recursive: true });
+const t0 = now();
+
+// 1. Which targets can run here (each asked in its own runtime).
+const results: TargetResult[] = [];
+const runnable: Array<{ target: TargetId; exec: string[] }> = [];
+for (const target of wanted) {
+  if (!TARGETS.includes(target)) throw new Error(`unknown target ${target}; known: ${TARGETS.join(", ")}`);
+  const result: TargetResult = { target, label: TARGET_LABELS[target], sizes: {} };
+  results.push(result);
+  const found = execFor(target);
+  if ("reason" in found) {
+    result.skipped = found.reason;
+  } else {
+    try {
+      const probe = lastJson<{ ok: boolean; reason?: string; runtime?: string; sqliteVersion?: string }>(
+        runTimed(found.exec, script("runner.js"), ["--probe", "--target", target]).stdout,
+      );
+      if (probe.ok) {
+        result.runtime = probe.runtime;
+        result.sqliteVersion = probe.sqliteVersion;
+        runnable.push({ target, exec: found.exec });
+      } else result.skipped = probe.reason;
+    } catch (error) {
+      result.skipped = `probe failed: ${(error instanceof Error ? error.message : String(error)).split("\n")[0]}`;
+    }
+  }
+  console.error(
+    result.skipped
+      ? `skip ${target}: ${result.skipped}`
+      : `ready ${target}: ${result.runtime}, SQLite ${result.sqliteVersion}`,
+  );
+}
+if (runnable.length === 0) throw new Error("no target can run on this machine");
+
+// 2. Per size: build the corpus once (first runnable target), then every target on a copy.
+const builder = runnable[0] as { target: TargetId; exec: string[] };
+for (const size of sizes) {
+  const corpus = join(work, `corpus-${seed}-${size}.db`);
+  for (const suffix of SIDE_FILES) rmSync(corpus + suffix, { force: true });
+  const built = lastJson<{ sessions: number; messages: number; ms: number; contentChars: number }>(
+    runTimed(builder.exec, script("prepare.js"), [
+      builder.target,
+      corpus,
+      String(seed),
+      String(parseSize(size)),
+    ]).stdout,
+  );
+  console.error(
+    `corpus ${size}: ${built.messages} messages in ${built.sessions} sessions, ${Math.round(built.contentChars / 1e6)} M chars, built by ${builder.target} in ${(built.ms / 1000).toFixed(1)} s`,
+  );
+  for (const { target, exec } of runnable) {
+    const out = join(work, `${target}-${size}.json`);
+    rmSync(out, { force: true });
+    const args = [
+      "--target",
+      target,
+      "--corpus",
+      corpus,
+      "--work",
+      work,
+      "--size",
+      size,
+      "--mode",
+      mode,
+      "--exec",
+      JSON.stringify(exec),
+      "--out",
+      out,
+    ];
+    const result = results.find((r) => r.target === target) as TargetResult;
+    try {
+      runTimed(exec, script("runner.js"), args);
+      const file = JSON.parse(readFileSync(out, "utf8")) as { result: SizeResult };
+      result.sizes[size] = file.result;
+      console.error(`${target} ${size}: ${file.result.seconds.toFixed(0)} s`);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      result.sizes[size] = {
+        messages: 0,
+        contentMB: 0,
+        metrics: {},
+        notes: {},
+        errors: { runner: message },
+        seconds: 0,
+      };
+      console.error(`${target} ${size}: runner failed: ${message.split("\n")[0]}`);
+    }
+  }
+  if (!flag("keep-corpus")) for (const suffix of SIDE_FILES) rmSync(corpus + suffix, { force: true });
+}
+
+// 3. Output: JSON per target, one combined JSON, the Markdown table; then the baseline check.
+const meta: RunMeta = {
+  date: new Date().toISOString(),
+  mode,
+  seed,
+  cores: availableParallelism(),
+  sizes,
+  seconds: (now() - t0) / 1000,
+};
+for (const r of results)
+  writeFileSync(join(outDir, `${r.target}.json`), `${JSON.stringify({ meta, ...r }, null, 2)}\n`);
+writeFileSync(join(outDir, "latest.json"), `${JSON.stringify({ meta, results }, null, 2)}\n`);
+const table = markdown(results, meta);
+writeFileSync(join(outDir, "results.md"), table);
+console.log(table);
+
+const baselineFile = join(pkg, "baseline.json");
+if (!smoke && existsSync(baselineFile)) {
+  const verdict = compare(JSON.parse(readFileSync(baselineFile, "utf8")) as Baseline, results);
+  console.log(
+    verdict.regressions.length === 0
+      ? `baseline: ${verdict.compared} ratios within tolerance.`
+      : `baseline: ${verdict.regressions.length} regression(s) (run npm run bench:check for the verdict):\n  ${verdict.regressions.join("\n  ")}`,
+  );
+}

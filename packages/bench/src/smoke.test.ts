@@ -1,0 +1,57 @@
+/**
+ * `npm test`: the whole bench in smoke mode (1k messages, every suite once, every runtime that
+ * is present) so it cannot rot. Only checks that each suite produced finite numbers — never
+ * compares timings. Runs the built scripts (npm test builds first).
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TARGETS } from "./engine.js";
+import { METRICS, type TargetResult } from "./metrics.js";
+
+const dist = fileURLToPath(new URL("../dist/run.js", import.meta.url));
+const out = mkdtempSync(join(tmpdir(), "sessiondb-bench-smoke-"));
+let results: TargetResult[] = [];
+let log = "";
+
+beforeAll(() => {
+  if (!existsSync(dist)) throw new Error(`${dist} is missing: run "npm run build" (npm test does it)`);
+  const run = spawnSync(process.execPath, [dist, "--smoke", "--out", out], {
+    encoding: "utf8",
+    timeout: 150_000,
+  });
+  log = `${run.stderr}\n${run.stdout}`;
+  if (run.status !== 0) throw new Error(`bench --smoke exited ${run.status ?? run.signal}:\n${log}`);
+  results = (JSON.parse(readFileSync(join(out, "latest.json"), "utf8")) as { results: TargetResult[] })
+    .results;
+}, 160_000);
+
+afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+describe("bench smoke", () => {
+  it("ran on at least one target and wrote the table", () => {
+    expect(results.filter((r) => !r.skipped).length).toBeGreaterThan(0);
+    expect(readFileSync(join(out, "results.md"), "utf8")).toContain("| figure | unit | goal |");
+  });
+
+  it.for(TARGETS)("%s: every suite produced finite numbers", (target, ctx) => {
+    const result = results.find((r) => r.target === target);
+    expect(result).toBeDefined();
+    if (result?.skipped) {
+      console.log(`skipped ${target}: ${result.skipped}`);
+      ctx.skip(result.skipped);
+      return;
+    }
+    const size = result?.sizes["1k"];
+    expect(size?.errors, log).toEqual({});
+    for (const name of Object.keys(METRICS)) {
+      const value = size?.metrics[name];
+      expect(Number.isFinite(value), `${target} ${name} = ${value}`).toBe(true);
+    }
+    expect(size?.messages).toBe(1000);
+  });
+});

@@ -1,0 +1,48 @@
+/** Small measurement helpers shared by the suites: a clock, percentiles, peak RSS. */
+import { readFileSync } from "node:fs";
+import process from "node:process";
+
+/** Milliseconds from a monotonic clock (performance.now exists on Node, Bun and Deno). */
+export const now = (): number => performance.now();
+
+/** The `p`-th percentile (0–100) of `samples`, nearest-rank on a sorted copy; NaN when empty. */
+export function percentile(samples: readonly number[], p: number): number {
+  if (samples.length === 0) return Number.NaN;
+  const sorted = [...samples].sort((a, b) => a - b);
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[rank] as number;
+}
+
+/** Median. */
+export const median = (samples: readonly number[]): number => percentile(samples, 50);
+
+/** p50, p99 and count of latency samples (ms). */
+export function latency(samples: readonly number[]): { p50: number; p99: number; n: number } {
+  return { p50: percentile(samples, 50), p99: percentile(samples, 99), n: samples.length };
+}
+
+/**
+ * Peak resident set size of this process in MiB: Linux's VmHWM (a true high-water mark, so a
+ * peak inside one long synchronous SQLite call is caught). Elsewhere the current RSS, which
+ * misses such peaks; `exact` says which one it is.
+ */
+export function peakRssMiB(): { mib: number; exact: boolean } {
+  try {
+    const status = readFileSync("/proc/self/status", "utf8");
+    const match = /^VmHWM:\s+(\d+)\s+kB/m.exec(status);
+    if (match) return { mib: Number(match[1]) / 1024, exact: true };
+  } catch {
+    // not Linux
+  }
+  return { mib: process.memoryUsage().rss / (1024 * 1024), exact: false };
+}
+
+/** Round for display and JSON: 3 significant digits, integers kept whole. */
+export function round(value: number): number {
+  if (!Number.isFinite(value)) return value;
+  if (Math.abs(value) >= 1000) return Math.round(value);
+  return Number(value.toPrecision(3));
+}
+
+/** Sleep without blocking the event loop. */
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,0 +1,68 @@
+/**
+ * Cold open. In-process (tinybench): open → first query → close of a current store, against
+ * the raw binding doing open + the same query + close on the same file. Whole-process: a script
+ * that loads the adapter, opens the store and counts messages, against the same runtime running
+ * a raw-binding script — spawned alternately so drift hits both alike.
+ */
+import { Bench } from "tinybench";
+import type { Engine } from "../engine.js";
+import { runTimed, script } from "../spawn.js";
+import { median } from "../stats.js";
+import type { SuiteContext } from "./context.js";
+
+export async function coldOpenInProcess(engine: Engine, ctx: SuiteContext): Promise<void> {
+  const session = ctx.sessionId;
+  const sql = "SELECT count(*) AS n FROM messages WHERE session_id = ?";
+  const tasks = {
+    store: () => {
+      const store = engine.openStore(ctx.db);
+      store.messageCount(session);
+      store.close();
+    },
+    raw: () => {
+      const db = engine.openRaw(ctx.db);
+      db.prepare(sql).get(session);
+      db.close();
+    },
+  };
+  // Rounds alternate the task order so a machine slowing down mid-run does not favour one side.
+  const p50 = { store: [] as number[], raw: [] as number[] };
+  for (let round = 0; round < ctx.plan.rounds; round++) {
+    const bench = new Bench({
+      time: ctx.plan.benchTimeMs,
+      iterations: ctx.plan.benchIterations,
+      warmup: ctx.plan.benchTimeMs > 0,
+      warmupIterations: 10,
+    });
+    const order = round % 2 === 0 ? (["store", "raw"] as const) : (["raw", "store"] as const);
+    for (const name of order) bench.add(name, tasks[name]);
+    await bench.run();
+    for (const task of bench.tasks) {
+      const result = task.result;
+      if (result.state !== "completed") throw new Error(`tinybench task ${task.name}: ${result.state}`);
+      p50[task.name as "store" | "raw"].push(result.latency.p50);
+    }
+  }
+  ctx.metric("cold.inproc.store", median(p50.store));
+  ctx.metric("cold.inproc.raw", median(p50.raw));
+  // Each round's ratio compares two measurements taken back to back; the median of rounds is kept.
+  ctx.metric("cold.inproc.ratio", median(p50.store.map((s, i) => s / (p50.raw[i] ?? Number.NaN))));
+}
+
+export function coldOpenProcess(engine: Engine, ctx: SuiteContext): void {
+  const times = { store: [] as number[], raw: [] as number[] };
+  const expected = String(ctx.messages);
+  for (let i = 0; i < ctx.plan.spawns; i++) {
+    const order = i % 2 === 0 ? (["store", "raw"] as const) : (["raw", "store"] as const);
+    for (const side of order) {
+      const { ms, stdout } = runTimed(ctx.exec, script(`proc/open-${side}.js`), [engine.target, ctx.db]);
+      if (stdout.trim() !== expected)
+        throw new Error(`open-${side} counted ${stdout.trim()}, expected ${expected}`);
+      times[side].push(ms);
+    }
+  }
+  ctx.metric("cold.process.store", median(times.store));
+  ctx.metric("cold.process.raw", median(times.raw));
+  ctx.metric("cold.process.ratio", median(times.store) / median(times.raw));
+  ctx.note("cold.process.spawns", String(ctx.plan.spawns));
+}

@@ -1,0 +1,41 @@
+/** What every suite gets from the runner. */
+
+/** How hard to measure: `smoke` runs each thing once, `full` measures for real. */
+export interface Plan {
+  /** tinybench time budget per task (ms); 0 with iterations 1 = one iteration. */
+  benchTimeMs: number;
+  benchIterations: number;
+  /** Alternating tinybench rounds for the cold open. */
+  rounds: number;
+  /** Whole-process spawns per side. */
+  spawns: number;
+  /** Single appends per side, and batches (of `batchSize`) per side. */
+  singles: number;
+  batches: number;
+  batchSize: number;
+  /** FTS jobs per kind (raw, rebuild, backfill), interleaved. */
+  ftsRuns: number;
+  /** Writer: idle lead-in before the job starts (ms), and pause between appends (ms). */
+  writerIdleMs: number;
+  writerPauseMs: number;
+  /** Writer: the job repeats until it has run this long (small stores index in well under 1 s). */
+  writerMinJobMs: number;
+}
+
+export interface SuiteContext {
+  /** This target's working copy of the corpus store. */
+  db: string;
+  /** Messages in the store when the run began. */
+  messages: number;
+  /** A session in the middle of the corpus (cold-open query). */
+  sessionId: string;
+  /** UTF-8 bytes of all messages' indexed columns, for MB/s. */
+  bytes: number;
+  /** How to start this same runtime (argv prefix). */
+  exec: readonly string[];
+  /** Working directory for scratch files. */
+  work: string;
+  plan: Plan;
+  metric(name: string, value: number): void;
+  note(name: string, value: string): void;
+}

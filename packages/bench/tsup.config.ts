@@ -1,0 +1,36 @@
+import { defineConfig } from "tsup";
+
+export default defineConfig([
+  {
+    // The corpus is a library other packages import (CLI tests, the e2e chamber): typed.
+    entry: { corpus: "src/corpus/index.ts" },
+    format: ["esm"],
+    dts: true,
+    clean: true,
+    target: "es2022",
+    platform: "neutral",
+    external: [/^@sessiondb\//],
+  },
+  {
+    // Bench scripts, run as built JS on Node 20 (no TS), Node 24, Bun and Deno alike.
+    entry: {
+      run: "src/run.ts",
+      check: "src/check.ts",
+      runner: "src/runner.ts",
+      prepare: "src/proc/prepare.ts",
+      "proc/open-store": "src/proc/open-store.ts",
+      "proc/open-raw": "src/proc/open-raw.ts",
+      "proc/fts-op": "src/proc/fts-op.ts",
+      "proc/writer": "src/proc/writer.ts",
+    },
+    format: ["esm"],
+    dts: false,
+    clean: false,
+    target: "es2022",
+    platform: "node",
+    // tinybench is bundled so Deno and Bun need not resolve it; bindings and adapters stay
+    // external and are imported only by the target that uses them.
+    noExternal: ["tinybench"],
+    external: [/^node:/, /^bun:/, "better-sqlite3", /^@sessiondb\//],
+  },
+]);
