@@ -13,6 +13,8 @@ import {
   BACKFILL_CONTENTION_WAIT_MS,
   BACKFILL_MAX_PAUSE_MS,
   BACKFILL_MIN_CHUNK_IDS,
+  BACKFILL_MIN_PAUSE_MS,
+  BACKFILL_START_CHUNK_IDS,
   BACKFILL_TARGET_HOLD_MS,
 } from "./constants.js";
 
@@ -38,11 +40,13 @@ export interface BackfillDriver {
   countRows(after: number, upTo: number): number;
 }
 
-/** The next chunk size and pause after a step (pure). */
+/** The next chunk size and pause after a step (pure). `quiet` counts the steps in a row, this
+ * one included, that met no other writer. */
 export function pace(
   step: Pick<TimedStep, "waitedMs" | "heldMs" | "othersWrote">,
   chunk: number,
   maxChunk: number,
+  quiet: number,
 ): { chunk: number; pauseMs: number } {
   if (step.waitedMs > BACKFILL_CONTENTION_WAIT_MS || step.othersWrote) {
     const floor = Math.min(BACKFILL_MIN_CHUNK_IDS, maxChunk);
@@ -50,10 +54,10 @@ export function pace(
     const scaled = Math.floor((chunk * BACKFILL_TARGET_HOLD_MS) / Math.max(step.heldMs, 1));
     return {
       chunk: Math.max(floor, Math.min(chunk, scaled)),
-      pauseMs: Math.min(BACKFILL_MAX_PAUSE_MS, Math.max(step.heldMs, 1)),
+      pauseMs: Math.min(BACKFILL_MAX_PAUSE_MS, Math.max(2 * step.heldMs, BACKFILL_MIN_PAUSE_MS)),
     };
   }
-  return { chunk: Math.min(maxChunk, chunk * 2), pauseMs: 0 };
+  return { chunk: quiet >= 2 ? Math.min(maxChunk, chunk * 2) : chunk, pauseMs: 0 };
 }
 
 const yieldFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -64,7 +68,8 @@ export async function runBackfill(
   options: { chunkIds: number; onProgress?: (p: BackfillProgress) => void; signal?: AbortSignal },
 ): Promise<void> {
   const maxChunk = Math.max(1, Math.floor(options.chunkIds));
-  let chunk = maxChunk;
+  let chunk = Math.min(maxChunk, BACKFILL_START_CHUNK_IDS);
+  let quiet = 0;
   let indexed = 0;
   let total = 0;
   let knownTo = -1;
@@ -78,7 +83,8 @@ export async function runBackfill(
     if (!step.remains) indexed = total;
     options.onProgress?.({ indexed: Math.min(indexed, total), total, done: !step.remains });
     if (!step.remains) return;
-    const next = pace(step, chunk, maxChunk);
+    quiet = step.othersWrote || step.waitedMs > BACKFILL_CONTENTION_WAIT_MS ? 0 : quiet + 1;
+    const next = pace(step, chunk, maxChunk, quiet);
     chunk = next.chunk;
     // Always a macrotask, never a microtask: timers and I/O callbacks must get their turn.
     await yieldFor(next.pauseMs);

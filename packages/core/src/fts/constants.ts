@@ -41,5 +41,11 @@ export const BACKFILL_CONTENTION_WAIT_MS = 5;
 export const BACKFILL_TARGET_HOLD_MS = 15;
 /** … but never below this many ids (a window of huge tool rows may still take longer) … */
 export const BACKFILL_MIN_CHUNK_IDS = 50;
-/** … and the loop pauses about as long as it held the lock (up to this), so writers get turns. */
+/** … and the loop pauses twice as long as it held the lock, at least BACKFILL_MIN_PAUSE_MS (a
+ * blocked writer's busy handler sleeps in steps of up to 25 ms and must wake inside the gap) and
+ * at most BACKFILL_MAX_PAUSE_MS. */
+export const BACKFILL_MIN_PAUSE_MS = 30;
 export const BACKFILL_MAX_PAUSE_MS = 250;
+/** The first chunk is this small, and chunks double only after two quiet steps in a row, so a
+ * backfill that starts next to live writers never holds the lock for a whole full-size chunk. */
+export const BACKFILL_START_CHUNK_IDS = 250;
