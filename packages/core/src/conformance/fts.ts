@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { TOOL_CONTENT_PREFIX_CHARS } from "../constants.js";
 import { admissionLockPath } from "../locks/admission.js";
 import type { Store } from "../store.js";
-import { assert, type ConformanceTarget, type Fixture, scalar, throwsCode, withFixture } from "./harness.js";
+import { assert, type ConformanceTarget, type Fixture, fixtureTest, scalar, throwsCode } from "./harness.js";
 
 /** A small store with known text in every role and two sources. */
 function seed(store: Store): void {
@@ -49,9 +49,8 @@ function corruptIndexBlocks(f: Fixture, table: string): number {
 }
 
 export function ftsSuite(target: ConformanceTarget): void {
-  const { describe, it } = target;
-  const test = (name: string, body: Parameters<typeof withFixture>[1]) =>
-    it(name, () => withFixture(target, body));
+  const { describe } = target;
+  const test = fixtureTest(target);
 
   describe("full-text search", () => {
     test("word search goes through the index, ranked, with marked snippets", ({ open }) => {

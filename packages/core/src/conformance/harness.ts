@@ -75,6 +75,13 @@ export async function withFixture(
   }
 }
 
+/** `it` with a fresh fixture per test. */
+export function fixtureTest(
+  target: ConformanceTarget,
+): (name: string, body: (f: Fixture) => void | Promise<void>) => void {
+  return (name, body) => target.it(name, () => withFixture(target, body));
+}
+
 /** Assert that `fn` throws a sessiondb error with `code` (and return it for more checks). */
 export function throwsCode(fn: () => unknown, code: string): Error & { code: string } {
   let caught: unknown;

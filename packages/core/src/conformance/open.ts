@@ -7,10 +7,10 @@ import {
   assert,
   type ConformanceTarget,
   type Fixture,
+  fixtureTest,
   recordingDriver,
   scalar,
   throwsCode,
-  withFixture,
 } from "./harness.js";
 
 const VULNERABLE = "3.50.4";
@@ -27,9 +27,8 @@ function walStore(f: Fixture): void {
 }
 
 export function openSuite(target: ConformanceTarget): void {
-  const { describe, it } = target;
-  const test = (name: string, body: Parameters<typeof withFixture>[1]) =>
-    it(name, () => withFixture(target, body));
+  const { describe } = target;
+  const test = fixtureTest(target);
 
   describe("open", () => {
     test("a new store is created in WAL mode (DELETE on a vulnerable SQLite) with the schema fingerprint", ({

@@ -1,12 +1,11 @@
 /** Conformance: sessions, messages, usage, counts and bad input through the public API. */
 import { MAX_CONTENT_CHARS, MAX_SESSION_ID_CHARS } from "../constants.js";
 import type { Json } from "../store/types.js";
-import { assert, type ConformanceTarget, scalar, throwsCode, withFixture } from "./harness.js";
+import { assert, type ConformanceTarget, fixtureTest, scalar, throwsCode } from "./harness.js";
 
 export function storeApiSuite(target: ConformanceTarget): void {
-  const { describe, it } = target;
-  const test = (name: string, body: Parameters<typeof withFixture>[1]) =>
-    it(name, () => withFixture(target, body));
+  const { describe } = target;
+  const test = fixtureTest(target);
 
   describe("sessions", () => {
     test("createSession stores the fields and getSession reads them back", ({ open }) => {
