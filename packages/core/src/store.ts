@@ -1,6 +1,7 @@
 /**
- * The Store: the public API of spec §8. It owns the connection, the transaction runner with
- * patience, and input validation; schema, FTS, locks and journal policy live below it.
+ * The Store: the public API of spec §8. It owns the connection, the open sequence and the
+ * transaction runner with patience; sessions, messages and usage (store/*.ts), schema, FTS,
+ * locks and journal policy live below it and reach the connection only through its context.
  */
 import {
   APPEND_PATIENCE_MS,
@@ -8,15 +9,8 @@ import {
   OPEN_PATIENCE_MS,
   WRITE_PATIENCE_MS,
 } from "./constants.js";
-import type { SqliteConnection, SqliteDriver, SqliteStatement, SqlValue } from "./driver.js";
-import {
-  hasResultCode,
-  InvalidInputError,
-  SessionNotFoundError,
-  StoreClosedError,
-  StoreCorruptError,
-  StoreReadOnlyError,
-} from "./errors.js";
+import type { SqliteConnection, SqliteDriver, SqliteStatement } from "./driver.js";
+import { hasResultCode, StoreClosedError, StoreCorruptError, StoreReadOnlyError } from "./errors.js";
 import type { FtsStatus, RebuildResult, SearchOptions, SearchResult } from "./fts/index.js";
 import { FTS_STATE_KEYS, FtsIndex, ftsFingerprintText, ftsNeedsRepair } from "./fts/index.js";
 import type { Host } from "./host/host.js";
@@ -26,6 +20,7 @@ import { type PatienceOptions, withPatience } from "./locks/patience.js";
 import { META_FINGERPRINT } from "./schema/definition.js";
 import { schemaFingerprint } from "./schema/fingerprint.js";
 import type { StoreContext, WriteOptions } from "./store/context.js";
+import * as messages from "./store/messages.js";
 import {
   configureConnection,
   hasRollbackJournal,
@@ -39,14 +34,7 @@ import {
   refuseNewerSchema,
   rollbackQuietly,
 } from "./store/open.js";
-import {
-  MESSAGE_COLUMNS,
-  SESSION_COLUMNS,
-  toMessage,
-  toSession,
-  toSessionSummary,
-  toUsageRow,
-} from "./store/rows.js";
+import * as sessions from "./store/sessions.js";
 import type {
   CreateSessionInput,
   GetMessagesOptions,
@@ -61,28 +49,13 @@ import type {
   UsageInput,
   UsageRow,
 } from "./store/types.js";
-import * as valid from "./store/validate.js";
+import * as usageRows from "./store/usage.js";
 
 const FINGERPRINT = schemaFingerprint(ftsFingerprintText());
 
 /** Open (creating or upgrading when writable) the store at `path` through `driver`. */
 export function createStore(driver: SqliteDriver, path: string, options: StoreOptions = {}): Store {
   return new Store(driver, path, options);
-}
-
-interface ValidMessage {
-  role: string;
-  text: string | null;
-  parts: string | null;
-  toolName: string | null;
-  toolCallId: string | null;
-  toolCalls: string | null;
-  toolCallCount: number;
-  timestamp: number;
-  tokenCount: number | null;
-  finishReason: string | null;
-  reasoning: string | null;
-  metadata: string | null;
 }
 
 /** A sessiondb store on one SQLite file. Synchronous; one connection; not thread-shared. */
@@ -106,6 +79,7 @@ export class Store {
   readonly #patience: { openMs: number; writeMs: number; appendMs: number };
   readonly #now: () => number;
   readonly #fts: FtsIndex;
+  readonly #ctx: StoreContext;
   #closed = false;
   #corrupt: StoreCorruptError | undefined;
   #writesSinceCheckpoint = 0;
@@ -139,7 +113,8 @@ export class Store {
         },
         this.#readPatience(this.#patience.openMs, "open"),
       );
-      this.#fts = new FtsIndex(this.#context(driver), {
+      this.#ctx = this.#context(driver);
+      this.#fts = new FtsIndex(this.#ctx, {
         admissionTimeoutMs: options.admissionTimeoutMs,
         recovery: options.recoveryBackoff,
       });
@@ -307,173 +282,36 @@ export class Store {
     return error;
   }
 
-  #requireSession(id: string): void {
-    if (!this.#statement("SELECT 1 FROM sessions WHERE id = ?").get(id)) throw new SessionNotFoundError(id);
-  }
-
-  #nowSeconds(): number {
-    return this.#now() / 1000;
-  }
-
-  // ── sessions ──────────────────────────────────────────────────────────────────────────────
+  // ── sessions, messages and usage (store/sessions.ts, store/messages.ts, store/usage.ts) ──
 
   /** Create a session, or fill in what an existing one lacks (stored non-null values are kept). */
   createSession(input: CreateSessionInput): Session {
-    if (!input || typeof input !== "object") throw new InvalidInputError("input", "expected an object");
-    const id = input.id === undefined ? globalThis.crypto.randomUUID() : valid.sessionId(input.id, "id");
-    const source = valid.requiredText(input.source, "source", 200);
-    const parent =
-      input.parentSessionId === undefined ? null : valid.sessionId(input.parentSessionId, "parentSessionId");
-    if (parent === id) throw new InvalidInputError("parentSessionId", "a session cannot be its own parent");
-    const values: SqlValue[] = [
-      id,
-      source,
-      valid.optionalText(input.model, "model", 500),
-      valid.jsonValue(input.modelConfig, "modelConfig"),
-      valid.optionalText(input.title, "title", 10_000),
-      parent,
-      valid.timestamp(input.startedAt, "startedAt", this.#nowSeconds()),
-      valid.optionalText(input.cwd, "cwd", 10_000),
-      valid.jsonObject(input.metadata, "metadata"),
-    ];
-    return this.#write(() => {
-      if (parent !== null) this.#requireSession(parent);
-      this.#statement(
-        `INSERT INTO sessions (id, source, model, model_config, title, parent_session_id, started_at, cwd, metadata)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT(id) DO UPDATE SET
-           model = coalesce(sessions.model, excluded.model),
-           model_config = coalesce(sessions.model_config, excluded.model_config),
-           title = coalesce(sessions.title, excluded.title),
-           parent_session_id = coalesce(sessions.parent_session_id, excluded.parent_session_id),
-           cwd = coalesce(sessions.cwd, excluded.cwd),
-           metadata = coalesce(sessions.metadata, excluded.metadata)`,
-      ).run(...values);
-      return this.#loadSession(id) as Session;
-    });
-  }
-
-  #loadSession(id: string): Session | undefined {
-    const row = this.#statement(`SELECT ${SESSION_COLUMNS} FROM sessions s WHERE s.id = ?`).get(id);
-    return row ? toSession(row) : undefined;
+    return sessions.createSession(this.#ctx, input);
   }
 
   /** The session, or undefined. */
   getSession(id: string): Session | undefined {
-    const sessionId = valid.sessionId(id, "id");
-    return this.#read(() => this.#loadSession(sessionId));
+    return sessions.getSession(this.#ctx, id);
   }
 
   /** Sessions, newest first, with message count, last activity and a preview. */
   listSessions(options: ListSessionsOptions = {}): SessionSummary[] {
-    const source = valid.optionalText(options.source, "source", 200);
-    const limit = valid.count(options.limit, "limit") ?? 50;
-    const offset = valid.count(options.offset, "offset") ?? 0;
-    const orderBy = options.orderBy ?? "started";
-    if (orderBy !== "started" && orderBy !== "activity") {
-      throw new InvalidInputError("orderBy", 'expected "started" or "activity"');
-    }
-    const includeArchived = options.includeArchived === true ? 1 : 0;
-    const order =
-      orderBy === "started"
-        ? "s.started_at DESC, s.id"
-        : "coalesce(s.last_activity_at, s.started_at) DESC, s.id";
-    return this.#read(() =>
-      this.#statement(
-        `SELECT ${SESSION_COLUMNS},
-           (SELECT substr(m.content, 1, 200) FROM messages m
-             WHERE m.session_id = s.id AND m.role = 'user' AND m.active = 1 ORDER BY m.id LIMIT 1) AS preview
-         FROM sessions s
-         WHERE (? IS NULL OR s.source = ?) AND (? = 1 OR s.archived = 0)
-         ORDER BY ${order} LIMIT ? OFFSET ?`,
-      )
-        .all(source, source, includeArchived, limit, offset)
-        .map(toSessionSummary),
-    );
+    return sessions.listSessions(this.#ctx, options);
   }
 
   /** Change title, archived, pinned or metadata. */
   updateSession(id: string, patch: UpdateSessionInput): Session {
-    const sessionId = valid.sessionId(id, "id");
-    if (!patch || typeof patch !== "object") throw new InvalidInputError("patch", "expected an object");
-    const sets: string[] = [];
-    const values: SqlValue[] = [];
-    if (patch.title !== undefined) {
-      sets.push("title = ?");
-      values.push(valid.optionalText(patch.title, "title", 10_000));
-    }
-    if (patch.archived !== undefined) {
-      sets.push("archived = ?");
-      values.push(valid.flag(patch.archived, "archived") ? 1 : 0);
-    }
-    if (patch.pinned !== undefined) {
-      sets.push("pinned = ?");
-      values.push(valid.flag(patch.pinned, "pinned") ? 1 : 0);
-    }
-    if (patch.metadata !== undefined) {
-      sets.push("metadata = ?");
-      values.push(valid.jsonObject(patch.metadata, "metadata"));
-    }
-    return this.#write(() => {
-      if (sets.length > 0) {
-        const { changes } = this.#conn
-          .prepare(`UPDATE sessions SET ${sets.join(", ")} WHERE id = ?`)
-          .run(...values, sessionId);
-        if (changes === 0) throw new SessionNotFoundError(sessionId);
-      }
-      const session = this.#loadSession(sessionId);
-      if (!session) throw new SessionNotFoundError(sessionId);
-      return session;
-    });
+    return sessions.updateSession(this.#ctx, id, patch);
   }
 
   /** Mark a session ended (the first end wins). */
   endSession(id: string, reason: string): Session {
-    const sessionId = valid.sessionId(id, "id");
-    const why = valid.requiredText(reason, "reason", 1000);
-    const now = this.#nowSeconds();
-    return this.#write(() => {
-      const { changes } = this.#statement(
-        "UPDATE sessions SET ended_at = coalesce(ended_at, ?), end_reason = coalesce(end_reason, ?) WHERE id = ?",
-      ).run(now, why, sessionId);
-      if (changes === 0) throw new SessionNotFoundError(sessionId);
-      return this.#loadSession(sessionId) as Session;
-    });
+    return sessions.endSession(this.#ctx, id, reason);
   }
 
   /** Delete a session with its messages and usage; children keep living without a parent. */
   deleteSession(id: string): number {
-    const sessionId = valid.sessionId(id, "id");
-    return this.#write(() => {
-      this.#requireSession(sessionId);
-      const { changes } = this.#statement("DELETE FROM messages WHERE session_id = ?").run(sessionId);
-      this.#statement("DELETE FROM session_model_usage WHERE session_id = ?").run(sessionId);
-      this.#statement("DELETE FROM sessions WHERE id = ?").run(sessionId);
-      return changes;
-    });
-  }
-
-  // ── messages ──────────────────────────────────────────────────────────────────────────────
-
-  #validMessage(input: MessageInput, field: string): ValidMessage {
-    if (!input || typeof input !== "object" || Array.isArray(input))
-      throw new InvalidInputError(field, "expected an object");
-    const body = valid.content(input.content, `${field}.content`);
-    const toolCalls = valid.jsonArray(input.toolCalls, `${field}.toolCalls`);
-    return {
-      role: valid.role(input.role, `${field}.role`),
-      text: body.text,
-      parts: body.parts,
-      toolName: valid.optionalText(input.toolName, `${field}.toolName`, 500),
-      toolCallId: valid.optionalText(input.toolCallId, `${field}.toolCallId`, 500),
-      toolCalls: toolCalls.text,
-      toolCallCount: toolCalls.length,
-      timestamp: valid.timestamp(input.timestamp, `${field}.timestamp`, this.#nowSeconds()),
-      tokenCount: valid.count(input.tokenCount, `${field}.tokenCount`),
-      finishReason: valid.optionalText(input.finishReason, `${field}.finishReason`, 200),
-      reasoning: valid.optionalText(input.reasoning, `${field}.reasoning`, 16 * 1024 * 1024),
-      metadata: valid.jsonObject(input.metadata, `${field}.metadata`),
-    };
+    return sessions.deleteSession(this.#ctx, id);
   }
 
   /** Append one message; returns its id. */
@@ -481,136 +319,29 @@ export class Store {
     return this.appendMessages(sessionId, [message])[0] as number;
   }
 
-  /** Append messages in one transaction; returns their ids in order. */
-  appendMessages(sessionId: string, messages: MessageInput[]): number[] {
-    const id = valid.sessionId(sessionId);
-    if (!Array.isArray(messages)) throw new InvalidInputError("messages", "expected an array");
-    const rows = messages.map((message, i) => this.#validMessage(message, `messages[${i}]`));
-    if (rows.length === 0) return [];
-    const toolCalls = rows.reduce((sum, row) => sum + row.toolCallCount, 0);
-    const latest = Math.max(...rows.map((row) => row.timestamp));
-    return this.#write(
-      () => {
-        // The counter update doubles as the existence check: no row changed, no session.
-        const { changes } = this.#statement(
-          `UPDATE sessions SET message_count = message_count + ?, tool_call_count = tool_call_count + ?,
-             last_activity_at = max(coalesce(last_activity_at, ?), ?) WHERE id = ?`,
-        ).run(rows.length, toolCalls, latest, latest, id);
-        if (changes === 0) throw new SessionNotFoundError(id);
-        const insert = this.#statement(
-          `INSERT INTO messages (session_id, role, content, content_parts, tool_name, tool_call_id, tool_calls,
-             timestamp, token_count, finish_reason, reasoning, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        );
-        return rows.map(
-          (row) =>
-            insert.run(
-              id,
-              row.role,
-              row.text,
-              row.parts,
-              row.toolName,
-              row.toolCallId,
-              row.toolCalls,
-              row.timestamp,
-              row.tokenCount,
-              row.finishReason,
-              row.reasoning,
-              row.metadata,
-            ).lastInsertRowid,
-        );
-      },
-      { patienceMs: this.#patience.appendMs },
-    );
+  /** Append messages in one transaction (transcript patience); returns their ids in order. */
+  appendMessages(sessionId: string, list: MessageInput[]): number[] {
+    return messages.appendMessages(this.#ctx, sessionId, list, this.#patience.appendMs);
   }
 
   /** Messages of a session in order. */
   getMessages(sessionId: string, options: GetMessagesOptions = {}): Message[] {
-    const id = valid.sessionId(sessionId);
-    const afterId = valid.count(options.afterId, "afterId") ?? 0;
-    const limit = valid.count(options.limit, "limit") ?? -1;
-    const includeInactive = options.includeInactive === true ? 1 : 0;
-    return this.#read(() => {
-      this.#requireSession(id);
-      return this.#statement(
-        `SELECT ${MESSAGE_COLUMNS} FROM messages
-         WHERE session_id = ? AND id > ? AND (? = 1 OR active = 1) ORDER BY id LIMIT ?`,
-      )
-        .all(id, afterId, includeInactive, limit)
-        .map(toMessage);
-    });
+    return messages.getMessages(this.#ctx, sessionId, options);
   }
 
   /** Number of stored messages, in one session or in the whole store. */
   messageCount(sessionId?: string): number {
-    if (sessionId === undefined) {
-      return this.#read(() => Number(this.#statement("SELECT count(*) AS n FROM messages").get()?.n ?? 0));
-    }
-    const id = valid.sessionId(sessionId);
-    return this.#read(() => {
-      this.#requireSession(id);
-      return Number(
-        this.#statement("SELECT count(*) AS n FROM messages WHERE session_id = ?").get(id)?.n ?? 0,
-      );
-    });
+    return messages.messageCount(this.#ctx, sessionId);
   }
-
-  // ── usage ─────────────────────────────────────────────────────────────────────────────────
 
   /** Add token and cost counters for one (model, provider, base URL, billing mode, task). */
   recordUsage(sessionId: string, usage: UsageInput): void {
-    const id = valid.sessionId(sessionId);
-    if (!usage || typeof usage !== "object") throw new InvalidInputError("usage", "expected an object");
-    const key = [
-      valid.requiredText(usage.model, "usage.model", 500),
-      valid.optionalText(usage.provider, "usage.provider", 500) ?? "",
-      valid.optionalText(usage.baseUrl, "usage.baseUrl", 2000) ?? "",
-      valid.optionalText(usage.billingMode, "usage.billingMode", 200) ?? "",
-      valid.optionalText(usage.task, "usage.task", 200) ?? "",
-    ];
-    const counters = [
-      valid.count(usage.inputTokens, "usage.inputTokens") ?? 0,
-      valid.count(usage.outputTokens, "usage.outputTokens") ?? 0,
-      valid.count(usage.cacheReadTokens, "usage.cacheReadTokens") ?? 0,
-      valid.count(usage.cacheWriteTokens, "usage.cacheWriteTokens") ?? 0,
-      valid.count(usage.reasoningTokens, "usage.reasoningTokens") ?? 0,
-    ];
-    const cost = valid.amount(usage.costUsd, "usage.costUsd");
-    const now = this.#nowSeconds();
-    this.#write(() => {
-      const { changes } = this.#statement(
-        `UPDATE sessions SET input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
-           cache_read_tokens = cache_read_tokens + ?, cache_write_tokens = cache_write_tokens + ?,
-           reasoning_tokens = reasoning_tokens + ?, estimated_cost_usd = estimated_cost_usd + ? WHERE id = ?`,
-      ).run(...counters, cost, id);
-      if (changes === 0) throw new SessionNotFoundError(id);
-      this.#statement(
-        `INSERT INTO session_model_usage (session_id, model, provider, base_url, billing_mode, task, call_count,
-           input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, cost_usd, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT(session_id, model, provider, base_url, billing_mode, task) DO UPDATE SET
-           call_count = call_count + 1,
-           input_tokens = input_tokens + excluded.input_tokens,
-           output_tokens = output_tokens + excluded.output_tokens,
-           cache_read_tokens = cache_read_tokens + excluded.cache_read_tokens,
-           cache_write_tokens = cache_write_tokens + excluded.cache_write_tokens,
-           reasoning_tokens = reasoning_tokens + excluded.reasoning_tokens,
-           cost_usd = cost_usd + excluded.cost_usd,
-           updated_at = excluded.updated_at`,
-      ).run(id, ...key, ...counters, cost, now);
-    });
+    usageRows.recordUsage(this.#ctx, sessionId, usage);
   }
 
   /** Usage rows of a session. */
   getUsage(sessionId: string): UsageRow[] {
-    const id = valid.sessionId(sessionId);
-    return this.#read(() => {
-      this.#requireSession(id);
-      return this.#statement(
-        "SELECT * FROM session_model_usage WHERE session_id = ? ORDER BY model, provider, base_url, billing_mode, task",
-      )
-        .all(id)
-        .map(toUsageRow);
-    });
+    return usageRows.getUsage(this.#ctx, sessionId);
   }
 
   // ── full-text search (delegated to the FTS module) ──────────────────────────────────────

@@ -1,0 +1,130 @@
+/**
+ * Messages (spec §8): validated appends in one transaction (the session's counters move with
+ * them), reads in id order, counts.
+ */
+import { InvalidInputError, SessionNotFoundError } from "../errors.js";
+import type { StoreContext } from "./context.js";
+import { MESSAGE_COLUMNS, toMessage } from "./rows.js";
+import { requireSession } from "./sessions.js";
+import type { GetMessagesOptions, Message, MessageInput } from "./types.js";
+import * as valid from "./validate.js";
+
+/** A message after validation: the column values to insert. */
+interface ValidMessage {
+  role: string;
+  text: string | null;
+  parts: string | null;
+  toolName: string | null;
+  toolCallId: string | null;
+  toolCalls: string | null;
+  toolCallCount: number;
+  timestamp: number;
+  tokenCount: number | null;
+  finishReason: string | null;
+  reasoning: string | null;
+  metadata: string | null;
+}
+
+function validMessage(ctx: StoreContext, input: MessageInput, field: string): ValidMessage {
+  if (!input || typeof input !== "object" || Array.isArray(input))
+    throw new InvalidInputError(field, "expected an object");
+  const body = valid.content(input.content, `${field}.content`);
+  const toolCalls = valid.jsonArray(input.toolCalls, `${field}.toolCalls`);
+  return {
+    role: valid.role(input.role, `${field}.role`),
+    text: body.text,
+    parts: body.parts,
+    toolName: valid.optionalText(input.toolName, `${field}.toolName`, 500),
+    toolCallId: valid.optionalText(input.toolCallId, `${field}.toolCallId`, 500),
+    toolCalls: toolCalls.text,
+    toolCallCount: toolCalls.length,
+    timestamp: valid.timestamp(input.timestamp, `${field}.timestamp`, ctx.now() / 1000),
+    tokenCount: valid.count(input.tokenCount, `${field}.tokenCount`),
+    finishReason: valid.optionalText(input.finishReason, `${field}.finishReason`, 200),
+    reasoning: valid.optionalText(input.reasoning, `${field}.reasoning`, 16 * 1024 * 1024),
+    metadata: valid.jsonObject(input.metadata, `${field}.metadata`),
+  };
+}
+
+/** Append messages in one transaction; returns their ids in order. */
+export function appendMessages(
+  ctx: StoreContext,
+  sessionId: string,
+  messages: MessageInput[],
+  patienceMs: number,
+): number[] {
+  const id = valid.sessionId(sessionId);
+  if (!Array.isArray(messages)) throw new InvalidInputError("messages", "expected an array");
+  const rows = messages.map((message, i) => validMessage(ctx, message, `messages[${i}]`));
+  if (rows.length === 0) return [];
+  const toolCalls = rows.reduce((sum, row) => sum + row.toolCallCount, 0);
+  const latest = Math.max(...rows.map((row) => row.timestamp));
+  return ctx.write(
+    () => {
+      // The counter update doubles as the existence check: no row changed, no session.
+      const { changes } = ctx
+        .statement(
+          `UPDATE sessions SET message_count = message_count + ?, tool_call_count = tool_call_count + ?,
+           last_activity_at = max(coalesce(last_activity_at, ?), ?) WHERE id = ?`,
+        )
+        .run(rows.length, toolCalls, latest, latest, id);
+      if (changes === 0) throw new SessionNotFoundError(id);
+      const insert = ctx.statement(
+        `INSERT INTO messages (session_id, role, content, content_parts, tool_name, tool_call_id, tool_calls,
+           timestamp, token_count, finish_reason, reasoning, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      );
+      return rows.map(
+        (row) =>
+          insert.run(
+            id,
+            row.role,
+            row.text,
+            row.parts,
+            row.toolName,
+            row.toolCallId,
+            row.toolCalls,
+            row.timestamp,
+            row.tokenCount,
+            row.finishReason,
+            row.reasoning,
+            row.metadata,
+          ).lastInsertRowid,
+      );
+    },
+    { patienceMs: patienceMs },
+  );
+}
+
+/** Messages of a session in order. */
+export function getMessages(
+  ctx: StoreContext,
+  sessionId: string,
+  options: GetMessagesOptions = {},
+): Message[] {
+  const id = valid.sessionId(sessionId);
+  const afterId = valid.count(options.afterId, "afterId") ?? 0;
+  const limit = valid.count(options.limit, "limit") ?? -1;
+  const includeInactive = options.includeInactive === true ? 1 : 0;
+  return ctx.read(() => {
+    requireSession(ctx, id);
+    return ctx
+      .statement(
+        `SELECT ${MESSAGE_COLUMNS} FROM messages
+       WHERE session_id = ? AND id > ? AND (? = 1 OR active = 1) ORDER BY id LIMIT ?`,
+      )
+      .all(id, afterId, includeInactive, limit)
+      .map(toMessage);
+  });
+}
+
+/** Number of stored messages, in one session or in the whole store. */
+export function messageCount(ctx: StoreContext, sessionId?: string): number {
+  if (sessionId === undefined) {
+    return ctx.read(() => Number(ctx.statement("SELECT count(*) AS n FROM messages").get()?.n ?? 0));
+  }
+  const id = valid.sessionId(sessionId);
+  return ctx.read(() => {
+    requireSession(ctx, id);
+    return Number(ctx.statement("SELECT count(*) AS n FROM messages WHERE session_id = ?").get(id)?.n ?? 0);
+  });
+}
