@@ -1,12 +1,7 @@
-import { defineConfig } from "tsup";
+import { packageBuild } from "../../tsup.shared.js";
 
-export default defineConfig({
+export default packageBuild({
   entry: { cli: "src/cli.ts" },
-  format: ["esm"],
   dts: false,
-  clean: true,
-  target: "es2022",
-  platform: "node",
   banner: { js: "#!/usr/bin/env node" },
-  external: [/^node:/, /^@sessiondb\//],
 });
