@@ -3,7 +3,7 @@
  * files, connections closed afterwards) and the check every test uses — a normalized
  * `SqliteError` with the result code, and the extended code where the binding has one.
  */
-import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync } from "node:fs";
+import { chmodSync, closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { SqliteConnection, SqliteDriver } from "../driver.js";
@@ -105,6 +105,20 @@ export function canStillWrite(path: string): boolean {
     return true;
   } catch {
     return false;
+  }
+}
+
+/** Whether this process may write a file whose mode forbids it (root may). Probed on a scratch
+ * file, because Deno needs --allow-sys just to ask for the uid. */
+export function ignoresFileModes(): boolean {
+  const dir = mkdtempSync(join(tmpdir(), "sessiondb-modes-"));
+  try {
+    const path = join(dir, "probe");
+    writeFileSync(path, "");
+    chmodSync(path, 0o444);
+    return canStillWrite(path);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 

@@ -66,11 +66,19 @@ export function openSuite(target: ConformanceTarget): void {
     });
 
     test("the store and its WAL files are private (0600)", ({ open, file }) => {
-      if (!target.host) return;
+      assert.ok(target.host, "the conformance target needs a host to check file modes");
       const store = open();
       store.createSession({ id: "s", source: "cli" });
       assert.equal(target.host.stat(file())?.mode, 0o600);
+      if (store.journalMode === "wal") {
+        assert.equal(target.host.stat(`${file()}-wal`)?.mode, 0o600);
+        assert.equal(target.host.stat(`${file()}-shm`)?.mode, 0o600);
+      }
       store.close();
+      // A later writer recreates the WAL: SQLite gives it the database file's mode.
+      const again = open();
+      again.createSession({ id: "t", source: "cli" });
+      if (again.journalMode === "wal") assert.equal(target.host.stat(`${file()}-wal`)?.mode, 0o600);
     });
 
     test("close is idempotent and later calls fail with STORE_CLOSED", ({ open }) => {
