@@ -1,10 +1,12 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { tempDir } from "../test-support/driver.js";
+import { SqliteError } from "../errors.js";
+import { tempDir, testDriver } from "../test-support/driver.js";
 import { backfillStepTx } from "./backfill.js";
 import { pace } from "./backfill-loop.js";
 import { META_BACKFILL_HIGH_WATER, META_BACKFILL_PROGRESS } from "./constants.js";
 import { FtsIndex } from "./fts-index.js";
-import { openTestStore, type TestStore } from "./test-context.js";
+import { UPSERT_META_SQL } from "./state.js";
+import { faultyDriver, openTestStore, type TestStore } from "./test-context.js";
 
 let cleanup: Array<() => void> = [];
 afterEach(() => {
@@ -81,6 +83,31 @@ describe("backfill", () => {
     expect(docs(store)).toBe(before); // … and gone with it
     expect(meta(store, META_BACKFILL_PROGRESS)).toBe("10");
     expect(fts.integrityProblems()).toEqual([]);
+    while (fts.backfillStep({ chunkIds: 10 }));
+    expect(fts.integrityProblems()).toEqual([]);
+    expect(hitIds(fts, "shared").length).toBe(50);
+  });
+
+  it("a failure writing progress rolls the step's indexing back: index and progress share one transaction", () => {
+    const { path } = unindexed(50);
+    let armed = false;
+    const failing = faultyDriver(testDriver, {
+      reject: (sql) =>
+        armed && sql === UPSERT_META_SQL ? new SqliteError("IOERR", "disk I/O error (injected)") : undefined,
+    });
+    const store = openTestStore(path, { driver: failing });
+    cleanup.push(() => store.close());
+    const fts = new FtsIndex(store.ctx);
+    fts.startBackfill();
+    fts.backfillStep({ chunkIds: 10 });
+    const before = docs(store);
+    armed = true;
+    expect(() => fts.backfillStep({ chunkIds: 10 })).toThrow("injected");
+    armed = false;
+    // Had the progress been written in a transaction of its own, the window would be indexed
+    // (committed) with progress still at 10, and the retry would index it a second time.
+    expect(docs(store)).toBe(before);
+    expect(meta(store, META_BACKFILL_PROGRESS)).toBe("10");
     while (fts.backfillStep({ chunkIds: 10 }));
     expect(fts.integrityProblems()).toEqual([]);
     expect(hitIds(fts, "shared").length).toBe(50);
