@@ -2,17 +2,21 @@
 import { FTS_LAYOUT_VERSION, SCHEMA_VERSION, TOOL_CONTENT_PREFIX_CHARS } from "../constants.js";
 import { schemaDdl } from "./ddl.js";
 
-/** 64-bit FNV-1a over UTF-16 code units, as 16 hex digits. Not cryptographic: it only has to
- * change whenever the generated DDL changes, and be identical on every runtime. */
-export function fnv1a64(text: string): string {
-  let hash = 0xcbf29ce484222325n;
-  const prime = 0x100000001b3n;
-  const mask = 0xffffffffffffffffn;
+/** A 64-bit hash of `text` as 16 hex digits: two 32-bit FNV-1a-style lanes with different
+ * primes, mixed at the end, over UTF-16 code units. Not cryptographic: it only has to change
+ * whenever the generated DDL changes and be identical on every runtime. Math.imul keeps it fast
+ * (it runs once per process, at load, on the open path). */
+export function hash64(text: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x9e3779b9;
   for (let i = 0; i < text.length; i++) {
-    hash ^= BigInt(text.charCodeAt(i));
-    hash = (hash * prime) & mask;
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x85ebca6b);
   }
-  return hash.toString(16).padStart(16, "0");
+  a = Math.imul(a ^ (b >>> 15), 0xc2b2ae35) >>> 0;
+  b = Math.imul(b ^ (a >>> 13), 0x27d4eb2f) >>> 0;
+  return a.toString(16).padStart(8, "0") + b.toString(16).padStart(8, "0");
 }
 
 /** Fingerprint of this build: table DDL + FTS DDL + FTS layout version + tool prefix + schema version. */
@@ -24,5 +28,5 @@ export function schemaFingerprint(ftsText: string): string {
     `tool_prefix=${TOOL_CONTENT_PREFIX_CHARS}`,
     `schema_version=${SCHEMA_VERSION}`,
   ];
-  return `v${SCHEMA_VERSION}-${fnv1a64(parts.join("\n;\n"))}`;
+  return `v${SCHEMA_VERSION}-${hash64(parts.join("\n;\n"))}`;
 }
