@@ -5,7 +5,13 @@ export default defineConfig({
   resolve: {
     // Core's tests borrow the Node adapter's driver from source (test-support/driver.ts); its
     // `@sessiondb/core` import must resolve to this source tree, not to a build.
-    alias: { "@sessiondb/core": fileURLToPath(new URL("./src/index.ts", import.meta.url)) },
+    alias: [
+      {
+        find: /^@sessiondb\/core\/host$/,
+        replacement: fileURLToPath(new URL("./src/host/node-fs.ts", import.meta.url)),
+      },
+      { find: /^@sessiondb\/core$/, replacement: fileURLToPath(new URL("./src/index.ts", import.meta.url)) },
+    ],
   },
   test: {
     include: ["src/**/*.test.ts"],

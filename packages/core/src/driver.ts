@@ -57,6 +57,10 @@ export interface RawDriver<C extends SqliteConnection = SqliteConnection> {
   open(path: string, flags: OpenFlags): C;
   /** Map a binding error to SQLite's primary result code (and extended code when known). */
   classify(error: unknown): { code: SqliteResultCode; extendedCode?: number | string } | undefined;
+  /** Whether `path` is a directory (from the runtime's file system). A read-only open of one
+   * "succeeds" and fails at the first read with SQLITE_IOERR_READ (EISDIR), which would look like
+   * a failing disk; with this, every driver refuses it up front with CANTOPEN. */
+  isDirectory?(path: string): boolean;
 }
 
 /** A driver whose connections only ever throw `SqliteError`. */
@@ -89,6 +93,9 @@ export function defineDriver(raw: RawDriver): SqliteDriver {
   return {
     name: raw.name,
     open(path, flags) {
+      if (flags.readOnly && raw.isDirectory?.(path)) {
+        throw new SqliteError("CANTOPEN", `unable to open database file: ${path} is a directory`);
+      }
       const connection = guard(raw, () => raw.open(path, flags));
       return {
         exec: (sql) => guard(raw, () => connection.exec(sql)),

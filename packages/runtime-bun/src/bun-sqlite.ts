@@ -3,8 +3,8 @@
  * (tsup keeps it external; a test checks `dist/`), so Bun resolves its own SQLite build and the
  * package loads nothing else: one SQLite library per process (sqlite.org "How To Corrupt", §2.3).
  */
+
 import { Database, type SQLQueryBindings } from "bun:sqlite";
-import { statSync } from "node:fs";
 import {
   defineDriver,
   type RawDriver,
@@ -13,9 +13,9 @@ import {
   resultCodeFromName,
   resultCodeFromNumber,
   type SqliteDriver,
-  SqliteError,
   type SqlValue,
 } from "@sessiondb/core";
+import { isDirectoryPath } from "@sessiondb/core/host";
 
 /** bun:sqlite throws `SQLiteError` with `code` (extended name) and `errno` (extended number). */
 function classify(error: unknown): ReturnType<RawDriver["classify"]> {
@@ -87,12 +87,8 @@ function stripComments(text: string): string {
 export function bunSqliteDriver(): SqliteDriver {
   return defineDriver({
     name: "bun:sqlite",
+    isDirectory: isDirectoryPath,
     open(path, { readOnly }) {
-      // A read-only open of a directory "succeeds" and fails at the first read with
-      // SQLITE_IOERR_READ (EISDIR), which would look like a failing disk: say CANTOPEN up front.
-      if (readOnly && statSync(path, { throwIfNoEntry: false })?.isDirectory()) {
-        throw new SqliteError("CANTOPEN", `unable to open database file: ${path} is a directory`);
-      }
       // readonly alone never creates the file: a missing one fails with SQLITE_CANTOPEN.
       // safeIntegers stays off: integers come back as numbers, like the other drivers.
       const db = new Database(path, readOnly ? { readonly: true } : { readwrite: true, create: true });

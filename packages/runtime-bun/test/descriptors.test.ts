@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from "bun:test";
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openStore } from "../src/index.ts";
+import { openStore } from "../src/index.js";
 
 const dir = mkdtempSync(join(tmpdir(), "sessiondb-bun-fds-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -17,7 +17,7 @@
  * - errors from a failed statement are plain `Error`s carrying only SQLite's message; a failed
  *   open is a `SqliteError` whose numeric `code` is the primary result code.
  */
-import { statSync } from "node:fs";
+
 import {
   defineDriver,
   isBlankSql,
@@ -26,9 +26,9 @@ import {
   resultCodeFromMessage,
   resultCodeFromNumber,
   type SqliteDriver,
-  SqliteError,
   type SqlValue,
 } from "@sessiondb/core";
+import { isDirectoryPath } from "@sessiondb/core/host";
 
 /** The part of @db/sqlite's `Statement` this driver uses. */
 export interface DbSqliteStatement {
@@ -87,10 +87,8 @@ export function classifyDbSqliteError(error: unknown): ReturnType<RawDriver["cla
 export function dbSqliteDriver(Database: DbSqliteDatabaseClass): SqliteDriver {
   return defineDriver({
     name: "@db/sqlite",
+    isDirectory: isDirectoryPath,
     open(path, { readOnly }) {
-      if (readOnly && statSync(path, { throwIfNoEntry: false })?.isDirectory()) {
-        throw new SqliteError("CANTOPEN", `unable to open database file: ${path} is a directory`);
-      }
       // readonly never creates (the binding adds SQLITE_OPEN_CREATE only to read-write opens).
       const db = new Database(path, { readonly: readOnly, create: !readOnly, int64: true, parseJson: false });
       let lastRowid: DbSqliteStatement | undefined;

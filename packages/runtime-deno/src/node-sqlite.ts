@@ -7,11 +7,11 @@
  * code), but a failed exec or open carries only `code: "ERR_SQLITE_ERROR"` and a message with
  * the path appended; `classifyNodeSqliteError` handles both.
  */
-import { statSync } from "node:fs";
 // @ts-expect-error: @types/node before 22 (which Deno prefers when node_modules has it) lacks
 // node:sqlite; the class is typed structurally by core instead.
 import * as sqlite from "node:sqlite";
 import { type NodeSqliteApiDatabaseClass, nodeSqliteApiDriver, type SqliteDriver } from "@sessiondb/core";
+import { isDirectoryPath } from "@sessiondb/core/host";
 
 export { classifyNodeSqliteError } from "@sessiondb/core";
 
@@ -19,6 +19,6 @@ export { classifyNodeSqliteError } from "@sessiondb/core";
 export function nodeSqliteDriver(): SqliteDriver {
   const { DatabaseSync } = sqlite as unknown as { DatabaseSync: NodeSqliteApiDatabaseClass };
   return nodeSqliteApiDriver(DatabaseSync, {
-    isDirectory: (path) => statSync(path, { throwIfNoEntry: false })?.isDirectory() === true,
+    isDirectory: isDirectoryPath,
   });
 }

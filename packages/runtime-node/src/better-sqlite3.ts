@@ -3,6 +3,7 @@
  * that uses `node:sqlite` never loads a second SQLite build (two builds touching one file in one
  * process break POSIX lock bookkeeping: sqlite.org "How To Corrupt", §2.3).
  */
+
 import { createRequire } from "node:module";
 import process from "node:process";
 import {
@@ -15,8 +16,8 @@ import {
   type SqliteDriver,
   type SqlValue,
 } from "@sessiondb/core";
+import { isDirectoryPath } from "@sessiondb/core/host";
 import type BetterSqlite3 from "better-sqlite3";
-import { directoryOpenError } from "./open-errors.js";
 
 type DatabaseClass = typeof BetterSqlite3;
 
@@ -75,16 +76,11 @@ export function betterSqlite3Driver(): SqliteDriver {
   const Database = loadBetterSqlite3();
   return defineDriver({
     name: "better-sqlite3",
+    isDirectory: isDirectoryPath,
     open(path, { readOnly }) {
-      let db: BetterSqlite3.Database;
-      try {
-        // timeout 0: better-sqlite3 would otherwise wait 5 s on every lock by itself, while
-        // node:sqlite and bun:sqlite wait 0. Core sets busy_timeout explicitly; drivers add none.
-        db = new Database(path, { readonly: readOnly, fileMustExist: readOnly, timeout: 0 });
-      } catch (error) {
-        if (classify(error)?.code !== "CANTOPEN") throw directoryOpenError(path, error) ?? error;
-        throw error;
-      }
+      // timeout 0: better-sqlite3 would otherwise wait 5 s on every lock by itself, while
+      // node:sqlite and bun:sqlite wait 0. Core sets busy_timeout explicitly; drivers add none.
+      const db = new Database(path, { readonly: readOnly, fileMustExist: readOnly, timeout: 0 });
       return {
         exec: (sql) => void db.exec(sql),
         prepare(sql) {

@@ -8,7 +8,7 @@
  * the module, so it type-checks against any `@types/node` and never imports `node:sqlite` at
  * module load.
  */
-import { statSync } from "node:fs";
+
 import { createRequire } from "node:module";
 import process from "node:process";
 import {
@@ -17,6 +17,7 @@ import {
   nodeSqliteApiDriver,
   type SqliteDriver,
 } from "@sessiondb/core";
+import { isDirectoryPath } from "@sessiondb/core/host";
 
 export { classifyNodeSqliteError } from "@sessiondb/core";
 
@@ -54,6 +55,6 @@ export function loadNodeSqlite(): NodeSqliteModule {
 /** The node:sqlite driver. Throws `DriverUnavailableError` when this Node has no node:sqlite. */
 export function nodeSqliteDriver(): SqliteDriver {
   return nodeSqliteApiDriver(loadNodeSqlite().DatabaseSync, {
-    isDirectory: (path) => statSync(path, { throwIfNoEntry: false })?.isDirectory() === true,
+    isDirectory: isDirectoryPath,
   });
 }

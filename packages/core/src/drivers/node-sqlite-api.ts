@@ -7,7 +7,6 @@
  * against any `@types/node` and any Deno.
  */
 import { defineDriver, type RawDriver, type Row, type SqliteDriver, type SqlValue } from "../driver.js";
-import { SqliteError } from "../errors.js";
 import { resultCodeFromMessage, resultCodeFromNumber } from "../sqlite-codes.js";
 
 /** The part of `StatementSync` this driver uses. */
@@ -87,12 +86,8 @@ export function nodeSqliteApiDriver(
   const { name = "node:sqlite", isDirectory } = options;
   return defineDriver({
     name,
+    isDirectory,
     open(path, { readOnly }) {
-      // A read-only open of a directory succeeds (Deno) or fails with SQLITE_IOERR_READ (Node):
-      // the open(2) works and the first read gets EISDIR, which would look like a failing disk.
-      if (readOnly && isDirectory?.(path)) {
-        throw new SqliteError("CANTOPEN", `unable to open database file: ${path} is a directory`);
-      }
       // A read-only open never creates the file: a missing one fails with SQLITE_CANTOPEN.
       const db = new DatabaseSync(path, {
         readOnly,

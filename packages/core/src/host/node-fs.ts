@@ -19,6 +19,11 @@ function isMissing(error: unknown): boolean {
   return code === "ENOENT" || code === "ENOTDIR";
 }
 
+/** Whether `path` is a directory (a driver's `isDirectory`); false when it does not exist. */
+export function isDirectoryPath(path: string): boolean {
+  return fs.statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
+}
+
 /** The shared `node:fs` host. */
 export const nodeFsHost: Host = {
   runtime: detectRuntime(),
