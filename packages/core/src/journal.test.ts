@@ -62,7 +62,7 @@ describe("journal policy on real files (better-sqlite3)", () => {
 
   function makeWalStore(name: string): void {
     const conn = connect(name);
-    expect(applyJournalPolicy(conn, { sqliteVersion: SAFE, busyTimeoutMs: 5000 })).toBe("wal");
+    expect(applyJournalPolicy(conn, { sqliteVersion: SAFE, busyTimeoutMs: 5000 }).mode).toBe("wal");
     conn.exec("CREATE TABLE t(x); INSERT INTO t VALUES (1)");
     conn.close();
   }
@@ -83,16 +83,16 @@ describe("journal policy on real files (better-sqlite3)", () => {
   test("a new store becomes WAL on a safe SQLite, and a fresh connection sees it", () => {
     const conn = connect("new.db");
     expect(readJournalMode(conn)).toBe("delete");
-    expect(applyJournalPolicy(conn, { sqliteVersion: SAFE, busyTimeoutMs: 5000 })).toBe("wal");
+    expect(applyJournalPolicy(conn, { sqliteVersion: SAFE, busyTimeoutMs: 5000 }).mode).toBe("wal");
     conn.exec("CREATE TABLE t(x)");
     expect(readJournalMode(connect("new.db"))).toBe("wal");
   });
 
   test("a new store stays DELETE on a pinned vulnerable version, even with allowUnsafeWal", () => {
     const conn = connect("vuln.db");
-    expect(applyJournalPolicy(conn, { sqliteVersion: VULNERABLE, busyTimeoutMs: 5000 })).toBe("delete");
+    expect(applyJournalPolicy(conn, { sqliteVersion: VULNERABLE, busyTimeoutMs: 5000 }).mode).toBe("delete");
     expect(
-      applyJournalPolicy(conn, { sqliteVersion: VULNERABLE, allowUnsafeWal: true, busyTimeoutMs: 5000 }),
+      applyJournalPolicy(conn, { sqliteVersion: VULNERABLE, allowUnsafeWal: true, busyTimeoutMs: 5000 }).mode,
     ).toBe("delete");
     conn.exec("CREATE TABLE t(x)");
     expect(readJournalMode(connect("vuln.db"))).toBe("delete");
@@ -101,13 +101,13 @@ describe("journal policy on real files (better-sqlite3)", () => {
 
   test("a SQLite without WAL keeps a new store in DELETE mode", () => {
     const conn = connect("old.db");
-    expect(applyJournalPolicy(conn, { sqliteVersion: "3.6.23", busyTimeoutMs: 5000 })).toBe("delete");
+    expect(applyJournalPolicy(conn, { sqliteVersion: "3.6.23", busyTimeoutMs: 5000 }).mode).toBe("delete");
   });
 
   test("journalMode 'delete' is honoured for a new store", () => {
     const conn = connect("asked-delete.db");
     expect(
-      applyJournalPolicy(conn, { sqliteVersion: SAFE, journalMode: "delete", busyTimeoutMs: 5000 }),
+      applyJournalPolicy(conn, { sqliteVersion: SAFE, journalMode: "delete", busyTimeoutMs: 5000 }).mode,
     ).toBe("delete");
   });
 
@@ -136,7 +136,7 @@ describe("journal policy on real files (better-sqlite3)", () => {
     makeWalStore("keep.db");
     const conn = connect("keep.db");
     expect(
-      applyJournalPolicy(conn, { sqliteVersion: SAFE, journalMode: "delete", busyTimeoutMs: 5000 }),
+      applyJournalPolicy(conn, { sqliteVersion: SAFE, journalMode: "delete", busyTimeoutMs: 5000 }).mode,
     ).toBe("wal");
     expect(
       applyJournalPolicy(conn, {
@@ -144,7 +144,7 @@ describe("journal policy on real files (better-sqlite3)", () => {
         allowUnsafeWal: true,
         journalMode: "delete",
         busyTimeoutMs: 5000,
-      }),
+      }).mode,
     ).toBe("wal");
     expect(readJournalMode(connect("keep.db"))).toBe("wal");
   });
@@ -155,7 +155,7 @@ describe("journal policy on real files (better-sqlite3)", () => {
     first.exec("CREATE TABLE t(x); INSERT INTO t VALUES (1)");
     first.close();
     const conn = connect("upgrade.db");
-    expect(applyJournalPolicy(conn, { sqliteVersion: SAFE, busyTimeoutMs: 5000 })).toBe("wal");
+    expect(applyJournalPolicy(conn, { sqliteVersion: SAFE, busyTimeoutMs: 5000 }).mode).toBe("wal");
     expect(conn.prepare("SELECT count(*) AS n FROM t").get()).toEqual({ n: 1 });
   });
 
@@ -168,23 +168,26 @@ describe("journal policy on real files (better-sqlite3)", () => {
 
     const conn = connect("busy.db", 5000);
     const started = Date.now();
-    const mode = applyJournalPolicy(conn, { sqliteVersion: SAFE, busyTimeoutMs: 5000 });
+    const result = applyJournalPolicy(conn, { sqliteVersion: SAFE, busyTimeoutMs: 5000 });
     const took = Date.now() - started;
-    expect(mode).toBe("delete");
+    expect(result).toEqual({ mode: "delete", deferred: true });
     expect(readJournalMode(conn)).toBe("delete");
     // busy_timeout 0 during the switch: it did not wait out the 5 s the connection had.
     expect(took).toBeLessThan(1000);
     expect(conn.prepare("PRAGMA busy_timeout").get()).toEqual({ timeout: 5000 });
 
     reader.exec("COMMIT");
-    expect(applyJournalPolicy(conn, { sqliteVersion: SAFE, busyTimeoutMs: 250 })).toBe("wal");
+    expect(applyJournalPolicy(conn, { sqliteVersion: SAFE, busyTimeoutMs: 250 })).toEqual({
+      mode: "wal",
+      deferred: false,
+    });
     expect(conn.prepare("PRAGMA busy_timeout").get()).toEqual({ timeout: 250 });
   });
 
   test("a mode SQLite reports other than asked is trusted: an in-memory database stays 'memory'", () => {
     const conn = driver.open(":memory:", { readOnly: false });
     open.push(conn);
-    expect(applyJournalPolicy(conn, { sqliteVersion: SAFE, busyTimeoutMs: 100 })).toBe("memory");
+    expect(applyJournalPolicy(conn, { sqliteVersion: SAFE, busyTimeoutMs: 100 }).mode).toBe("memory");
   });
 
   test("passive checkpoint moves WAL frames into the database and never truncates the WAL", () => {

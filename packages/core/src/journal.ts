@@ -103,9 +103,18 @@ export function checkJournalSafety(
 /** Rollback-journal modes persisted on disk; switching among them or to WAL is ours to do. */
 const ROLLBACK_MODES = new Set(["delete", "truncate", "persist"]);
 
+/** What `applyJournalPolicy` did. */
+export interface JournalPolicyResult {
+  /** The journal mode now, as SQLite reports it. */
+  mode: string;
+  /** The policy wanted a switch, but another connection was using the file: the mode was left
+   * alone and the switch is still owed (the caller should try again later). */
+  deferred: boolean;
+}
+
 /**
  * Decide and maybe switch the journal mode; only on the create/upgrade path, outside any
- * transaction. Returns the resulting mode, as SQLite reports it.
+ * transaction.
  *
  * - A store that is WAL on disk stays WAL, whatever was asked: its `-wal` may hold other
  *   processes' commits. A mode that is not a known rollback mode ("memory" for `:memory:`,
@@ -114,37 +123,39 @@ const ROLLBACK_MODES = new Set(["delete", "truncate", "persist"]);
  *   `allowUnsafeWal` notwithstanding: that opt-in covers opening existing WAL stores only.
  * - The switch runs with `busy_timeout = 0`: a concurrent opener (a reader in a transaction, a
  *   sibling initializing) makes it fail fast with BUSY/LOCKED, which means the file is not
- *   exclusively ours, so the mode is left as it is. `busyTimeoutMs` is restored afterwards.
+ *   exclusively ours, so the mode is left as it is and the result says `deferred`.
+ *   `busyTimeoutMs` is restored afterwards.
  * - SQLite may answer a switch with a different mode than asked (no WAL on this VFS): the row
- *   the pragma returns is the truth and is what this returns.
+ *   the pragma returns is the truth and is what this returns; that is not `deferred`.
  */
 export function applyJournalPolicy(
   conn: SqliteConnection,
   options: JournalPolicyOptions & { sqliteVersion: string; busyTimeoutMs: number },
-): string {
+): JournalPolicyResult {
   const current = readJournalMode(conn);
-  if (!ROLLBACK_MODES.has(current)) return current;
+  if (!ROLLBACK_MODES.has(current)) return { mode: current, deferred: false };
 
   const version = options.sqliteVersion;
   const walAllowed = walSupported(version) && !isWalResetVulnerable(version);
   const target: JournalMode = (options.journalMode ?? "wal") === "wal" && walAllowed ? "wal" : "delete";
-  if (current === target) return current;
+  if (current === target) return { mode: current, deferred: false };
 
   conn.exec("PRAGMA busy_timeout = 0");
   try {
     const row = conn.prepare(`PRAGMA journal_mode = ${target}`).get();
-    return String(firstValue(row) ?? current).toLowerCase();
+    return { mode: String(firstValue(row) ?? current).toLowerCase(), deferred: false };
   } catch (error) {
     if (!isContention(error)) throw error;
     // Someone else has the file open in a transaction: not exclusively ours. Report what is
     // really there now (a sibling may have switched it meanwhile); if even that read is
     // contended, the mode we saw is still the best answer.
+    let mode = current;
     try {
-      return readJournalMode(conn);
+      mode = readJournalMode(conn);
     } catch (readError) {
       if (!isContention(readError)) throw readError;
-      return current;
     }
+    return { mode, deferred: mode !== target && ROLLBACK_MODES.has(mode) };
   } finally {
     conn.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs))}`);
   }

@@ -64,7 +64,9 @@ export class Store {
   readonly path: string;
   /** True when opened read-only. */
   readonly readOnly: boolean;
-  /** Journal mode in effect ("wal" or "delete"). */
+  /** Journal mode when the open finished ("wal" or "delete"). An open that raced the store's
+   * creation and lost every switch to WAL says "delete"; the next slow-path open switches the
+   * file, and this connection follows it into WAL on its next transaction. */
   readonly journalMode: string;
   /** Version of the SQLite library the driver runs. */
   readonly sqliteVersion: string;
@@ -147,9 +149,12 @@ export class Store {
     const policy = { ...options, sqliteVersion: options.sqliteVersion ?? this.sqliteVersion };
     return withPatience(
       () => {
-        const journalMode = checkJournalSafety(this.#conn, policy);
-        // Fast path: one query; a current store runs no DDL and takes no write lock.
+        // Fast path: one query; a current store runs no DDL and takes no write lock. The meta
+        // read comes first: its read transaction brings this connection up to date with a
+        // sibling that switched the file to WAL since we connected, so the mode read after it
+        // is the file's.
         const meta = readMeta(this.#conn, FTS_STATE_KEYS);
+        const journalMode = checkJournalSafety(this.#conn, policy);
         refuseNewerSchema(meta);
         if (meta?.get(META_FINGERPRINT) === FINGERPRINT) {
           return { journalMode, warnings: [], repairPending: ftsNeedsRepair(meta) };
@@ -239,7 +244,7 @@ export class Store {
   #afterCommit(): void {
     this.#wrote = true;
     this.#writesSinceCheckpoint++;
-    if (this.#writesSinceCheckpoint >= CHECKPOINT_EVERY_WRITES && this.journalMode === "wal") {
+    if (this.#writesSinceCheckpoint >= CHECKPOINT_EVERY_WRITES) {
       this.#writesSinceCheckpoint = 0;
       passiveCheckpoint(this.#conn);
     }
@@ -408,7 +413,7 @@ export class Store {
     this.#assertOpen();
     if (this.readOnly || this.#corrupt) return;
     this.#fts.retryDeferredRecovery();
-    if (this.journalMode === "wal") passiveCheckpoint(this.#conn);
+    passiveCheckpoint(this.#conn);
     this.#fts.merge();
     if (this.#fts.backfillPending()) this.#fts.backfillStep();
   }
@@ -450,7 +455,9 @@ export class Store {
     this.#closed = true;
     try {
       // Only a connection that wrote has WAL frames of its own to move; a reader's close stays cheap.
-      if (this.#wrote && !this.#corrupt && this.journalMode === "wal") passiveCheckpoint(this.#conn);
+      // Not gated on `journalMode`: that is the mode at open, and a store that opened in DELETE
+      // while racing its creation is WAL once a sibling switches it (a no-op in DELETE mode).
+      if (this.#wrote && !this.#corrupt) passiveCheckpoint(this.#conn);
     } finally {
       this.#statements.clear();
       this.#conn.close();

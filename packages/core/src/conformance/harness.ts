@@ -101,9 +101,17 @@ export function scalar(conn: SqliteConnection, sql: string, ...params: (string |
   return row === undefined ? undefined : Object.values(row)[0];
 }
 
-/** A driver that records every SQL text it is asked to exec or prepare. */
-export function recordingDriver(driver: SqliteDriver): { driver: SqliteDriver; statements: string[] } {
+/** A driver that records every SQL text it is asked to exec or prepare, and calls `before(sql)`
+ * first (a test can act at a precise point of an open: take a lock, release one). */
+export function recordingDriver(
+  driver: SqliteDriver,
+  before?: (sql: string) => void,
+): { driver: SqliteDriver; statements: string[] } {
   const statements: string[] = [];
+  const see = (sql: string) => {
+    statements.push(sql);
+    before?.(sql);
+  };
   return {
     statements,
     driver: {
@@ -112,11 +120,11 @@ export function recordingDriver(driver: SqliteDriver): { driver: SqliteDriver; s
         const conn = driver.open(path, flags);
         return {
           exec: (sql) => {
-            statements.push(sql);
+            see(sql);
             conn.exec(sql);
           },
           prepare: (sql) => {
-            statements.push(sql);
+            see(sql);
             return conn.prepare(sql);
           },
           close: () => conn.close(),

@@ -2,7 +2,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { SCHEMA_VERSION } from "../constants.js";
 import { isWalResetVulnerable } from "../journal.js";
-import { createStore } from "../store.js";
+import { createStore, type Store } from "../store.js";
 import {
   assert,
   type ConformanceTarget,
@@ -14,6 +14,7 @@ import {
 } from "./harness.js";
 
 const VULNERABLE = "3.50.4";
+const SAFE = "3.53.0";
 
 /** A store in WAL mode with one session "s", whatever the driver's SQLite (a vulnerable one
  * creates DELETE stores, so the mode is switched on a raw connection). */
@@ -268,6 +269,66 @@ export function openSuite(target: ConformanceTarget): void {
     test("an on-disk WAL store is never downgraded, even when DELETE is asked for", (f) => {
       walStore(f);
       assert.equal(f.open({ journalMode: "delete", allowUnsafeWal: true }).journalMode, "wal");
+    });
+
+    // Two processes creating one store at once: a sibling connection holds a read transaction
+    // (a real SHARED lock) exactly while the creator's switch to WAL runs, on the switches
+    // `blocks` picks. SAFE is pinned so the policy wants WAL whatever SQLite the driver has.
+    const createBesideReader = (f: Fixture, blocks: (switchNumber: number) => boolean) => {
+      const sibling = f.raw();
+      let switches = 0;
+      let holding = false;
+      const hooked = recordingDriver(target.driver, (sql) => {
+        if (holding) {
+          sibling.exec("COMMIT");
+          holding = false;
+        }
+        if (/^PRAGMA journal_mode = wal$/i.test(sql) && blocks(++switches)) {
+          sibling.exec("BEGIN");
+          scalar(sibling, "SELECT count(*) FROM sqlite_master");
+          holding = true;
+        }
+      });
+      const store = createStore(hooked.driver, f.file(), { host: target.host, sqliteVersion: SAFE });
+      return { store, switches };
+    };
+    test("an opener connected before a sibling created the store reports the mode the sibling chose", (f) => {
+      let sibling: Store | undefined;
+      const hooked = recordingDriver(target.driver, (sql) => {
+        // The sibling creates the whole store after we connected, before we look at it.
+        if (!sibling && /\bstate_meta\b/.test(sql)) sibling = f.open({ sqliteVersion: SAFE });
+      });
+      const late = createStore(hooked.driver, f.file(), { host: target.host, sqliteVersion: SAFE });
+      assert.ok(sibling, "the sibling ran inside our open");
+      assert.equal(sibling.journalMode, "wal");
+      assert.equal(late.journalMode, "wal");
+      late.close();
+    });
+
+    const fingerprints = (f: Fixture) =>
+      scalar(f.raw(), "SELECT count(*) FROM state_meta WHERE key = 'schema_fingerprint'");
+
+    test("a sibling reading during creation defers the WAL switch; the creator switches after its commit", (f) => {
+      const { store, switches } = createBesideReader(f, (n) => n === 1);
+      assert.equal(switches, 2, "the switch was tried again after the commit");
+      assert.equal(store.journalMode, "wal");
+      store.close();
+      assert.equal(scalar(f.raw(), "PRAGMA journal_mode"), "wal");
+    });
+
+    test("a creator that loses every switch reports DELETE, and the next open switches the store", (f) => {
+      const { store, switches } = createBesideReader(f, () => true);
+      assert.equal(switches, 2);
+      assert.equal(store.journalMode, "delete", "the truth: the file was not switched");
+      store.createSession({ id: "s", source: "cli" });
+      store.close();
+      assert.equal(fingerprints(f), 0, "a store still owed its switch is not marked current");
+      const next = f.open({ sqliteVersion: SAFE });
+      assert.equal(next.journalMode, "wal");
+      assert.equal(next.getSession("s")?.id, "s");
+      next.close();
+      assert.equal(fingerprints(f), 1);
+      assert.equal(scalar(f.raw(), "PRAGMA journal_mode"), "wal");
     });
   });
 

@@ -86,26 +86,35 @@ export interface InitHooks {
 }
 
 /** The slow path: journal policy (outside any transaction), then schema, FTS objects and
- * migrations in one `BEGIN IMMEDIATE`. Returns reconcile warnings; when there are any, the
- * fingerprint is not written, so the next open tries again. */
+ * migrations in one `BEGIN IMMEDIATE`, then the journal policy once more. Returns reconcile
+ * warnings; when there are any, the fingerprint is not written, so the next open tries again.
+ *
+ * Processes creating one store at the same moment make each other's switch to WAL fail fast
+ * (not exclusively ours, so the mode is left alone). Two things keep such a store from staying
+ * in DELETE mode for good, since the fast path never switches: a deferred switch withholds the
+ * fingerprint (the next open takes this path again), and the policy runs once more after the
+ * commit, when the siblings are usually done — which also reports the mode the file really has
+ * now (a sibling may have switched it). */
 export function initializeSchema(
   conn: SqliteConnection,
   options: JournalPolicyOptions & { sqliteVersion: string },
   hooks: InitHooks,
 ): { journalMode: string; warnings: string[] } {
-  const journalMode = applyJournalPolicy(conn, { ...options, busyTimeoutMs: STATEMENT_BUSY_TIMEOUT_MS });
+  const policy = { ...options, busyTimeoutMs: STATEMENT_BUSY_TIMEOUT_MS };
+  const journal = applyJournalPolicy(conn, policy);
   // Foreign keys off around the init: a primary-key heal copies rows that may be orphans, and
   // SQLite ignores this pragma inside a transaction, so it is set before BEGIN.
+  let warnings: string[];
   conn.exec("PRAGMA foreign_keys = OFF");
   try {
     conn.exec("BEGIN IMMEDIATE");
     try {
       const meta = readMeta(conn, []);
       refuseNewerSchema(meta);
-      const warnings = reconcileSchema(conn);
+      warnings = reconcileSchema(conn);
       hooks.installFts();
       runMigrations(conn, storedSchemaVersion(meta?.get(META_SCHEMA_VERSION)));
-      if (warnings.length === 0) {
+      if (warnings.length === 0 && !journal.deferred) {
         conn
           .prepare(
             "INSERT INTO state_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
@@ -113,7 +122,6 @@ export function initializeSchema(
           .run(META_FINGERPRINT, hooks.fingerprint);
       }
       conn.exec("COMMIT");
-      return { journalMode, warnings };
     } catch (error) {
       rollbackQuietly(conn);
       throw error;
@@ -121,6 +129,7 @@ export function initializeSchema(
   } finally {
     conn.exec("PRAGMA foreign_keys = ON");
   }
+  return { journalMode: applyJournalPolicy(conn, policy).mode, warnings };
 }
 
 /** ROLLBACK, ignoring "no transaction is active" (SQLite may have rolled back already). */
