@@ -26,6 +26,8 @@ export interface ProcessCheckOptions {
 
 export function checkProcesses(ep: Episode, opts: ProcessCheckOptions = {}): void {
   let misses = 0;
+  const settledAt = modeSettledAt(ep);
+  let racedCreations = 0;
   for (const role of ep.roles) {
     const events = role.events();
     const crash = events.find((e) => e.t === "crash");
@@ -36,13 +38,14 @@ export function checkProcesses(ep: Episode, opts: ProcessCheckOptions = {}): voi
     if (role.terminated && !role.killedOnPurpose) checkGracefulClose(ep, role.name, events);
     for (const e of events) {
       const mode = e.journalMode as string | undefined;
-      if ((e.t === "ready" || e.t === "opened" || e.t === "first") && mode && mode !== ep.arm) {
-        ep.fail(
-          `${role.name} (${role.runtime.id}) opened the store in journal mode ${mode}; the arm is ${ep.arm}`,
-        );
+      const isOpen = e.t === "ready" || e.t === "opened" || e.t === "first" || e.t === "wrong_mode";
+      if (isOpen && mode && mode !== ep.arm) {
+        if (ep.arm === "wal" && mode === "delete" && Number(e.openStartedAt) < settledAt) racedCreations++;
+        else
+          ep.fail(
+            `${role.name} (${role.runtime.id}) opened the store in journal mode ${mode}; the arm is ${ep.arm}`,
+          );
       }
-      if (e.t === "wrong_mode")
-        ep.fail(`${role.name} saw journal mode ${String(e.journalMode)}; the arm is ${ep.arm}`);
       if (e.t === "count_decreased")
         ep.fail(`${role.name} saw a count go down: ${e.scope} ${e.before} → ${e.after}`);
       if (e.t === "search_miss") {
@@ -57,6 +60,10 @@ export function checkProcesses(ep: Episode, opts: ProcessCheckOptions = {}): voi
   }
   if (misses > 0)
     ep.note(`${misses} search misses inside the tolerated window (corrupt index not yet detached)`);
+  if (racedCreations > 0)
+    ep.note(
+      `${racedCreations} opens that raced the store's creation reported DELETE (their switches to WAL met a sibling's lock; a sibling switched later)`,
+    );
 
   for (const d of ep.monitor.deleted.slice(0, 10)) {
     ep.fail(`${d.role} (pid ${d.pid}) held descriptor ${d.fd} on a deleted store file: ${d.target}`);
@@ -68,6 +75,20 @@ export function checkProcesses(ep: Episode, opts: ProcessCheckOptions = {}): voi
       ep.fail(`${role.name} held ${maxStore} descriptors on store files at once (bound ${MAX_STORE_FDS})`);
     if (role.role === "churn") checkChurnGrowth(ep, role.name, role.events());
   }
+}
+
+/**
+ * When the first open that reported the arm's mode was done (Infinity if none did). In the WAL
+ * arm, an open that began before then may have raced the store's creation and truthfully
+ * reported DELETE; one that began after must report WAL.
+ */
+function modeSettledAt(ep: Episode): number {
+  let at = Number.POSITIVE_INFINITY;
+  for (const role of ep.roles)
+    for (const e of role.events())
+      if ((e.t === "ready" || e.t === "opened" || e.t === "first") && e.journalMode === ep.arm)
+        at = Math.min(at, Number(e.at));
+  return at;
 }
 
 function checkGracefulClose(ep: Episode, name: string, events: RoleEvent[]): void {

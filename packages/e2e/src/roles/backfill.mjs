@@ -4,12 +4,12 @@
  * `backfillFts` loop (mode "loop"). Logs a `step` event per chunk so the harness can kill it
  * mid-run and hand the rest to another runtime.
  */
-import { describeError, sleep } from "./lib/runtime.mjs";
+import { describeError, openedIn, sleep } from "./lib/runtime.mjs";
 
 export async function backfill({ cfg, report, adapter, stop }) {
   const store = adapter.open(cfg.store);
   const before = store.ftsStatus();
-  report.event("ready", { journalMode: store.journalMode, fts: before });
+  report.event("ready", { ...openedIn(adapter, store), fts: before });
   if (cfg.start || before.state !== "backfilling") {
     store.startFtsBackfill();
     report.event("started", { fts: store.ftsStatus() });

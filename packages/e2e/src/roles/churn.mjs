@@ -3,7 +3,7 @@
  * after every close: the count must stay flat however many iterations run.
  */
 import { Rng } from "./lib/prng.mjs";
-import { describeError, descriptors, sleep } from "./lib/runtime.mjs";
+import { describeError, descriptors, openedIn, sleep } from "./lib/runtime.mjs";
 
 export async function churn({ cfg, report, adapter, stop }) {
   const rng = new Rng(`${cfg.seed}/${cfg.name}`);
@@ -18,9 +18,9 @@ export async function churn({ cfg, report, adapter, stop }) {
       stage = "count";
       try {
         const n = store.messageCount();
-        if (iter === 0) report.event("first", { count: n, journalMode: store.journalMode, readOnly });
-        if (cfg.arm && store.journalMode !== cfg.arm)
-          report.event("wrong_mode", { journalMode: store.journalMode, readOnly });
+        if (iter === 0) report.event("first", { count: n, ...openedIn(adapter, store), readOnly });
+        else if (cfg.arm && store.journalMode !== cfg.arm)
+          report.event("wrong_mode", { ...openedIn(adapter, store), readOnly });
       } finally {
         stage = "close";
         store.close();

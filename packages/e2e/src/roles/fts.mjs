@@ -3,11 +3,11 @@
  * before the call and `rebuild_return` (rebuilt, reason, duration) after it, so the harness can
  * line the call window up with who held the admission lock.
  */
-import { describeError, sleep } from "./lib/runtime.mjs";
+import { describeError, openedIn, sleep } from "./lib/runtime.mjs";
 
 export async function fts({ cfg, report, adapter, stop }) {
   const store = adapter.open(cfg.store);
-  report.event("ready", { journalMode: store.journalMode, fts: store.ftsStatus().state });
+  report.event("ready", { ...openedIn(adapter, store), fts: store.ftsStatus().state });
   for (let i = 0; i < (cfg.iterations ?? 1) && !stop.stopping(); i++) {
     const started = Date.now();
     report.event("rebuild_call", { i });

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { Rng } from "./lib/prng.mjs";
-import { describeError, descriptors, sleep } from "./lib/runtime.mjs";
+import { describeError, descriptors, openedIn, sleep } from "./lib/runtime.mjs";
 
 /** Acked tokens (head tokens only, with their ids and roles) from the writers' reports. */
 function ackedTokens(paths) {
@@ -35,7 +35,7 @@ export async function reader({ cfg, report, adapter, stop }) {
   const rng = new Rng(`${cfg.seed}/${cfg.name}`);
   const store = adapter.open(cfg.store, { readOnly: true });
   report.event("ready", {
-    journalMode: store.journalMode,
+    ...openedIn(adapter, store),
     sqlite: store.sqliteVersion,
     driver: store.driverName,
   });

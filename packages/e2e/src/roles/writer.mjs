@@ -8,7 +8,7 @@
  */
 import { makeContent } from "./lib/content.mjs";
 import { Rng } from "./lib/prng.mjs";
-import { describeError, sleep } from "./lib/runtime.mjs";
+import { describeError, openedIn, sleep } from "./lib/runtime.mjs";
 
 const MESSAGE_ROLES = ["user", "assistant", "assistant", "tool", "tool", "system"];
 
@@ -25,7 +25,7 @@ export async function writer({ cfg, report, adapter, stop }) {
     store = adapter.open(cfg.store);
     opsSinceOpen = 0;
     report.event("ready", {
-      journalMode: store.journalMode,
+      ...openedIn(adapter, store),
       sqlite: store.sqliteVersion,
       driver: store.driverName,
     });

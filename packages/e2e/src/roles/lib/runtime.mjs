@@ -73,11 +73,27 @@ export async function loadAdapter(cfg) {
   if (runtime === "node" && cfg.driver) base.driver = cfg.driver;
   if (cfg.sqliteVersion) base.sqliteVersion = cfg.sqliteVersion;
   if (cfg.patience) base.patience = cfg.patience;
-  return {
+  const adapter = {
     mod,
     runtime,
-    open: (path, extra = {}) => mod.openStore(path, { ...base, ...extra }),
+    /** When the latest `open` began (see `openedIn`). */
+    openStartedAt: undefined,
+    open(path, extra = {}) {
+      adapter.openStartedAt = Date.now();
+      return mod.openStore(path, { ...base, ...extra });
+    },
   };
+  return adapter;
+}
+
+/**
+ * Report fields for the mode a store was opened in, and when that open began: a process that
+ * opened while another was still creating the store may truthfully report DELETE in the WAL
+ * arm (both switches to WAL met a sibling's lock; the sibling switched afterwards), so the
+ * harness needs the start to tell that from a wrong mode.
+ */
+export function openedIn(adapter, store) {
+  return { journalMode: store.journalMode, openStartedAt: adapter.openStartedAt };
 }
 
 /** Stop requests: SIGTERM or the stop file. `stopping()` is checked between operations. */
