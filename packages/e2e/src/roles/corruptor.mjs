@@ -7,14 +7,27 @@
  * finds the whole block exactly once in the file inside one leaf page of its table (dbstat),
  * overwrites a run in its middle, skips pages that have a newer copy in the WAL
  * (the WAL copy would mask the damage, and a WAL frame must never be altered: its checksum
- * protects other commits), and overwrites that run with random bytes. Its own descriptor on the
- * file is closed only after SQLite's connection is, so SQLite's POSIX locks are never dropped
- * early (sqlite.org "How To Corrupt", §2.2).
+ * protects other commits), and overwrites that run with random bytes. The file is read and
+ * written through ONE descriptor, opened before SQLite's connection and closed after it: closing
+ * any other descriptor of the file (a `readFileSync`) would drop every POSIX lock this process
+ * holds on it — in DELETE mode the write lock itself, letting writers change the pages about to
+ * be overwritten (sqlite.org "How To Corrupt", §2.2).
  */
-import { closeSync, existsSync, openSync, readFileSync, writeSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, writeSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { Rng } from "./lib/prng.mjs";
+
+/** The whole file, read through `fd` (never through a descriptor of its own: see above). */
+function readWhole(fd) {
+  const file = Buffer.alloc(fstatSync(fd).size);
+  for (let at = 0; at < file.length; ) {
+    const n = readSync(fd, file, at, file.length - at, at);
+    if (n === 0) break;
+    at += n;
+  }
+  return file;
+}
 
 /** Pages that have a frame in the WAL's current generation (salts equal to the header's). */
 function walPages(walPath) {
@@ -71,7 +84,7 @@ export async function corruptor({ cfg, report }) {
         if (cfg.structure) rows.sort((a, b) => (b.id === 10) - (a.id === 10));
         targets.push({ table, leaves, rows });
       }
-      const file = readFileSync(cfg.store);
+      const file = readWhole(fd);
       const writes = [];
       for (const { table, leaves, rows } of targets) {
         let hit = 0;
