@@ -182,6 +182,7 @@ export class Store {
       statement: (sql) => this.#statement(sql),
       write: (fn, options) => this.#write(fn, options),
       read: (fn) => this.#read(fn),
+      snapshot: (fn) => this.#read(() => this.#transaction(fn, "BEGIN")),
       now: () => this.#now(),
     };
   }
@@ -229,8 +230,8 @@ export class Store {
     }
   }
 
-  #transaction<T>(fn: () => T): T {
-    this.#conn.exec("BEGIN IMMEDIATE");
+  #transaction<T>(fn: () => T, begin: "BEGIN IMMEDIATE" | "BEGIN" = "BEGIN IMMEDIATE"): T {
+    this.#conn.exec(begin);
     try {
       const result = fn();
       this.#conn.exec("COMMIT");

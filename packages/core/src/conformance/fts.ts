@@ -2,8 +2,16 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { TOOL_CONTENT_PREFIX_CHARS } from "../constants.js";
 import { admissionLockPath } from "../locks/admission.js";
-import type { Store } from "../store.js";
-import { assert, type ConformanceTarget, type Fixture, fixtureTest, scalar, throwsCode } from "./harness.js";
+import { createStore, type Store } from "../store.js";
+import {
+  assert,
+  type ConformanceTarget,
+  type Fixture,
+  fixtureTest,
+  recordingDriver,
+  scalar,
+  throwsCode,
+} from "./harness.js";
 
 /** A small store with known text in every role and two sources. */
 function seed(store: Store): void {
@@ -283,6 +291,31 @@ export function ftsSuite(target: ConformanceTarget): void {
       assert.equal(after.route, "fts");
       assert.equal(after.hits.length, 44);
       assert.deepEqual(store.checkIntegrity(), { ok: true, problems: [] });
+    });
+
+    test("a search is one snapshot: a backfill another process starts mid-search hides nothing", (f) => {
+      // WAL pinned (a safe version): in DELETE mode the search's read lock keeps the other
+      // process from committing at all, which is consistent too but cannot run in one thread.
+      let sibling: Store | undefined;
+      let startedMidSearch = false;
+      const hooked = recordingDriver(target.driver, (sql) => {
+        // Between the route's choice and the index query: the other process empties the index
+        // ('delete-all') and marks the backfill window.
+        if (sibling && !startedMidSearch && /\bMATCH\b/.test(sql)) {
+          startedMidSearch = true;
+          sibling.startFtsBackfill();
+        }
+      });
+      const store = createStore(hooked.driver, f.file(), { host: target.host, sqliteVersion: "3.53.0" });
+      seed(store);
+      sibling = f.open({ sqliteVersion: "3.53.0" });
+      const result = store.search("flamingo");
+      assert.ok(startedMidSearch, "the backfill started between the plan and the index query");
+      assert.equal(result.route, "fts");
+      assert.equal(result.hits.length, 3);
+      assert.equal(store.ftsStatus().state, "backfilling");
+      assert.equal(store.search("flamingo").hits.length, 3, "the next search tops up the window");
+      store.close();
     });
   });
 

@@ -131,29 +131,33 @@ export function executeSearch(
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /**
- * Validate, parse, route and run a search. When the index fails with corruption, the canonical
- * rows answer by LIKE — if that works, the corruption was the index's, so it is detached too
- * (writable stores); if LIKE fails as well, the damage is structural and the error propagates.
+ * Validate, parse, route and run a search. The route is chosen and run in one read snapshot:
+ * another process may start a backfill (emptying the index) or detach it between two
+ * statements, and a plan read before that must not run against the index after it. When the
+ * index fails with corruption, the canonical rows answer by LIKE — if that works, the
+ * corruption was the index's, so it is detached too (writable stores); if LIKE fails as well,
+ * the damage is structural and the error propagates.
  */
 export function runSearch(ctx: StoreContext, query: string, options?: SearchOptions): SearchResult {
   const search = normalizeSearch(query, options);
   const parsed = parseQuery(query);
-  const plan = ctx.read(() => {
-    const snap = readSnapshot((sql) => ctx.statement(sql));
-    const trusted = !isStale(snap);
-    return chooseRoute({
-      query: parsed,
-      roles: search.filters.roles,
-      substring: search.substring,
-      baseUsable: trusted && hasIndex(snap, BASE_INDEX),
-      trigramUsable: trusted && hasIndex(snap, TRIGRAM_INDEX),
-      backfill: backfillWindow(snap.meta),
-    });
-  });
+  let plan: RoutePlan | undefined;
   try {
-    return { route: plan.route, hits: ctx.read(() => executeSearch(ctx, plan, parsed, search)) };
+    return ctx.snapshot(() => {
+      const snap = readSnapshot((sql) => ctx.statement(sql));
+      const trusted = !isStale(snap);
+      plan = chooseRoute({
+        query: parsed,
+        roles: search.filters.roles,
+        substring: search.substring,
+        baseUsable: trusted && hasIndex(snap, BASE_INDEX),
+        trigramUsable: trusted && hasIndex(snap, TRIGRAM_INDEX),
+        backfill: backfillWindow(snap.meta),
+      });
+      return { route: plan.route, hits: executeSearch(ctx, plan, parsed, search) };
+    });
   } catch (error) {
-    if (plan.index === undefined || classifyFtsError(error) === "other") throw error;
+    if (plan?.index === undefined || classifyFtsError(error) === "other") throw error;
     const hits = ctx.read(() => likeHits(ctx, parsed, search, search.page));
     if (!ctx.readOnly) {
       try {

@@ -62,6 +62,21 @@ export function openTestStore(
     return s;
   };
   const patience = { budgetMs: options.patienceMs ?? 5_000, jitter: "write" as const };
+  const transaction = <T>(begin: string, fn: () => T): T => {
+    conn.exec(begin);
+    try {
+      const result = fn();
+      conn.exec("COMMIT");
+      return result;
+    } catch (error) {
+      try {
+        conn.exec("ROLLBACK");
+      } catch {
+        // already rolled back by SQLite
+      }
+      throw error;
+    }
+  };
   const ctx: StoreContext = {
     conn,
     driver,
@@ -69,27 +84,13 @@ export function openTestStore(
     readOnly,
     host: undefined,
     statement,
-    write(fn, writeOptions) {
-      return withPatience(
-        () => {
-          conn.exec("BEGIN IMMEDIATE");
-          try {
-            const result = fn();
-            conn.exec("COMMIT");
-            return result;
-          } catch (error) {
-            try {
-              conn.exec("ROLLBACK");
-            } catch {
-              // already rolled back by SQLite
-            }
-            throw error;
-          }
-        },
-        { ...patience, budgetMs: writeOptions?.patienceMs ?? patience.budgetMs },
-      );
-    },
+    write: (fn, writeOptions) =>
+      withPatience(() => transaction("BEGIN IMMEDIATE", fn), {
+        ...patience,
+        budgetMs: writeOptions?.patienceMs ?? patience.budgetMs,
+      }),
     read: (fn) => withPatience(fn, patience),
+    snapshot: (fn) => withPatience(() => transaction("BEGIN", fn), patience),
     now: options.now ?? Date.now,
   };
   let clock = 1_700_000_000;

@@ -28,6 +28,9 @@ export interface StoreContext {
   write<T>(fn: () => T, options?: WriteOptions): T;
   /** Run a read, retrying on BUSY/LOCKED (DELETE-mode stores can block readers briefly). */
   read<T>(fn: () => T): T;
+  /** Like `read`, inside one read transaction (`BEGIN … COMMIT`): every statement of `fn` sees
+   * the same snapshot, whatever other processes commit meanwhile. */
+  snapshot<T>(fn: () => T): T;
   /** Wall clock in ms (injectable so backoff can be tested). */
   now(): number;
 }

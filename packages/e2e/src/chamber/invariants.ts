@@ -52,7 +52,7 @@ export function checkProcesses(ep: Episode, opts: ProcessCheckOptions = {}): voi
         if (opts.searchMissGraceUntil !== undefined && e.at <= opts.searchMissGraceUntil) misses++;
         else
           ep.fail(
-            `${role.name} (${role.runtime.id}) search missed: ${JSON.stringify({ token: e.token, id: e.id, role: e.role, route: e.route, hits: e.hits })}`,
+            `${role.name} (${role.runtime.id}) search missed: ${JSON.stringify({ token: e.token, id: e.id, role: e.messageRole, route: e.route, hits: e.hits })}`,
           );
       }
       if (e.t === "fail" || e.t === "error" || e.t === "open_error") checkRefusal(ep, role.name, e);

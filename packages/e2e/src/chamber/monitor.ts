@@ -1,8 +1,9 @@
 /**
  * Watching roles from outside, through /proc:
  * - descriptors: every ~100 ms each live role's /proc/<pid>/fd is read; a descriptor whose
- *   target is a store file (the database, -wal, -shm, -journal) marked "(deleted)" is recorded —
- *   a process holding a deleted database keeps writing into a file nobody will ever read. The
+ *   target is a store file (the database, -wal, -shm, -journal) marked "(deleted)", and still
+ *   is 250 ms later, is recorded — a process holding a deleted database keeps writing into a
+ *   file nobody will ever read. The
  *   total and store-file descriptor counts are kept per role for the churn/reader bounds.
  * - the admission lock: every ~10 ms /proc/locks is read for POSIX write locks on the lock file
  *   (`<db>.fts-rebuild.lock`); SQLite's EXCLUSIVE lock is a write lock on the shared-lock range,
@@ -10,6 +11,9 @@
  */
 import { readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
 import type { RoleProcess } from "./role-process.js";
+
+/** How long a descriptor on a deleted store file must persist to count (see #confirmDeleted). */
+const CONFIRM_DELETED_MS = 250;
 
 /** SQLite's lock bytes (os_unix.c): the shared range starts at PENDING_BYTE + 2. */
 const SHARED_FIRST = 0x40000000 + 2;
@@ -78,13 +82,30 @@ export class Monitor {
         }
         if (!this.#isStoreFile(target)) continue;
         store++;
-        if (target.endsWith(" (deleted)"))
-          this.deleted.push({ role: role.name, pid: role.pid, fd, target, at });
+        if (target.endsWith(" (deleted)")) this.#confirmDeleted(role, fd, target, at);
       }
       const list = this.fds.get(role.name) ?? [];
       list.push({ at, total: entries.length, store });
       this.fds.set(role.name, list);
     }
+  }
+
+  /**
+   * A connection that closes last unlinks `-wal`/`-shm` and closes them a moment later, so a
+   * sample can land in between (seen once in ~6 chamber runs on 2 loaded cores). Only a
+   * descriptor that still points at the same deleted file `CONFIRM_DELETED_MS` later counts.
+   */
+  #confirmDeleted(role: RoleProcess, fd: string, target: string, at: number): void {
+    const timer = setTimeout(() => {
+      let now: string | undefined;
+      try {
+        now = readlinkSync(`/proc/${role.pid}/fd/${fd}`);
+      } catch {
+        return; // closed, or the process exited
+      }
+      if (now === target) this.deleted.push({ role: role.name, pid: role.pid, fd, target, at });
+    }, CONFIRM_DELETED_MS);
+    this.#timers.push(timer);
   }
 
   #sampleLocks(): void {

@@ -66,7 +66,7 @@ export async function reader({ cfg, report, adapter, stop }) {
           report.event("search_miss", {
             token: want.token,
             id: want.id,
-            role: want.role,
+            messageRole: want.role,
             route: result.route,
             hits: result.hits.map((h) => h.messageId),
           });
