@@ -71,7 +71,7 @@ export class FtsIndex {
 
   /** State of the full-text index. */
   status(): FtsStatus {
-    return this.#ctx.read(() => readFtsStatus(this.#ctx));
+    return this.#ctx.snapshot(() => readFtsStatus(this.#ctx));
   }
 
   /** Full rebuild of both indexes under the admission lock (fail-closed); clears markers and breadcrumb. */

@@ -28,7 +28,7 @@ function staleReason(crumb: string | undefined): string {
   }
 }
 
-/** Read the status (call inside `ctx.read`). */
+/** Read the status (call inside `ctx.snapshot`: the markers and the counts from one snapshot). */
 export function readFtsStatus(ctx: StoreContext): FtsStatus {
   const snap = readSnapshot((sql) => ctx.statement(sql));
   if (!hasIndex(snap, BASE_INDEX)) return { state: "unavailable", trigram: false };
