@@ -43,6 +43,14 @@ export async function reader({ cfg, report, adapter, stop }) {
   let seenTotal = 0;
   let rounds = 0;
   let searches = 0;
+  const reportStats = () =>
+    report.event("stats", {
+      rounds,
+      searches,
+      total: seenTotal,
+      fds: descriptors(cfg.store),
+      counts: Object.fromEntries(seen),
+    });
   let tokens = [];
   while (!stop.stopping()) {
     try {
@@ -76,23 +84,10 @@ export async function reader({ cfg, report, adapter, stop }) {
       report.event("error", { error: describeError(error, adapter.mod.SessionDbError) });
     }
     rounds++;
-    if (rounds % 10 === 0)
-      report.event("stats", {
-        rounds,
-        searches,
-        total: seenTotal,
-        fds: descriptors(cfg.store),
-        counts: Object.fromEntries(seen),
-      });
+    if (rounds % 10 === 0) reportStats();
     await sleep(cfg.pace ?? 50);
   }
   store.close();
-  report.event("stats", {
-    rounds,
-    searches,
-    total: seenTotal,
-    fds: descriptors(cfg.store),
-    counts: Object.fromEntries(seen),
-  });
+  reportStats();
   report.event("closed", { reason: stop.reason() });
 }
