@@ -36,6 +36,7 @@ export type {
   SearchResult,
   SearchRoute,
 } from "./fts/index.js";
+export { FTS_DETACHED_PROBLEM } from "./fts/integrity.js";
 export type { Host, PathInfo } from "./host/host.js";
 export {
   isWalResetVulnerable,

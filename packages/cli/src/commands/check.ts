@@ -1,5 +1,5 @@
 import * as fs from "node:fs";
-import type { IntegrityReport, Store } from "@sessiondb/core";
+import { FTS_DETACHED_PROBLEM, type IntegrityReport, type Store } from "@sessiondb/core";
 import type { Command } from "../command.js";
 import { EXIT } from "../exit.js";
 import { green, print, printJson, red } from "../format.js";
@@ -34,16 +34,14 @@ export function openForCheck(runtime: Runtime, options: GlobalOptions): { store:
   }
 }
 
-const DETACHED = /^FTS index is detached/;
-
 /** The report, split into corruption, a detached index, and checks a read-only connection cannot
  * run (FTS5's integrity-check is a write; core then compares index and source row counts only). */
 export function integrity(
   store: Store,
 ): IntegrityReport & { corrupt: string[]; stale: string[]; skipped: string[] } {
   const report = store.checkIntegrity();
-  const stale = report.problems.filter((p) => DETACHED.test(p));
-  const corrupt = report.problems.filter((p) => !DETACHED.test(p));
+  const stale = report.problems.filter((p) => p === FTS_DETACHED_PROBLEM);
+  const corrupt = report.problems.filter((p) => p !== FTS_DETACHED_PROBLEM);
   return {
     ok: corrupt.length === 0 && stale.length === 0,
     problems: [...corrupt, ...stale],

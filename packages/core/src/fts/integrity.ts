@@ -11,15 +11,15 @@ import { backfillWindow, type FtsSnapshot, isStale, presentIndexes } from "./sta
 
 const text = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
+/** The problem `checkIntegrity` reports for a detached (stale) index — the FTS problem that is
+ * not corruption. Exported so callers (the CLI) can tell it apart by equality. */
+export const FTS_DETACHED_PROBLEM: string = `FTS index is detached (stale) and search answers by LIKE; run "sessiondb fts rebuild" (store.rebuildFts()) to restore it`;
+
 /** Problems found in the FTS indexes; empty when they are sound (or FTS5 is not available). */
 export function ftsIntegrityProblems(ctx: StoreContext, snap: FtsSnapshot): string[] {
   const defs = presentIndexes(snap);
   if (defs.length === 0) return [];
-  if (isStale(snap)) {
-    return [
-      `FTS index is detached (stale) and search answers by LIKE; run "sessiondb fts rebuild" (store.rebuildFts()) to restore it`,
-    ];
-  }
+  if (isStale(snap)) return [FTS_DETACHED_PROBLEM];
   const window = backfillWindow(snap.meta);
   const problems: string[] = [];
   for (const def of defs) {
