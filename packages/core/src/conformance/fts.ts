@@ -9,6 +9,7 @@ import {
   type Fixture,
   fixtureTest,
   recordingDriver,
+  SAFE_SQLITE,
   scalar,
   throwsCode,
 } from "./harness.js";
@@ -294,7 +295,7 @@ export function ftsSuite(target: ConformanceTarget): void {
     });
 
     test("a search is one snapshot: a backfill another process starts mid-search hides nothing", (f) => {
-      // WAL pinned (a safe version): in DELETE mode the search's read lock keeps the other
+      // WAL pinned (SAFE_SQLITE): in DELETE mode the search's read lock keeps the other
       // process from committing at all, which is consistent too but cannot run in one thread.
       let sibling: Store | undefined;
       let startedMidSearch = false;
@@ -306,9 +307,9 @@ export function ftsSuite(target: ConformanceTarget): void {
           sibling.startFtsBackfill();
         }
       });
-      const store = createStore(hooked.driver, f.file(), { host: target.host, sqliteVersion: "3.53.0" });
+      const store = createStore(hooked.driver, f.file(), { host: target.host, sqliteVersion: SAFE_SQLITE });
       seed(store);
-      sibling = f.open({ sqliteVersion: "3.53.0" });
+      sibling = f.open({ sqliteVersion: SAFE_SQLITE });
       const result = store.search("flamingo");
       assert.ok(startedMidSearch, "the backfill started between the plan and the index query");
       assert.equal(result.route, "fts");

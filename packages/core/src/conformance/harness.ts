@@ -12,6 +12,10 @@ import type { Host } from "../host/host.js";
 import type { StoreOptions } from "../store/types.js";
 import { createStore, type Store } from "../store.js";
 
+/** A SQLite version the journal policy judges safe: pinned where a test needs WAL whatever
+ * SQLite the driver has (a vulnerable one would create DELETE stores). */
+export const SAFE_SQLITE = "3.53.0";
+
 /** A test runner's `describe`/`it` (vitest, bun:test, node:test). */
 export interface Runner {
   describe(name: string, fn: () => void): void;

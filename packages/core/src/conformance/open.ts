@@ -9,12 +9,12 @@ import {
   type Fixture,
   fixtureTest,
   recordingDriver,
+  SAFE_SQLITE,
   scalar,
   throwsCode,
 } from "./harness.js";
 
 const VULNERABLE = "3.50.4";
-const SAFE = "3.53.0";
 
 /** A store in WAL mode with one session "s", whatever the driver's SQLite (a vulnerable one
  * creates DELETE stores, so the mode is switched on a raw connection). */
@@ -273,7 +273,7 @@ export function openSuite(target: ConformanceTarget): void {
 
     // Two processes creating one store at once: a sibling connection holds a read transaction
     // (a real SHARED lock) exactly while the creator's switch to WAL runs, on the switches
-    // `blocks` picks. SAFE is pinned so the policy wants WAL whatever SQLite the driver has.
+    // `blocks` picks. SAFE_SQLITE is pinned so the policy wants WAL whatever SQLite the driver has.
     const createBesideReader = (f: Fixture, blocks: (switchNumber: number) => boolean) => {
       const sibling = f.raw();
       let switches = 0;
@@ -289,16 +289,16 @@ export function openSuite(target: ConformanceTarget): void {
           holding = true;
         }
       });
-      const store = createStore(hooked.driver, f.file(), { host: target.host, sqliteVersion: SAFE });
+      const store = createStore(hooked.driver, f.file(), { host: target.host, sqliteVersion: SAFE_SQLITE });
       return { store, switches };
     };
     test("an opener connected before a sibling created the store reports the mode the sibling chose", (f) => {
       let sibling: Store | undefined;
       const hooked = recordingDriver(target.driver, (sql) => {
         // The sibling creates the whole store after we connected, before we look at it.
-        if (!sibling && /\bstate_meta\b/.test(sql)) sibling = f.open({ sqliteVersion: SAFE });
+        if (!sibling && /\bstate_meta\b/.test(sql)) sibling = f.open({ sqliteVersion: SAFE_SQLITE });
       });
-      const late = createStore(hooked.driver, f.file(), { host: target.host, sqliteVersion: SAFE });
+      const late = createStore(hooked.driver, f.file(), { host: target.host, sqliteVersion: SAFE_SQLITE });
       assert.ok(sibling, "the sibling ran inside our open");
       assert.equal(sibling.journalMode, "wal");
       assert.equal(late.journalMode, "wal");
@@ -323,7 +323,7 @@ export function openSuite(target: ConformanceTarget): void {
       store.createSession({ id: "s", source: "cli" });
       store.close();
       assert.equal(fingerprints(f), 0, "a store still owed its switch is not marked current");
-      const next = f.open({ sqliteVersion: SAFE });
+      const next = f.open({ sqliteVersion: SAFE_SQLITE });
       assert.equal(next.journalMode, "wal");
       assert.equal(next.getSession("s")?.id, "s");
       next.close();
