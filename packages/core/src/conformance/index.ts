@@ -12,6 +12,7 @@
 import { ftsSuite } from "./fts.js";
 import type { ConformanceTarget } from "./harness.js";
 import { openSuite } from "./open.js";
+import { searchBoundsSuite } from "./search-bounds.js";
 import { storeApiSuite } from "./store-api.js";
 
 export {
@@ -29,5 +30,6 @@ export function runConformance(target: ConformanceTarget): void {
     openSuite(target);
     storeApiSuite(target);
     ftsSuite(target);
+    searchBoundsSuite(target);
   });
 }

@@ -30,6 +30,20 @@ export const DEFAULT_SEARCH_LIMIT = 20;
 export const MAX_SEARCH_TERMS = 32;
 /** Trigram matches nothing below three characters, so shorter terms go to LIKE. */
 export const TRIGRAM_MIN_CHARS = 3;
+/** Trigrams of one substring term the index is asked for (their AND finds the candidates an
+ * exact test then checks): a few selective ones narrow as well as all of them, and the cost no
+ * longer grows with the term's length. */
+export const TRIGRAMS_PER_TERM = 4;
+/** Words in all the terms of a word (non-substring) query: FTS5 walks one position list per
+ * phrase word, so on a row repeating one word 500 000 times (1 MB) each word costs ~2–4 ms;
+ * 64 bounds a search to well under a second on such a row, and leaves room for a pasted
+ * sentence in quotes. */
+export const MAX_SEARCH_WORDS = 64;
+/** FTS5's snippet() scores every match against every other match of the row (quadratic: ~90 ms
+ * for 4 000 matches in 8 KB, minutes for a 1 MB run of one word). It runs only when the row's
+ * indexed text times the query's phrases is at most this many characters (at most ~512 matches,
+ * about 1.5 ms); longer rows get the window the LIKE route computes in SQL. */
+export const FTS_SNIPPET_MAX_CHARS = 1024;
 
 /** Pages of work per bounded FTS5 'merge' from maintenanceTick (~4 KB leaves: about 1 MB). */
 export const FTS_MERGE_PAGES = 256;

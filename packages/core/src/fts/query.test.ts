@@ -1,9 +1,18 @@
 import { describe, expect, it } from "vitest";
 import { MAX_SEARCH_QUERY_CHARS } from "../constants.js";
+import { InvalidInputError } from "../errors.js";
+import { MAX_SEARCH_WORDS, TRIGRAMS_PER_TERM } from "./constants.js";
 import { likeSnippet, markMatches } from "./like-snippet.js";
-import { hasCjk, parseQuery, toMatchExpression } from "./query.js";
+import {
+  checkWordBudget,
+  hasCjk,
+  parseQuery,
+  selectTrigrams,
+  toMatchExpression,
+  toTrigramCandidates,
+} from "./query.js";
 import { chooseRoute } from "./route.js";
-import { likePattern } from "./search-sql.js";
+import { termsSql } from "./search-sql.js";
 
 const fts = (q: string) => toMatchExpression(parseQuery(q), { prefix: true });
 
@@ -99,11 +108,51 @@ describe("router", () => {
   });
 });
 
-describe("LIKE helpers", () => {
-  it("escapes wildcards", () => {
-    expect(likePattern("100%_done\\")).toBe("%100\\%\\_done\\\\%");
+describe("bounded index queries", () => {
+  it("drops repeated terms within a group", () => {
+    expect(fts("a a a b a")).toBe('"a" "b"');
+    expect(fts("a a* a NOT a")).toBe('"a" "a"* NOT "a"');
+    expect(fts(`${"zz ".repeat(300)}`)).toBe('"zz"');
   });
 
+  it("picks a few distinct trigrams, the least common first, whatever the term's length", () => {
+    expect(selectTrigrams("z".repeat(1000))).toEqual(["zzz"]);
+    expect(selectTrigrams("ZZzz")).toEqual(["ZZz"]);
+    expect(selectTrigrams("nnection")).toEqual(["nec", "ect", "cti", "nne"]);
+    expect(selectTrigrams("x9-42.tar.gz")).toHaveLength(TRIGRAMS_PER_TERM);
+    expect(selectTrigrams("x9-42.tar.gz")).toContain("9-4");
+    expect(selectTrigrams("東京都庁")).toEqual(["東京都", "京都庁"]);
+    expect(selectTrigrams("😀😀😀")).toEqual(["😀😀😀"]);
+  });
+
+  it("asks the trigram index for the AND of each group's positive terms' trigrams", () => {
+    const q = (text: string) => toTrigramCandidates(parseQuery(text));
+    expect(q("abcd")).toBe('"abc" "bcd"');
+    expect(q("abcd NOT xyzw")).toBe('"abc" "bcd"');
+    expect(q("abcd OR efgh")).toBe('"abc" "bcd" OR "efg" "fgh"');
+    expect(q("abcd bcde")).toBe('"abc" "bcd" "cde"');
+  });
+
+  it("turns the query into an exact test over the given columns", () => {
+    const { sql, params } = termsSql(parseQuery("ab NOT cd OR ef"), ["content", "tool_name"]);
+    expect(params).toEqual(["ab", "ab", "cd", "cd", "ef", "ef"]);
+    expect(sql.match(/instr\(lower\(ifnull\(m\.content, ''\)\), lower\(\?\)\) > 0/g)).toHaveLength(3);
+    expect(sql).toContain("AND NOT (");
+    expect(sql).not.toMatch(/LIKE/);
+  });
+
+  it("refuses a word query with more than MAX_SEARCH_WORDS words", () => {
+    const words = (n: number) => Array.from({ length: n }, (_, i) => `w${i}`).join(" ");
+    expect(() => checkWordBudget(parseQuery(`"${words(MAX_SEARCH_WORDS)}"`))).not.toThrow();
+    expect(() => checkWordBudget(parseQuery(`"${words(MAX_SEARCH_WORDS + 1)}"`))).toThrow(InvalidInputError);
+    expect(() => checkWordBudget(parseQuery(`"${words(40)}" "${words(40)} x"`))).toThrow(/81 words/);
+    // Repeated words are dropped before they are counted; CJK runs are one word each.
+    expect(() => checkWordBudget(parseQuery("a ".repeat(500)))).not.toThrow();
+    expect(() => checkWordBudget(parseQuery("東京都".repeat(300)))).not.toThrow();
+  });
+});
+
+describe("LIKE helpers", () => {
   it("marks every match, ASCII case-insensitively, and merges overlaps", () => {
     expect(markMatches("Hello hello HELLO", ["hello"])).toBe("«Hello» «hello» «HELLO»");
     expect(markMatches("abcd", ["ab", "bc"])).toBe("«abc»d");

@@ -12,7 +12,8 @@
  * is dropped.
  */
 import { MAX_SEARCH_QUERY_CHARS } from "../constants.js";
-import { MAX_SEARCH_TERMS } from "./constants.js";
+import { InvalidInputError } from "../errors.js";
+import { MAX_SEARCH_TERMS, MAX_SEARCH_WORDS, TRIGRAMS_PER_TERM } from "./constants.js";
 
 /** One search term: a word, a compound word or a quoted phrase. */
 export interface QueryTerm {
@@ -103,8 +104,13 @@ export function parseQuery(input: string): ParsedQuery {
       groups.push(group);
       group = [];
     }
-    group.push({ text: token.text, prefix: token.prefix, negated: pending === "NOT" && group.length > 0 });
+    const term = { text: token.text, prefix: token.prefix, negated: pending === "NOT" && group.length > 0 };
     pending = undefined;
+    // A repeated term adds nothing to an AND but a whole pass over its positions to the index
+    // query (`a a a … a` over a row of a million `a`s).
+    if (group.some((t) => t.text === term.text && t.prefix === term.prefix && t.negated === term.negated))
+      continue;
+    group.push(term);
     count++;
   }
   if (group.length > 0) groups.push(group);
@@ -143,6 +149,74 @@ export function toMatchExpression(query: ParsedQuery, options: { prefix: boolean
       const negative = group.filter((t) => t.negated).map((t) => `NOT ${quote(t, options.prefix)}`);
       return [positive.join(" "), ...negative].join(" ");
     })
+    .join(" OR ");
+}
+
+/** Words as the word index splits them: runs of letters, digits and marks. */
+const WORD = /[\p{L}\p{N}\p{M}\p{Co}]+/gu;
+
+/**
+ * Refuse a word query whose terms hold more than MAX_SEARCH_WORDS words in all. FTS5 matches a
+ * phrase of n words by walking n position lists, so on a row that repeats one word a million
+ * times a long phrase costs n passes over a million positions (and bm25 as many again): the
+ * word budget bounds that factor. Substring searches do not use phrases and are not limited.
+ */
+export function checkWordBudget(query: ParsedQuery): void {
+  const words = queryTerms(query).reduce((n, t) => n + (t.text.match(WORD)?.length ?? 0), 0);
+  if (words > MAX_SEARCH_WORDS) {
+    throw new InvalidInputError(
+      "search.query",
+      `its terms hold ${words} words, more than ${MAX_SEARCH_WORDS}; search for a shorter distinctive part, or pass { substring: true } to match long pasted text`,
+    );
+  }
+}
+
+/** Case-insensitive key of a trigram (the trigram tokenizer folds case). */
+const foldKey = (trigram: string) => trigram.toLowerCase();
+
+/** How common a character is in transcripts: spaces and frequent English letters make
+ * trigrams that match most rows; digits, punctuation and other scripts make selective ones. */
+function commonness(ch: string): number {
+  if (ch === " ") return 3;
+  if (/[etaoinshrdlu]/i.test(ch)) return 2;
+  return /[a-z]/i.test(ch) ? 1 : 0;
+}
+
+/**
+ * Up to TRIGRAMS_PER_TERM distinct trigrams of a term, the least common first. A row that
+ * contains the term contains every one of its trigrams, so their AND is a necessary condition
+ * the index answers cheaply; an exact substring test then removes rows that have the trigrams
+ * but not the term. (A phrase of all overlapping trigrams is exact but costs a pass over each
+ * trigram's positions per trigram: quadratic on a row that repeats one character.)
+ */
+export function selectTrigrams(text: string): string[] {
+  const chars = Array.from(text);
+  const seen = new Map<string, { trigram: string; score: number; at: number }>();
+  for (let at = 0; at + 3 <= chars.length; at++) {
+    const trigram = chars.slice(at, at + 3).join("");
+    const key = foldKey(trigram);
+    if (seen.has(key)) continue;
+    const score = chars.slice(at, at + 3).reduce((sum, ch) => sum + commonness(ch), 0);
+    seen.set(key, { trigram, score, at });
+  }
+  return [...seen.values()]
+    .sort((a, b) => a.score - b.score || a.at - b.at)
+    .slice(0, TRIGRAMS_PER_TERM)
+    .map((t) => t.trigram);
+}
+
+/**
+ * The trigram index's candidate query: per group, the AND of the selected trigrams of its
+ * positive terms; groups OR'ed. Negated terms are left to the exact test: excluding rows that
+ * merely share a term's trigrams would drop true hits.
+ */
+export function toTrigramCandidates(query: ParsedQuery): string {
+  return query.groups
+    .map((group) =>
+      [...new Set(group.filter((t) => !t.negated).flatMap((t) => selectTrigrams(t.text)))]
+        .map((trigram) => `"${trigram.replace(/"/g, '""')}"`)
+        .join(" "),
+    )
     .join(" OR ");
 }
 

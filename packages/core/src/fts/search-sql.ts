@@ -1,5 +1,5 @@
 /**
- * Search SQL builders (pure): index MATCH queries, LIKE scans and the LIKE snippet window. Every
+ * Search SQL builders (pure): index MATCH queries, LIKE scans (by instr) and the LIKE snippet window. Every
  * user value is a positional parameter; only names from the projection and fixed constants are
  * spliced into the text.
  */
@@ -94,35 +94,77 @@ function orderBy(sort: SearchSort, rankColumn: string | undefined): string {
   return "m.timestamp DESC, m.id DESC";
 }
 
-/** FTS5 MATCH over `def`, joined to messages, ranked by bm25 (FTS5's default `rank`), with snippets. */
+/** What an index query adds to MATCH. */
+export interface IndexSearchOptions {
+  /** An exact test every index candidate must pass (the trigram route's substring check). */
+  exact?: Sql;
+  /** Rows whose content, tool_name and tool_calls hold at most this many characters get an
+   * FTS5 snippet; longer rows (and every row when undefined) get a NULL snippet column. */
+  snippetMaxChars?: number;
+}
+
+const indexedLength = `ifnull(length(m.content), 0) + ifnull(length(m.tool_name), 0) + ifnull(length(m.tool_calls), 0)`;
+
+/**
+ * FTS5 MATCH over `def`, joined to messages, ranked by bm25 (FTS5's default `rank`). snippet()
+ * compares every match in a row with every other, so it only runs on rows short enough to
+ * bound that (options.snippetMaxChars); the caller computes the other snippets like LIKE's.
+ */
 export function indexSearchSql(
   def: FtsIndexDef,
   match: string,
   filters: SearchFilters,
   sort: SearchSort,
   page: Page,
+  options: IndexSearchOptions = {},
 ): Sql {
   const t = def.table;
-  const snippet = `snippet(${t}, -1, ${literal(SNIPPET_OPEN)}, ${literal(SNIPPET_CLOSE)}, ${literal(SNIPPET_ELLIPSIS)}, ${SNIPPET_TOKENS})`;
+  const params: SqlValue[] = [];
+  let snippet = "NULL";
+  if (options.snippetMaxChars !== undefined) {
+    snippet = `CASE WHEN ${indexedLength} <= ? THEN snippet(${t}, -1, ${literal(SNIPPET_OPEN)}, ${literal(SNIPPET_CLOSE)}, ${literal(SNIPPET_ELLIPSIS)}, ${SNIPPET_TOKENS}) END`;
+    params.push(options.snippetMaxChars);
+  }
+  params.push(match);
+  const exact = options.exact ? ` AND ${options.exact.sql}` : "";
+  params.push(...(options.exact?.params ?? []));
   const filter = filterSql(filters);
   return {
-    sql: `SELECT ${HIT_COLUMNS}, ${snippet} AS snippet FROM ${t} JOIN messages m ON m.id = ${t}.rowid WHERE ${t} MATCH ?${filter.sql} ORDER BY ${orderBy(sort, `${t}.rank`)} LIMIT ? OFFSET ?`,
-    params: [match, ...filter.params, page.limit, page.offset],
+    sql: `SELECT ${HIT_COLUMNS}, ${snippet} AS snippet FROM ${t} JOIN messages m ON m.id = ${t}.rowid WHERE ${t} MATCH ?${exact}${filter.sql} ORDER BY ${orderBy(sort, `${t}.rank`)} LIMIT ? OFFSET ?`,
+    params: [...params, ...filter.params, page.limit, page.offset],
   };
 }
 
-/** Escape LIKE wildcards (`%`, `_`) and the escape character itself. */
-export function likePattern(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
-
-function termPredicate(): string {
-  return `(${LIKE_COLUMNS.map((c) => `ifnull(m.${c}, '') LIKE ? ESCAPE '\\'`).join(" OR ")})`;
+/**
+ * "Some column contains the term", ASCII case-insensitively: instr() compares bytes with
+ * memcmp, so it sees text after a NUL (LIKE stops there) and never backtracks (LIKE's '%term%'
+ * retries the pattern at every character: minutes on a long run of one character). Both sides
+ * go through SQLite's lower(), so they fold alike whatever lower() does. Parameter: the term.
+ */
+function containsSql(columns: readonly string[]): string {
+  return `(${columns.map((c) => `instr(lower(ifnull(m.${c}, '')), lower(?)) > 0`).join(" OR ")})`;
 }
 
 /**
- * LIKE scan of the canonical rows (case-insensitive for ASCII, as SQLite's LIKE is), over full
- * content, mirroring the query's OR-of-AND-groups; `window` restricts it to an id range.
+ * The query's OR-of-AND-groups as an exact test over `columns`: the LIKE route's whole
+ * condition, and the check that turns trigram candidates into hits (so both routes answer a
+ * substring query alike).
+ */
+export function termsSql(query: ParsedQuery, columns: readonly string[]): Sql {
+  const params: SqlValue[] = [];
+  const groups = query.groups.map((group) => {
+    const terms = group.map((term) => {
+      params.push(...columns.map(() => term.text));
+      return `${term.negated ? "NOT " : ""}${containsSql(columns)}`;
+    });
+    return `(${terms.join(" AND ")})`;
+  });
+  return { sql: `(${groups.join(" OR ")})`, params };
+}
+
+/**
+ * Scan of the canonical rows (ASCII case-insensitive substring match over full content),
+ * mirroring the query's OR-of-AND-groups; `window` restricts it to an id range.
  */
 export function likeSearchSql(
   query: ParsedQuery,
@@ -131,26 +173,19 @@ export function likeSearchSql(
   page: Page,
   window?: IdWindow,
 ): Sql {
-  const params: SqlValue[] = [];
-  const groups = query.groups.map((group) => {
-    const terms = group.map((term) => {
-      params.push(...LIKE_COLUMNS.map(() => likePattern(term.text)));
-      return `${term.negated ? "NOT " : ""}${termPredicate()}`;
-    });
-    return `(${terms.join(" AND ")})`;
-  });
+  const terms = termsSql(query, LIKE_COLUMNS);
   const filter = filterSql(filters, window);
   return {
-    sql: `SELECT ${HIT_COLUMNS} FROM messages m WHERE (${groups.join(" OR ")})${filter.sql} ORDER BY ${orderBy(sort, undefined)} LIMIT ? OFFSET ?`,
-    params: [...params, ...filter.params, page.limit, page.offset],
+    sql: `SELECT ${HIT_COLUMNS} FROM messages m WHERE ${terms.sql}${filter.sql} ORDER BY ${orderBy(sort, undefined)} LIMIT ? OFFSET ?`,
+    params: [...terms.params, ...filter.params, page.limit, page.offset],
   };
 }
 
 /**
- * The LIKE snippet window of one column of one row: where the (ASCII-lowercased) term first
- * occurs, and the characters around it. Computed in SQL so a multi-megabyte tool output never
- * crosses into JavaScript. Parameters: lowercased term, message id.
+ * The LIKE snippet window of one column of one row: where the term first occurs (as
+ * containsSql finds it), and the characters around it. Computed in SQL so a multi-megabyte
+ * tool output never crosses into JavaScript. Parameters: term, message id.
  */
 export function likeWindowSql(column: (typeof LIKE_COLUMNS)[number]): string {
-  return `SELECT p, max(1, p - ${LIKE_SNIPPET_BEFORE_CHARS}) AS start, substr(c, max(1, p - ${LIKE_SNIPPET_BEFORE_CHARS}), ${LIKE_SNIPPET_CHARS}) AS w, length(c) AS n FROM (SELECT ${column} AS c, instr(lower(${column}), ?) AS p FROM messages WHERE id = ?)`;
+  return `SELECT p, max(1, p - ${LIKE_SNIPPET_BEFORE_CHARS}) AS start, substr(c, max(1, p - ${LIKE_SNIPPET_BEFORE_CHARS}), ${LIKE_SNIPPET_CHARS}) AS w, length(c) AS n FROM (SELECT ${column} AS c, instr(lower(${column}), lower(?)) AS p FROM messages WHERE id = ?)`;
 }

@@ -37,6 +37,22 @@ describe("search", () => {
     expect(result.hits[1]?.snippet).toContain("«deploy»");
   });
 
+  it("FTS5 snippets only on short rows; long rows get the SQL window", () => {
+    const short = store.add({ content: "the deploy went fine" });
+    const long = store.add({ content: `${"padding words ".repeat(100)}then the deploy failed` });
+    const accented = store.add({ content: `Café ${"au lait ".repeat(200)}` });
+    const result = fts.search("deploy", { sort: "oldest" });
+    expect(ids(result)).toEqual([short, long]);
+    expect(result.hits[0]?.snippet).toBe("the «deploy» went fine");
+    expect(result.hits[1]?.snippet).toBe(
+      `…${`${"padding words ".repeat(3)}then the `.slice(-40)}«deploy» failed`,
+    );
+    // FTS5 folds the accent, the byte search cannot: the row shows its start, unmarked.
+    const cafe = fts.search("cafe");
+    expect(ids(cafe)).toEqual([accented]);
+    expect(cafe.hits[0]?.snippet).toMatch(/^Café au lait .*…$/);
+  });
+
   it("finds compound terms as phrases, and tool names and tool calls", () => {
     const a = store.add({ content: "edit my-app.config.ts now" });
     store.add({ content: "my app has a config in ts" });

@@ -1,14 +1,24 @@
 /**
- * Search execution: runs the plan the router chose through the Store's connection. Index hits
- * come with FTS5 snippets; LIKE hits get a window computed in SQL and marked the same way.
+ * Search execution: runs the plan the router chose through the Store's connection. Word-index
+ * hits on short rows come with FTS5 snippets; every other hit gets a window computed in SQL and
+ * marked the same way. Nothing here may grow faster than the size of the rows it reads: a
+ * pasted megabyte of one character must not freeze a search (see search-sql.ts and query.ts).
  */
 import type { Row } from "../driver.js";
 import { hasResultCode } from "../errors.js";
 import type { StoreContext } from "../store/context.js";
+import { FTS_SNIPPET_MAX_CHARS } from "./constants.js";
 import { classifyFtsError } from "./corruption.js";
-import { asciiLower, likeSnippet } from "./like-snippet.js";
+import { likeSnippet } from "./like-snippet.js";
 import { BASE_INDEX, TRIGRAM_INDEX } from "./projection.js";
-import { type ParsedQuery, parseQuery, positiveTerms, toMatchExpression } from "./query.js";
+import {
+  checkWordBudget,
+  type ParsedQuery,
+  parseQuery,
+  positiveTerms,
+  toMatchExpression,
+  toTrigramCandidates,
+} from "./query.js";
 import { chooseRoute, type RoutePlan } from "./route.js";
 import {
   type NormalizedSearch,
@@ -24,6 +34,8 @@ import {
   likeSearchSql,
   likeWindowSql,
   type Page,
+  type Sql,
+  termsSql,
 } from "./search-sql.js";
 import { backfillWindow, hasIndex, isStale, readSnapshot } from "./state.js";
 import { detachIndex } from "./triggers.js";
@@ -44,6 +56,24 @@ function isQuerySyntaxError(error: unknown): boolean {
   return hasResultCode(error, "ERROR") && /fts5|syntax error|unterminated|MATCH/i.test(error.message);
 }
 
+/** The trigram route's exact test runs over the columns the trigram index holds. */
+const TRIGRAM_COLUMNS = TRIGRAM_INDEX.columns.map((c) => c.name);
+
+/** The index query of `plan`: word MATCH with bounded snippets, or trigram candidates and the
+ * exact substring test that turns them into hits. */
+function indexQuery(plan: RoutePlan, query: ParsedQuery, search: NormalizedSearch, page: Page): Sql {
+  const { filters, sort } = search;
+  if (plan.index === "trigram") {
+    const exact = termsSql(query, TRIGRAM_COLUMNS);
+    return indexSearchSql(TRIGRAM_INDEX, toTrigramCandidates(query), filters, sort, page, { exact });
+  }
+  // Each positive term is a phrase that may match at every word of a row.
+  const snippetMaxChars = Math.floor(FTS_SNIPPET_MAX_CHARS / Math.max(1, positiveTerms(query).length));
+  return indexSearchSql(BASE_INDEX, toMatchExpression(query, { prefix: true }), filters, sort, page, {
+    snippetMaxChars,
+  });
+}
+
 function indexHits(
   ctx: StoreContext,
   plan: RoutePlan,
@@ -51,28 +81,41 @@ function indexHits(
   search: NormalizedSearch,
   page: Page,
 ): SearchHit[] {
-  const def = plan.index === "trigram" ? TRIGRAM_INDEX : BASE_INDEX;
-  const match = toMatchExpression(query, { prefix: plan.index === "base" });
-  const { sql, params } = indexSearchSql(def, match, search.filters, search.sort, page);
+  const { sql, params } = indexQuery(plan, query, search, page);
+  const terms = positiveTerms(query);
   try {
     // Dynamic SQL is prepared per call, not cached: its text varies with the query's shape.
     return ctx.conn
       .prepare(sql)
       .all(...params)
-      .map((row) => toHit(row, String(row.snippet ?? "")));
+      .map((row) =>
+        toHit(
+          row,
+          row.snippet === null || row.snippet === undefined
+            ? likeSnippetOf(ctx, Number(row.id), terms)
+            : String(row.snippet),
+        ),
+      );
   } catch (error) {
     if (isQuerySyntaxError(error)) return [];
     throw error;
   }
 }
 
-/** The snippet of one LIKE hit: the first column and term that occur, marked. */
+/**
+ * The snippet of one hit without an FTS5 snippet: the first column and term that occur,
+ * marked. A word hit may match only as FTS5 folds words (`cafe` finds `Café`), which a byte
+ * search does not see: such a row shows the start of its first non-empty column.
+ */
 function likeSnippetOf(ctx: StoreContext, id: number, terms: readonly string[]): string {
-  for (const column of LIKE_COLUMNS) {
-    for (const term of terms) {
-      const row = ctx.statement(likeWindowSql(column)).get(asciiLower(term), id);
-      if (row && Number(row.p) > 0)
-        return likeSnippet(String(row.w), Number(row.start), Number(row.n), terms);
+  // instr() finds the empty string at position 1 of any non-NULL value.
+  for (const candidates of [terms, [""]]) {
+    for (const column of LIKE_COLUMNS) {
+      for (const term of candidates) {
+        const row = ctx.statement(likeWindowSql(column)).get(term, id);
+        if (row && Number(row.p) > 0)
+          return likeSnippet(String(row.w), Number(row.start), Number(row.n), terms);
+      }
     }
   }
   return "";
@@ -141,6 +184,7 @@ const message = (error: unknown) => (error instanceof Error ? error.message : St
 export function runSearch(ctx: StoreContext, query: string, options?: SearchOptions): SearchResult {
   const search = normalizeSearch(query, options);
   const parsed = parseQuery(query);
+  if (!search.substring) checkWordBudget(parsed);
   let plan: RoutePlan | undefined;
   try {
     return ctx.snapshot(() => {
