@@ -49,6 +49,22 @@ export interface OpenFlags {
   readOnly: boolean;
 }
 
+/** Where an online backup stands, in pages of the source. */
+export interface BackupPageProgress {
+  /** Pages in the source when the last step ran. */
+  totalPages: number;
+  /** Pages still to copy. */
+  remainingPages: number;
+}
+
+/** How a driver runs SQLite's online backup (sqlite3_backup_*). */
+export interface BackupStepOptions {
+  /** Pages to copy per step; the driver yields to the event loop between steps. */
+  pagesPerStep: number;
+  /** Called between steps; throwing from it stops the backup and rejects with that error. */
+  onStep?(progress: BackupPageProgress): void;
+}
+
 /** A driver as the adapter writes it: open a raw binding and classify its errors. */
 export interface RawDriver<C extends SqliteConnection = SqliteConnection> {
   /** Driver name shown in `store.driverName` and diagnostics, e.g. "better-sqlite3". */
@@ -61,6 +77,10 @@ export interface RawDriver<C extends SqliteConnection = SqliteConnection> {
    * "succeeds" and fails at the first read with SQLITE_IOERR_READ (EISDIR), which would look like
    * a failing disk; with this, every driver refuses it up front with CANTOPEN. */
   isDirectory?(path: string): boolean;
+  /** Optional: copy the main database of `connection` into a new file at `destination` with
+   * SQLite's online backup API. Drivers whose binding has none leave it out, and core uses
+   * `VACUUM INTO` instead. */
+  backup?(connection: C, destination: string, options: BackupStepOptions): Promise<void>;
 }
 
 /** A driver whose connections only ever throw `SqliteError`. */
@@ -69,6 +89,9 @@ export interface SqliteDriver {
   readonly name: string;
   /** Open `path`; throws `SqliteError`. */
   open(path: string, flags: OpenFlags): SqliteConnection;
+  /** Optional online backup of a connection this driver opened (see `RawDriver.backup`);
+   * rejects with `SqliteError`. */
+  backup?(connection: SqliteConnection, destination: string, options: BackupStepOptions): Promise<void>;
 }
 
 /** Turn any error a binding threw into a `SqliteError` (other errors pass through untouched). */
@@ -90,14 +113,17 @@ function guard<T>(raw: RawDriver, fn: () => T): T {
 
 /** Wrap an adapter's raw driver so every method throws normalized errors. */
 export function defineDriver(raw: RawDriver): SqliteDriver {
-  return {
+  // The binding's connection behind each wrapped one, for `backup`.
+  const rawConnections = new WeakMap<SqliteConnection, SqliteConnection>();
+  const rawBackup = raw.backup?.bind(raw);
+  const driver: SqliteDriver = {
     name: raw.name,
     open(path, flags) {
       if (flags.readOnly && raw.isDirectory?.(path)) {
         throw new SqliteError("CANTOPEN", `unable to open database file: ${path} is a directory`);
       }
       const connection = guard(raw, () => raw.open(path, flags));
-      return {
+      const wrapped: SqliteConnection = {
         exec: (sql) => guard(raw, () => connection.exec(sql)),
         prepare(sql) {
           const statement = guard(raw, () => connection.prepare(sql));
@@ -109,6 +135,20 @@ export function defineDriver(raw: RawDriver): SqliteDriver {
         },
         close: () => guard(raw, () => connection.close()),
       };
+      rawConnections.set(wrapped, connection);
+      return wrapped;
     },
   };
+  if (rawBackup) {
+    driver.backup = async (connection, destination, options) => {
+      const inner = rawConnections.get(connection);
+      if (!inner) throw new TypeError(`backup() takes a connection opened by the ${raw.name} driver`);
+      try {
+        await rawBackup(inner, destination, options);
+      } catch (error) {
+        throw normalizeError(raw, error);
+      }
+    };
+  }
+  return driver;
 }

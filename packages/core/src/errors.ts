@@ -192,6 +192,40 @@ export class StoreClosedError extends SessionDbError {
   }
 }
 
+/** Why a backup destination was refused. */
+export type BackupRefusal = "is-store" | "exists" | "no-folder" | "not-a-file";
+
+/** `store.backup(dest)` refused the destination; nothing was written anywhere. */
+export class BackupDestinationError extends SessionDbError {
+  readonly destination: string;
+  readonly reason: BackupRefusal;
+
+  constructor(destination: string, reason: BackupRefusal, detail: string) {
+    super(
+      "BACKUP_DESTINATION_REFUSED",
+      `Backup refused: ${JSON.stringify(destination)} ${detail}. Nothing was written and the store is unchanged; pick a new file name${reason === "exists" ? " or pass { overwrite: true }" : ""}.`,
+    );
+    this.destination = destination;
+    this.reason = reason;
+  }
+}
+
+/** Repair refused to touch a store that another process has open or locked. */
+export class StoreInUseError extends SessionDbError {
+  readonly path: string;
+  /** The lock that was seen, e.g. "write lock (RESERVED)". */
+  readonly lock: string;
+
+  constructor(path: string, lock: string) {
+    super(
+      "STORE_IN_USE",
+      `Another process holds the ${lock} on ${JSON.stringify(path)}, so repair did not run; nothing was changed. Stop every process that uses the store and retry, or pass { force: true } (--force) if you know the holder is not writing.`,
+    );
+    this.path = path;
+    this.lock = lock;
+  }
+}
+
 /** True when `error` is a SQLite error with one of `codes`. */
 export function hasResultCode(error: unknown, ...codes: SqliteResultCode[]): error is SqliteError {
   return error instanceof SqliteError && codes.includes(error.resultCode);

@@ -4,8 +4,12 @@
  * `createStore` with their runtime's driver; the node:sqlite-API driver that Node and Deno share
  * lives here, taking the runtime's `DatabaseSync` class as a parameter.
  */
+export type { BackupOptions, BackupProgress, BackupResult } from "./backup/backup.js";
+export type { BackupMethod } from "./backup/copy.js";
 export * from "./constants.js";
 export {
+  type BackupPageProgress,
+  type BackupStepOptions,
   defineDriver,
   normalizeError,
   type OpenFlags,
@@ -20,6 +24,7 @@ export {
 export {
   classifyNodeSqliteError,
   isBlankSql,
+  type NodeSqliteApiBackup,
   type NodeSqliteApiDatabase,
   type NodeSqliteApiDatabaseClass,
   type NodeSqliteApiDriverOptions,

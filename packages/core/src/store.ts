@@ -3,6 +3,7 @@
  * transaction runner with patience; sessions, messages and usage (store/*.ts), schema, FTS,
  * locks and journal policy live below it and reach the connection only through its context.
  */
+import { type BackupOptions, type BackupResult, backupStore } from "./backup/backup.js";
 import {
   APPEND_PATIENCE_MS,
   CHECKPOINT_EVERY_WRITES,
@@ -448,6 +449,20 @@ export class Store {
     );
     attempt("FTS integrity", () => this.#fts.integrityProblems());
     return { ok: problems.length === 0, problems };
+  }
+
+  /** Copy the store, consistently while other processes keep writing, to a new private file
+   * (backup/backup.ts). Never a file-system copy of the live file. */
+  backup(destination: string, options: BackupOptions = {}): Promise<BackupResult> {
+    this.#assertOpen();
+    return backupStore(this.#ctx, destination, options, (path) => {
+      const copy = new Store(this.#ctx.driver, path, { readOnly: true, host: this.#ctx.host });
+      try {
+        return copy.ftsStatus();
+      } finally {
+        copy.close();
+      }
+    });
   }
 
   /** Close the store (PASSIVE checkpoint first when this store wrote). Idempotent. */

@@ -1,7 +1,16 @@
 /** The core conformance suite on Bun + bun:sqlite, under Bun's own test runner. */
 import { describe, it } from "bun:test";
-import { runConformance } from "@sessiondb/core/conformance";
+import { childAppender, runConformance } from "@sessiondb/core/conformance";
 import { nodeFsHost } from "@sessiondb/core/host";
 import { bunSqliteDriver } from "../src/bun-sqlite.js";
 
-runConformance({ name: "bun:sqlite", driver: bunSqliteDriver(), host: nodeFsHost, describe, it });
+const APPENDER = new URL("./fixtures/backup-appender.ts", import.meta.url).pathname;
+const appender = childAppender(({ path, sessionId, ledger }) => [
+  process.execPath,
+  APPENDER,
+  path,
+  sessionId,
+  ledger,
+]);
+
+runConformance({ name: "bun:sqlite", driver: bunSqliteDriver(), host: nodeFsHost, appender, describe, it });

@@ -10,15 +10,24 @@
 // @ts-expect-error: @types/node before 22 (which Deno prefers when node_modules has it) lacks
 // node:sqlite; the class is typed structurally by core instead.
 import * as sqlite from "node:sqlite";
-import { type NodeSqliteApiDatabaseClass, nodeSqliteApiDriver, type SqliteDriver } from "@sessiondb/core";
+import {
+  type NodeSqliteApiBackup,
+  type NodeSqliteApiDatabaseClass,
+  nodeSqliteApiDriver,
+  type SqliteDriver,
+} from "@sessiondb/core";
 import { isDirectoryPath } from "@sessiondb/core/host";
 
 export { classifyNodeSqliteError } from "@sessiondb/core";
 
 /** The node:sqlite driver for Deno. */
 export function nodeSqliteDriver(): SqliteDriver {
-  const { DatabaseSync } = sqlite as unknown as { DatabaseSync: NodeSqliteApiDatabaseClass };
+  const { DatabaseSync, backup } = sqlite as unknown as {
+    DatabaseSync: NodeSqliteApiDatabaseClass;
+    backup?: NodeSqliteApiBackup;
+  };
   return nodeSqliteApiDriver(DatabaseSync, {
     isDirectory: isDirectoryPath,
+    backup,
   });
 }

@@ -6,5 +6,13 @@ import { describe, it } from "node:test";
 import { runConformance } from "@sessiondb/core/conformance";
 import { nodeFsHost } from "@sessiondb/core/host";
 import { nodeSqliteDriver } from "../src/node-sqlite.ts";
+import { appender } from "./backup-appender.ts";
 
-runConformance({ name: "node:sqlite (Deno)", driver: nodeSqliteDriver(), host: nodeFsHost, describe, it });
+runConformance({
+  name: "node:sqlite (Deno)",
+  driver: nodeSqliteDriver(),
+  host: nodeFsHost,
+  appender,
+  describe,
+  it,
+});

@@ -13,6 +13,7 @@ import {
   type Row,
   resultCodeFromMessage,
   resultCodeFromName,
+  type SqliteConnection,
   type SqliteDriver,
   type SqlValue,
 } from "@sessiondb/core";
@@ -71,17 +72,30 @@ function classify(error: unknown): ReturnType<RawDriver["classify"]> {
   return undefined;
 }
 
+/** A connection that keeps its binding handle for `backup`. */
+type BetterConnection = SqliteConnection & { readonly database: BetterSqlite3.Database };
+
 /** The better-sqlite3 driver. Throws `DriverUnavailableError` when the binding does not load. */
 export function betterSqlite3Driver(): SqliteDriver {
   const Database = loadBetterSqlite3();
   return defineDriver({
     name: "better-sqlite3",
     isDirectory: isDirectoryPath,
-    open(path, { readOnly }) {
+    async backup(connection: BetterConnection, destination, { pagesPerStep, onStep }) {
+      // The handler's return value is the next step's page count; throwing from it aborts.
+      await connection.database.backup(destination, {
+        progress: (progress) => {
+          onStep?.(progress);
+          return pagesPerStep;
+        },
+      });
+    },
+    open(path, { readOnly }): BetterConnection {
       // timeout 0: better-sqlite3 would otherwise wait 5 s on every lock by itself, while
       // node:sqlite and bun:sqlite wait 0. Core sets busy_timeout explicitly; drivers add none.
       const db = new Database(path, { readonly: readOnly, fileMustExist: readOnly, timeout: 0 });
       return {
+        database: db,
         exec: (sql) => void db.exec(sql),
         prepare(sql) {
           const statement = db.prepare(sql);

@@ -6,7 +6,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { runConformance } from "@sessiondb/core/conformance";
+import { fileURLToPath } from "node:url";
+import { childAppender, runConformance } from "@sessiondb/core/conformance";
 import { nodeFsHost } from "@sessiondb/core/host";
 import { afterAll, describe, expect, it } from "vitest";
 import {
@@ -124,5 +125,14 @@ describe(`openStore on Node ${process.versions.node} (drivers here: ${loaded.joi
 
 for (const name of loaded) {
   const driver = outcome.get(name) as SqliteDriver;
-  runConformance({ name, driver, host: nodeFsHost, describe, it });
+  // The child appender runs this Node with the same driver, through the built adapter.
+  const appender = childAppender(({ path, sessionId, ledger }) => [
+    process.execPath,
+    fileURLToPath(new URL("../test/fixtures/backup-appender.mjs", import.meta.url)),
+    path,
+    name,
+    sessionId,
+    ledger,
+  ]);
+  runConformance({ name, driver, host: nodeFsHost, appender, describe, it });
 }

@@ -13,6 +13,7 @@ import { createRequire } from "node:module";
 import process from "node:process";
 import {
   DriverUnavailableError,
+  type NodeSqliteApiBackup,
   type NodeSqliteApiDatabaseClass,
   nodeSqliteApiDriver,
   type SqliteDriver,
@@ -24,6 +25,8 @@ export { classifyNodeSqliteError } from "@sessiondb/core";
 /** The `node:sqlite` module, structurally. */
 export interface NodeSqliteModule {
   DatabaseSync: NodeSqliteApiDatabaseClass;
+  /** Online backup: Node ≥ 22.16 / 23.8. */
+  backup?: NodeSqliteApiBackup;
 }
 
 let cached: NodeSqliteModule | undefined;
@@ -54,7 +57,9 @@ export function loadNodeSqlite(): NodeSqliteModule {
 
 /** The node:sqlite driver. Throws `DriverUnavailableError` when this Node has no node:sqlite. */
 export function nodeSqliteDriver(): SqliteDriver {
-  return nodeSqliteApiDriver(loadNodeSqlite().DatabaseSync, {
+  const { DatabaseSync, backup } = loadNodeSqlite();
+  return nodeSqliteApiDriver(DatabaseSync, {
     isDirectory: isDirectoryPath,
+    backup,
   });
 }

@@ -11,6 +11,7 @@ import type { SqliteConnection, SqliteDriver } from "../driver.js";
 import type { Host } from "../host/host.js";
 import type { StoreOptions } from "../store/types.js";
 import { createStore, type Store } from "../store.js";
+import type { ChildAppender } from "./appender.js";
 
 /** A SQLite version the journal policy judges safe: pinned where a test needs WAL whatever
  * SQLite the driver has (a vulnerable one would create DELETE stores). */
@@ -29,6 +30,9 @@ export interface ConformanceTarget extends Runner {
   driver: SqliteDriver;
   /** The runtime's host (file modes, preflight, holder records). */
   host?: Host;
+  /** Starts a writer in a child process on this runtime (conformance/appender.ts); without it
+   * the multi-process tests are skipped with the reason printed. */
+  appender?: ChildAppender;
 }
 
 /** Per-test context. */

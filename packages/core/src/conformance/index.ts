@@ -9,6 +9,7 @@
  * runDriverContract({ name: "my-driver", driver: myDriver(), describe, it });
  */
 
+import { backupSuite } from "./backup.js";
 import { ftsSuite } from "./fts.js";
 import type { ConformanceTarget } from "./harness.js";
 import { openSuite } from "./open.js";
@@ -21,6 +22,13 @@ export {
   type LockHolder,
   runDriverContract,
 } from "./driver-contract.js";
+export {
+  type AppenderChild,
+  appendUntilKilled,
+  type ChildAppender,
+  childAppender,
+  waitForAcks,
+} from "./appender.js";
 export type { ConformanceTarget, Runner } from "./harness.js";
 export { childLockHolder } from "./lock-holder.js";
 
@@ -31,5 +39,6 @@ export function runConformance(target: ConformanceTarget): void {
     storeApiSuite(target);
     ftsSuite(target);
     searchBoundsSuite(target);
+    backupSuite(target);
   });
 }

@@ -6,7 +6,14 @@
  * The binding is described structurally (only the members we call), so this file type-checks
  * against any `@types/node` and any Deno.
  */
-import { defineDriver, type RawDriver, type Row, type SqliteDriver, type SqlValue } from "../driver.js";
+import {
+  defineDriver,
+  type RawDriver,
+  type Row,
+  type SqliteConnection,
+  type SqliteDriver,
+  type SqlValue,
+} from "../driver.js";
 import { resultCodeFromMessage, resultCodeFromNumber } from "../sqlite-codes.js";
 
 /** The part of `StatementSync` this driver uses. */
@@ -45,8 +52,17 @@ export type NodeSqliteApiDatabaseClass = new (
   options: NodeSqliteApiOpenOptions,
 ) => NodeSqliteApiDatabase;
 
+/** The module-level `backup(sourceDb, path, options)` of `node:sqlite` (Node ≥ 22.16, Deno). */
+export type NodeSqliteApiBackup = (
+  source: NodeSqliteApiDatabase,
+  path: string,
+  options: { rate: number; progress?: (progress: { totalPages: number; remainingPages: number }) => void },
+) => Promise<unknown>;
+
 /** What the adapter supplies besides the class. */
 export interface NodeSqliteApiDriverOptions {
+  /** The module's `backup` function, when this runtime has it (else core uses `VACUUM INTO`). */
+  backup?: NodeSqliteApiBackup;
   /** Driver name; default "node:sqlite". */
   name?: string;
   /** Whether `path` is a directory (the runtime's `statSync`); without it the check is skipped. */
@@ -78,16 +94,24 @@ export function classifyNodeSqliteError(error: unknown): ReturnType<RawDriver["c
   return undefined;
 }
 
+/** A connection that keeps its `DatabaseSync` for `backup`. */
+type ApiConnection = SqliteConnection & { readonly database: NodeSqliteApiDatabase };
+
 /** A driver over the runtime's `DatabaseSync` class. */
 export function nodeSqliteApiDriver(
   DatabaseSync: NodeSqliteApiDatabaseClass,
   options: NodeSqliteApiDriverOptions = {},
 ): SqliteDriver {
-  const { name = "node:sqlite", isDirectory } = options;
+  const { name = "node:sqlite", isDirectory, backup } = options;
   return defineDriver({
     name,
     isDirectory,
-    open(path, { readOnly }) {
+    backup: backup
+      ? async (connection: ApiConnection, destination, { pagesPerStep, onStep }) => {
+          await backup(connection.database, destination, { rate: pagesPerStep, progress: onStep });
+        }
+      : undefined,
+    open(path, { readOnly }): ApiConnection {
       // A read-only open never creates the file: a missing one fails with SQLITE_CANTOPEN.
       const db = new DatabaseSync(path, {
         readOnly,
@@ -97,6 +121,7 @@ export function nodeSqliteApiDriver(
       });
       let closed = false;
       return {
+        database: db,
         exec: (sql) => db.exec(sql),
         prepare(sql) {
           const statement = db.prepare(sql);

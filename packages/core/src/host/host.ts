@@ -35,6 +35,25 @@ export interface Host {
   writeFileAtomic(path: string, text: string): void;
   /** Read a small text file, or undefined when it does not exist. */
   readFile(path: string): string | undefined;
+  /** Whether `path` itself is a symbolic link (not followed; a dangling one counts). */
+  isSymbolicLink(path: string): boolean;
+  /** `path` with every symlink resolved, or undefined when it does not exist. */
+  realpath(path: string): string | undefined;
+  /** Device and inode of what `path` names (symlinks followed) as "dev:ino", or undefined when
+   * nothing is there: two paths name the same file exactly when these are equal. */
+  fileId(path: string): string | undefined;
+  /** Flush a file this process wrote to stable storage. Never called on a store or its -wal/-shm
+   * (closing the descriptor would drop SQLite's locks there). */
+  syncFile(path: string): void;
+  /** Flush a directory's entries (after a rename); a no-op where directories cannot be synced. */
+  syncDirectory(path: string): void;
+  /** Rename `from` to `to`, replacing `to` (atomic on one file system). */
+  rename(from: string, to: string): void;
+  /** Remove a file; a missing one is ignored. */
+  remove(path: string): void;
+  /** Copy a file byte for byte to a new `to` (mode 0600); only for files no connection of this
+   * process has open. */
+  copyFile(from: string, to: string): void;
 }
 
 /** The directory part of a path (POSIX or Windows separators). */

@@ -91,4 +91,47 @@ export const nodeFsHost: Host = {
       throw error;
     }
   },
+  realpath(path) {
+    try {
+      return fs.realpathSync(path);
+    } catch (error) {
+      if (isMissing(error)) return undefined;
+      throw error;
+    }
+  },
+  fileId(path) {
+    const info = fs.statSync(path, { throwIfNoEntry: false });
+    return info ? `${info.dev}:${info.ino}` : undefined;
+  },
+  syncFile(path) {
+    const fd = fs.openSync(path, "r+");
+    try {
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+  },
+  syncDirectory(path) {
+    let fd: number | undefined;
+    try {
+      fd = fs.openSync(path, "r");
+      fs.fsyncSync(fd);
+    } catch (error) {
+      // Windows cannot open or sync a directory; there the rename is as durable as it gets.
+      const code = (error as { code?: unknown } | null)?.code;
+      if (code !== "EISDIR" && code !== "EPERM" && code !== "EINVAL" && code !== "EBADF") throw error;
+    } finally {
+      if (fd !== undefined) fs.closeSync(fd);
+    }
+  },
+  rename(from, to) {
+    fs.renameSync(from, to);
+  },
+  remove(path) {
+    fs.rmSync(path, { force: true });
+  },
+  copyFile(from, to) {
+    fs.copyFileSync(from, to, fs.constants.COPYFILE_EXCL);
+    fs.chmodSync(to, 0o600);
+  },
 };

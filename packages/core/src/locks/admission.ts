@@ -64,7 +64,8 @@ export function admissionLockPath(dbPath: string): string {
   return `${dbPath}.fts-rebuild.lock`;
 }
 
-function holderPath(dbPath: string): string {
+/** The holder record beside the lock file (diagnostics). */
+export function holderPath(dbPath: string): string {
   return `${admissionLockPath(dbPath)}.holder.json`;
 }
 

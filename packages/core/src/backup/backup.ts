@@ -1,0 +1,153 @@
+/**
+ * `store.backup(dest)`: a consistent copy of a live store, written the way a backup must be —
+ * to a temporary name beside the destination, synced, made private, renamed into place, the
+ * folder synced — so a crash leaves either the old destination or the whole new copy, never
+ * half of one. The store file itself is only ever read through SQLite.
+ */
+import type { SqliteConnection } from "../driver.js";
+import { InvalidInputError } from "../errors.js";
+import type { FtsStatus } from "../fts/index.js";
+import { readJournalMode } from "../journal.js";
+import type { StoreContext } from "../store/context.js";
+import { type BackupMethod, onlineCopy, vacuumInto } from "./copy.js";
+import { checkDestination } from "./destination.js";
+import { publishFile, removeDatabaseFile, temporaryName } from "./files.js";
+
+/** Where a running backup stands. */
+export interface BackupProgress {
+  /** "copying" while SQLite copies, "finishing" while the copy is checked and synced. */
+  phase: "copying" | "finishing";
+  /** Pages copied and pages in all, when the method reports them (the online backup does). */
+  copiedPages?: number;
+  totalPages?: number;
+}
+
+export interface BackupOptions {
+  /** Called as the copy advances. */
+  onProgress?: (progress: BackupProgress) => void;
+  /** Abort the backup; the temporary file is removed and the destination left as it was. */
+  signal?: AbortSignal;
+  /** Replace an existing destination file (never the store or one of its companions). */
+  overwrite?: boolean;
+}
+
+export interface BackupResult {
+  /** The destination path. */
+  path: string;
+  /** How SQLite made the copy. */
+  method: BackupMethod;
+  /** Size of the copy in bytes. */
+  bytes: number;
+  /** The copy's journal mode: the store's. */
+  journalMode: string;
+  /** The copy's full-text index as a store opened on it would report it, or undefined when it
+   * could not be read (then `notes` says why). */
+  fts: FtsStatus | undefined;
+  /** Why the copy's index is not ready to search, when it is not. */
+  notes: string[];
+  /** Wall time in milliseconds. */
+  durationMs: number;
+}
+
+/** Opens the copy the way a user would and reports its index (the Store supplies this). */
+export type InspectCopy = (path: string) => FtsStatus;
+
+function explainFts(fts: FtsStatus): string[] {
+  switch (fts.state) {
+    case "ready":
+      return [];
+    case "backfilling":
+      return [
+        `the store's index was being backfilled (${fts.indexed} of ${fts.total} rows) when the snapshot was taken; the first writable open of the copy resumes it, and search scans meanwhile`,
+      ];
+    case "stale":
+      return [
+        `the store's index was detached (${fts.reason}) when the snapshot was taken; the first writable open of the copy rebuilds it, and search scans meanwhile`,
+      ];
+    case "unavailable":
+      return ["this SQLite build has no FTS5, so the copy has no full-text index; search scans"];
+  }
+}
+
+/** Copy the store behind `ctx` to `destination` (see the module comment). */
+export async function backupStore(
+  ctx: StoreContext,
+  destination: string,
+  options: BackupOptions,
+  inspectCopy: InspectCopy,
+): Promise<BackupResult> {
+  const host = ctx.host;
+  if (!host) {
+    throw new InvalidInputError(
+      "host",
+      "store.backup needs the file-system host the adapters pass (createStore(driver, path, { host }))",
+    );
+  }
+  const started = ctx.now();
+  checkDestination(host, ctx.path, destination, options.overwrite === true);
+  const journalMode = ctx.read(() => readJournalMode(ctx.conn));
+  const temporary = temporaryName(destination, host.pid);
+  // Created empty and private first, so the transcripts are never readable by others, not even
+  // while the copy is being written. An empty file is a valid target for both methods.
+  host.writeFileAtomic(temporary, "");
+  try {
+    let method: BackupMethod;
+    const { driver } = ctx;
+    if (driver.backup) {
+      method = "online-backup";
+      await onlineCopy({ ...driver, backup: driver.backup }, ctx.conn, temporary, {
+        signal: options.signal,
+        onPages: (pages) =>
+          options.onProgress?.({
+            phase: "copying",
+            copiedPages: pages.totalPages - pages.remainingPages,
+            totalPages: pages.totalPages,
+          }),
+      });
+    } else {
+      method = "vacuum-into";
+      options.signal?.throwIfAborted();
+      options.onProgress?.({ phase: "copying" });
+      ctx.read(() => vacuumInto(ctx.conn, temporary));
+    }
+    options.signal?.throwIfAborted();
+    options.onProgress?.({ phase: "finishing" });
+    // A page copy of a WAL store says "WAL" in its header; settle the copy as one self-contained
+    // file first, inspect it, then give it the store's journal mode.
+    withConnection(ctx, temporary, (conn) => conn.exec("PRAGMA journal_mode = DELETE"));
+    let fts: FtsStatus | undefined;
+    const notes: string[] = [];
+    try {
+      fts = inspectCopy(temporary);
+      notes.push(...explainFts(fts));
+    } catch (error) {
+      notes.push(`the copy's index could not be read: ${(error as Error).message}`);
+    }
+    if (journalMode === "wal")
+      withConnection(ctx, temporary, (conn) => conn.exec("PRAGMA journal_mode = WAL"));
+    options.signal?.throwIfAborted();
+    publishFile(host, temporary, destination);
+    return {
+      path: destination,
+      method,
+      bytes: host.stat(destination)?.size ?? 0,
+      journalMode: journalMode === "wal" ? "wal" : "delete",
+      fts,
+      notes,
+      durationMs: ctx.now() - started,
+    };
+  } catch (error) {
+    removeDatabaseFile(host, temporary);
+    throw error;
+  }
+}
+
+/** A short-lived connection to the copy (never to the store). */
+function withConnection(ctx: StoreContext, path: string, fn: (conn: SqliteConnection) => void): void {
+  const conn = ctx.driver.open(path, { readOnly: false });
+  try {
+    fn(conn);
+  } finally {
+    conn.close();
+  }
+}

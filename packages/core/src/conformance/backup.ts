@@ -1,0 +1,201 @@
+/**
+ * Conformance: `store.backup(dest)`. A backup taken while another process appends holds exactly
+ * a prefix of that process's acknowledged appends, whole rows only, and restores to a working
+ * store with a ready index; refused destinations (the store, a companion, a symlink to the
+ * store, an existing file) fail with a code and leave nothing behind; copies are 0600.
+ */
+import {
+  copyFileSync,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { dirname } from "node:path";
+import { STORE_FILE_MODE } from "../constants.js";
+import { BackupDestinationError } from "../errors.js";
+import type { Store } from "../store.js";
+import { ackedCount, appendedContent } from "./appender.js";
+import { assert, type ConformanceTarget, type Fixture, fixtureTest, SAFE_SQLITE } from "./harness.js";
+
+/** Enough rows that the copy takes a while (several MB with the index). */
+const SEED_ROWS = 3000;
+
+function seed(store: Store, rows = SEED_ROWS): void {
+  store.createSession({ id: "seed", source: "test" });
+  const batch = Array.from({ length: rows }, (_, n) => ({
+    role: "assistant" as const,
+    content: `seed row ${n} needle${n % 97} ${"lorem ipsum dolor sit amet ".repeat(20)}`,
+  }));
+  store.appendMessages("seed", batch);
+}
+
+/** Files in the fixture folder, to check that a refused backup wrote nothing. */
+function listing(f: Fixture): string[] {
+  return readdirSync(dirname(f.file())).sort();
+}
+
+/** Rejects with a BackupDestinationError carrying `reason` (and returns it). */
+async function refused(promise: Promise<unknown>, reason: string): Promise<BackupDestinationError> {
+  const error = await promise.then(
+    () => assert.fail(`the backup was expected to be refused (${reason})`),
+    (caught: unknown) => caught,
+  );
+  assert.ok(error instanceof BackupDestinationError, `wrong error: ${String(error)}`);
+  assert.equal(error.code, "BACKUP_DESTINATION_REFUSED");
+  assert.equal(error.reason, reason);
+  return error;
+}
+
+export function backupSuite(target: ConformanceTarget): void {
+  const { describe } = target;
+  const test = fixtureTest(target);
+
+  describe("backup", () => {
+    test("a backup taken while another process appends holds a prefix of its acked appends and restores to a working store", async (f) => {
+      const appender = target.appender;
+      if (!appender) {
+        console.log(
+          `[conformance] ${target.name}: skipped "backup under a child appender": the target has no appender`,
+        );
+        return;
+      }
+      const store = f.open({ sqliteVersion: SAFE_SQLITE });
+      seed(store);
+      const ledger = f.file("ledger.txt");
+      const child = await appender({ path: f.file(), sessionId: "child", ledger });
+      let before: number;
+      let after: number;
+      let result: Awaited<ReturnType<Store["backup"]>>;
+      try {
+        before = ackedCount(ledger);
+        result = await store.backup(f.file("backup.db"));
+        after = ackedCount(ledger);
+      } finally {
+        await child.stop();
+      }
+      // The child was appending before the backup began and went on after it ended.
+      assert.ok(
+        before >= 1 && after > before,
+        `the child did not append across the backup (${before} → ${after})`,
+      );
+      assert.equal(result.path, f.file("backup.db"));
+      assert.equal(result.journalMode, "wal");
+      assert.equal(statSync(f.file("backup.db")).mode & 0o777, STORE_FILE_MODE);
+      assert.deepEqual(
+        listing(f).filter((name) => name.startsWith("backup.db")),
+        ["backup.db"],
+        "temporary files or journals were left beside the backup",
+      );
+
+      const copy = f.open({ readOnly: true }, f.file("backup.db"));
+      const rows = copy.getMessages("child", { limit: 1_000_000 });
+      // Everything acknowledged before the backup began is in it, in order, whole; nothing the
+      // child had not yet committed is.
+      const finalAcked = ackedCount(ledger);
+      assert.ok(
+        rows.length >= before,
+        `backup holds ${rows.length} rows, but ${before} were acked before it began`,
+      );
+      assert.ok(
+        rows.length <= finalAcked + 1,
+        `backup holds ${rows.length} rows, more than the ${finalAcked} acked (+1 in flight)`,
+      );
+      for (const [n, row] of rows.entries()) {
+        assert.equal(row.content, appendedContent("child", n), `row ${n} is torn or out of order`);
+      }
+      assert.equal(copy.messageCount("seed"), SEED_ROWS);
+      assert.deepEqual(copy.checkIntegrity(), { ok: true, problems: [] });
+      assert.equal(copy.ftsStatus().state, "ready");
+      assert.equal(result.fts?.state, "ready");
+      assert.deepEqual(result.notes, []);
+      copy.close();
+
+      // Restore: the backup is a closed file, so copying it is safe; the result is a working store.
+      copyFileSync(f.file("backup.db"), f.file("restored.db"));
+      const restored = f.open({ sqliteVersion: SAFE_SQLITE }, f.file("restored.db"));
+      const id = restored.appendMessage("child", { role: "user", content: "after restore zebrafish" });
+      assert.equal(restored.search("zebrafish").hits[0]?.messageId, id);
+      assert.equal(restored.search("needle42").route, "fts");
+      assert.ok(restored.search("needle42").hits.length > 0);
+      assert.deepEqual(restored.checkIntegrity(), { ok: true, problems: [] });
+    });
+
+    test("a DELETE-mode store backs up to a DELETE-mode copy; a read-only store backs up too", async (f) => {
+      const writer = f.open({ journalMode: "delete" });
+      seed(writer, 200);
+      writer.close();
+      const reader = f.open({ readOnly: true });
+      const result = await reader.backup(f.file("copy.db"));
+      assert.equal(result.journalMode, "delete");
+      assert.equal(result.fts?.state, "ready");
+      assert.ok(result.bytes > 0 && result.bytes === statSync(f.file("copy.db")).size);
+      assert.equal(statSync(f.file("copy.db")).mode & 0o777, STORE_FILE_MODE);
+      const copy = f.open({ readOnly: true }, f.file("copy.db"));
+      assert.equal(copy.journalMode, "delete");
+      assert.equal(copy.messageCount(), 200);
+      assert.deepEqual(copy.checkIntegrity(), { ok: true, problems: [] });
+    });
+
+    test("the store, its companions, a symlink to it and an existing file are refused with nothing written", async (f) => {
+      const store = f.open({ sqliteVersion: SAFE_SQLITE });
+      seed(store, 50);
+      writeFileSync(f.file("taken.db"), "keep me");
+      symlinkSync(f.file(), f.file("link.db"));
+      const files = listing(f);
+      const storeBytes = readFileSync(f.file());
+      await refused(store.backup(f.file()), "is-store");
+      await refused(store.backup(f.file("state.db-wal")), "is-store");
+      await refused(store.backup(f.file("state.db-shm")), "is-store");
+      await refused(store.backup(f.file("state.db-journal")), "is-store");
+      await refused(store.backup(f.file("state.db.fts-rebuild.lock")), "is-store");
+      await refused(store.backup(f.file("state.db.fts-rebuild.lock.holder.json")), "is-store");
+      await refused(store.backup(f.file("link.db"), { overwrite: true }), "is-store");
+      await refused(store.backup(`${dirname(f.file())}/./state.db`, { overwrite: true }), "is-store");
+      await refused(store.backup(f.file("taken.db")), "exists");
+      await refused(store.backup(f.file("no/such/folder.db")), "no-folder");
+      await refused(store.backup(dirname(f.file()), { overwrite: true }), "not-a-file");
+      assert.deepEqual(listing(f), files);
+      assert.equal(readFileSync(f.file("taken.db"), "utf8"), "keep me");
+      assert.ok(readFileSync(f.file()).equals(storeBytes), "a refused backup changed the store file");
+      assert.equal(store.messageCount(), 50);
+
+      const replaced = await store.backup(f.file("taken.db"), { overwrite: true });
+      assert.equal(replaced.path, f.file("taken.db"));
+      const copy = f.open({ readOnly: true }, f.file("taken.db"));
+      assert.equal(copy.messageCount(), 50);
+    });
+
+    test("an aborted backup leaves nothing behind and the store keeps working", async (f) => {
+      const store = f.open({ sqliteVersion: SAFE_SQLITE });
+      seed(store, 500);
+      const files = listing(f);
+      const already = new AbortController();
+      already.abort();
+      await assert.rejects(store.backup(f.file("a.db"), { signal: already.signal }), { name: "AbortError" });
+      assert.deepEqual(listing(f), files);
+
+      // Abort at the first progress report (the online backup reports pages as it goes; VACUUM
+      // INTO reports its phases).
+      const controller = new AbortController();
+      const phases: string[] = [];
+      await assert.rejects(
+        store.backup(f.file("b.db"), {
+          signal: controller.signal,
+          onProgress: (progress) => {
+            phases.push(progress.phase);
+            controller.abort();
+          },
+        }),
+        { name: "AbortError" },
+      );
+      assert.ok(phases.length >= 1);
+      assert.deepEqual(listing(f), files);
+      assert.ok(!existsSync(f.file("b.db")));
+      store.appendMessage("seed", { role: "user", content: "still writable" });
+      assert.equal(store.messageCount(), 501);
+    });
+  });
+}
