@@ -80,16 +80,20 @@ export function corruptionSuite(h: DriverHarness): void {
     };
 
     /**
-     * FTS5 corruption is CORRUPT_VTAB (267). Message-only bindings tell it apart only when
-     * SQLite's message names FTS5 (3.53 does; 3.40 says just "database disk image is
-     * malformed"); otherwise it is CORRUPT, and core fails closed (sticky read-only) instead of open.
+     * FTS5 corruption is CORRUPT_VTAB (267). A message-only binding can tell it from b-tree
+     * corruption only when SQLite's message names FTS5; where it does not
+     * (`ftsCorruptionNamed: false`) it is CORRUPT with SQLite's generic text.
      */
     const checkFtsCorrupt = (thrown: unknown): SqliteError => {
       if (extendedAt.statements) return check(thrown, "CORRUPT_VTAB", { at: "statements", value: 267 });
-      const namesFts = thrown instanceof Error && /fts5/i.test(thrown.message);
-      if (!namesFts)
-        console.log(`[driver contract] ${target.name}: FTS5 corruption reads as CORRUPT (${thrown})`);
-      return check(thrown, namesFts ? "CORRUPT_VTAB" : "CORRUPT");
+      if (target.ftsCorruptionNamed ?? true) {
+        const named = check(thrown, "CORRUPT_VTAB");
+        assert.match(named.message, /fts5/i);
+        return named;
+      }
+      const generic = check(thrown, "CORRUPT");
+      assert.doesNotMatch(generic.message, /fts5/i, "the message names FTS5: set ftsCorruptionNamed");
+      return generic;
     };
 
     test("a MATCH over corrupt FTS5 leaves is CORRUPT_VTAB, and the b-tree itself is fine", (c) => {

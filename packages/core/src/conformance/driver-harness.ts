@@ -51,6 +51,13 @@ export interface DriverContractTarget extends Runner {
    * driver turns them off, and the contract demands it.
    */
   dqsFromBuild?: boolean;
+  /**
+   * Whether SQLite's message for FTS5 corruption names FTS5 ("fts5: corruption …": current
+   * SQLite does; 3.40 says only "database disk image is malformed"). It matters only where
+   * statements carry no extended code: FTS5 corruption is then CORRUPT_VTAB when the message names
+   * it and plain CORRUPT otherwise (core's fail-open probes the index to tell). Default: true.
+   */
+  ftsCorruptionNamed?: boolean;
 }
 
 /** What each test gets: temporary files (removed afterwards) and connections (closed afterwards). */
