@@ -14,6 +14,9 @@
  * - `Database#lastInsertRowId` goes through an FFI signature returning i32, so it wraps past
  *   2^31: the rowid is read with `SELECT last_insert_rowid()` instead;
  * - `run()` returns only the change count;
+ * - every integral number and every bigint is bound as a 64-bit integer through FFI, which
+ *   wraps what does not fit (1e20 would be stored as 7766279631452241920): such values are
+ *   refused instead (other bindings store an integral number past 2^63 as REAL);
  * - errors from a failed statement are plain `Error`s carrying only SQLite's message; a failed
  *   open is a `SqliteError` whose numeric `code` is the primary result code.
  */
@@ -69,6 +72,27 @@ export type DbSqliteDatabaseClass = new (path: string, options?: DbSqliteOpenOpt
 const BINDING_MESSAGES =
   /^(Value of unsupported type|Statement already bound|No such parameter|Extension loading|Failed to (load|initialize) SQLite3)/;
 
+/** 2^63, exact as a number too: integers in [-2^63, 2^63) fit SQLite's 64 bits. */
+const TWO_63 = 2 ** 63;
+const TWO_63_BIG = 2n ** 63n;
+
+/** Whether @db/sqlite would bind `value` wrapped (see above). */
+function wrapsWhenBound(value: SqlValue): boolean {
+  if (typeof value === "bigint") return value < -TWO_63_BIG || value >= TWO_63_BIG;
+  return typeof value === "number" && Number.isInteger(value) && (value < -TWO_63 || value >= TWO_63);
+}
+
+/** `params`, unless one would be bound wrapped: then a RangeError, before SQLite runs. */
+function bindable(params: SqlValue[]): SqlValue[] {
+  const wrapped = params.find(wrapsWhenBound);
+  if (wrapped !== undefined) {
+    throw new RangeError(
+      `Cannot bind ${String(wrapped)}: @db/sqlite binds integral numbers as 64-bit integers and would store this one wrapped. Nothing was run; pass a value from -2^63 to 2^63 - 1.`,
+    );
+  }
+  return params;
+}
+
 /** Classify an @db/sqlite error: the numeric code when there is one, else SQLite's message. */
 export function classifyDbSqliteError(error: unknown): ReturnType<RawDriver["classify"]> {
   if (!(error instanceof Error)) return undefined;
@@ -112,17 +136,17 @@ export function dbSqliteDriver(Database: DbSqliteDatabaseClass): SqliteDriver {
           return {
             run(...params: SqlValue[]) {
               live();
-              const changes = statement.run(...params);
+              const changes = statement.run(...bindable(params));
               lastRowid ??= db.prepare("SELECT last_insert_rowid() AS id");
               return { changes, lastInsertRowid: Number(lastRowid.get()?.id) };
             },
             get(...params: SqlValue[]) {
               live();
-              return statement.get(...params) as Row | undefined;
+              return statement.get(...bindable(params)) as Row | undefined;
             },
             all(...params: SqlValue[]) {
               live();
-              return statement.all(...params) as Row[];
+              return statement.all(...bindable(params)) as Row[];
             },
           };
         },

@@ -44,6 +44,19 @@ export function seamSuite(h: DriverHarness): void {
       assert.equal(row?.j, '{"a":1}');
     });
 
+    test("an integral number past 64-bit integers is stored as its value or refused, never wrapped", (c) => {
+      const db = c.connect(c.file());
+      for (const value of [1e20, 2 ** 63, -(2 ** 64)]) {
+        let stored: unknown;
+        const thrown = caught(() => {
+          stored = db.prepare("SELECT ? AS v").get(value)?.v;
+        });
+        // REAL where the binding binds doubles (compared through Number, whatever the type).
+        if (thrown === undefined) assert.equal(Number(stored), value, `${value} was stored as ${stored}`);
+        else assert.ok(thrown instanceof RangeError, `${value}: ${String(thrown)}`);
+      }
+    });
+
     test("get() and all() on a statement without rows run it and return nothing", (c) => {
       const db = c.connect(c.file());
       db.exec("CREATE TABLE t(v TEXT)");
