@@ -74,6 +74,8 @@ describe("Deno permissions", () => {
         // The entry lives in a temp dir, outside the workspace: name the workspace's config.
         "--config",
         WORKSPACE,
+        // Loaded from JSR, @db/sqlite would otherwise be recorded in a new deno.lock.
+        "--no-lock",
         "--import-map",
         IMPORT_MAP,
         `--allow-read=${dir}`,
