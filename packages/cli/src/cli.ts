@@ -12,6 +12,7 @@ import { exportCommand } from "./commands/export.js";
 import { ftsBackfill, ftsOptimize, ftsRebuild, ftsStatus } from "./commands/fts.js";
 import { importCommand } from "./commands/import.js";
 import { search } from "./commands/search.js";
+import { serve } from "./commands/serve.js";
 import { sessionsList, sessionsShow } from "./commands/sessions.js";
 import { stats } from "./commands/stats.js";
 import { classify, EXIT, oneLine, UsageError } from "./exit.js";
@@ -32,6 +33,7 @@ export const COMMANDS: readonly Command[] = [
   ftsBackfill,
   ftsOptimize,
   check,
+  serve,
 ];
 
 const GLOBAL_OPTIONS: OptionSpec = {

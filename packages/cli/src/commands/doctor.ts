@@ -1,6 +1,6 @@
 import * as fs from "node:fs";
 import process from "node:process";
-import { isWalResetVulnerable, readAdmissionHolder, type Store } from "@sessiondb/core";
+import { type FtsStatus, isWalResetVulnerable, readAdmissionHolder, type Store } from "@sessiondb/core";
 import { nodeFsHost } from "@sessiondb/core/host";
 import type { Command } from "../command.js";
 import { classify, EXIT, oneLine, StoreMissingError } from "../exit.js";
@@ -11,9 +11,9 @@ import { integrity, openForCheck } from "./check.js";
 import { describeFts } from "./fts.js";
 
 /** ok and note are healthy; warn makes doctor exit 9; fail exits 5 (corruption) or 9. */
-type Status = "ok" | "note" | "warn" | "fail";
+export type Status = "ok" | "note" | "warn" | "fail";
 
-interface Finding {
+export interface Finding {
   check: string;
   status: Status;
   detail: string;
@@ -29,7 +29,7 @@ function sqliteVersionOf(runtime: Runtime): string | undefined {
   }
 }
 
-function walVerdict(version: string | undefined, journalMode: string | undefined): Finding {
+export function walVerdict(version: string | undefined, journalMode: string | undefined): Finding {
   if (!version)
     return { check: "wal-reset", status: "note", detail: "SQLite version unknown (the store did not open)" };
   if (!isWalResetVulnerable(version)) {
@@ -83,7 +83,7 @@ function permissions(path: string): Finding[] {
   return out;
 }
 
-function lockHolder(path: string): Finding {
+export function lockHolder(path: string): Finding {
   const holder = readAdmissionHolder(path, nodeFsHost);
   if (!holder)
     return { check: "admission lock", status: "ok", detail: "no FTS rebuild is recorded as running" };
@@ -112,12 +112,23 @@ function lockHolder(path: string): Finding {
   };
 }
 
-function inspectOpen(store: Store, writable: boolean, findings: Finding[]): void {
-  findings.push({
+/** The journal mode: wal or delete are what the journal policy chooses; anything else is a warning. */
+export function journalFinding(journalMode: string): Finding {
+  return {
     check: "journal mode",
-    status: ["wal", "delete"].includes(store.journalMode) ? "ok" : "warn",
-    detail: store.journalMode,
-  });
+    status: ["wal", "delete"].includes(journalMode) ? "ok" : "warn",
+    detail: journalMode,
+  };
+}
+
+/** The FTS state; `problems` are FTS integrity problems found by a check (none when not run). */
+export function ftsFinding(fts: FtsStatus, problems: string[] = []): Finding {
+  const status: Status = problems.length ? "fail" : fts.state === "ready" ? "ok" : "warn";
+  return { check: "fts", status, detail: [describeFts(fts), ...problems].join("; ") };
+}
+
+function inspectOpen(store: Store, writable: boolean, findings: Finding[]): void {
+  findings.push(journalFinding(store.journalMode));
   findings.push(walVerdict(store.sqliteVersion, store.journalMode));
   const report = integrity(store);
   const integrityOk = !report.corrupt.some((p) => !p.startsWith("messages_fts"));
@@ -128,8 +139,7 @@ function inspectOpen(store: Store, writable: boolean, findings: Finding[]): void
   });
   const fts = store.ftsStatus();
   const ftsProblems = report.corrupt.filter((p) => p.startsWith("messages_fts"));
-  const ftsStatus: Status = ftsProblems.length ? "fail" : fts.state === "ready" ? "ok" : "warn";
-  findings.push({ check: "fts", status: ftsStatus, detail: [describeFts(fts), ...ftsProblems].join("; ") });
+  findings.push(ftsFinding(fts, ftsProblems));
   if (report.skipped.length) {
     findings.push({
       check: "fts integrity",

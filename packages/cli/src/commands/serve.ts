@@ -1,0 +1,136 @@
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import * as os from "node:os";
+import * as nodePath from "node:path";
+import process from "node:process";
+import type { Command } from "../command.js";
+import { EXIT, ExitError, UsageError } from "../exit.js";
+import { print } from "../format.js";
+import { openFor, parseNonNegativeInt } from "../open.js";
+import { createApp } from "../serve/app.js";
+import { listen } from "../serve/listen.js";
+import { isLoopback, LOOPBACK_HOSTS } from "../serve/security.js";
+
+const DEFAULT_PORT = 7345;
+
+/** Host names a server bound to `host` may be addressed by. */
+function allowedHosts(host: string, extra: string[]): Set<string> {
+  const bracket = (h: string) => (h.includes(":") && !h.startsWith("[") ? `[${h}]` : h).toLowerCase();
+  const hosts = new Set([...LOOPBACK_HOSTS, bracket(host), ...extra.map(bracket)]);
+  if (!isLoopback(host)) {
+    hosts.add(os.hostname().toLowerCase());
+    for (const list of Object.values(os.networkInterfaces()))
+      for (const address of list ?? []) hosts.add(bracket(address.address));
+  }
+  return hosts;
+}
+
+/** Open `url` in the desktop's browser; a failure to do so is only reported. */
+function openBrowser(url: string): void {
+  const [command, args] =
+    process.platform === "darwin"
+      ? ["open", [url]]
+      : process.platform === "win32"
+        ? ["cmd", ["/c", "start", "", url]]
+        : ["xdg-open", [url]];
+  try {
+    const child = spawn(command, args as string[], { stdio: "ignore", detached: true });
+    child.on("error", () =>
+      process.stderr.write(`sessiondb serve: could not start ${command}; open ${url} yourself\n`),
+    );
+    child.unref();
+  } catch {
+    process.stderr.write(`sessiondb serve: could not start ${command}; open ${url} yourself\n`);
+  }
+}
+
+function stopSignal(): Promise<string> {
+  return new Promise((resolve) => {
+    for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => resolve(signal));
+  });
+}
+
+export const serve: Command = {
+  name: "serve",
+  summary: "a local web app to browse sessions, transcripts, search, usage and health (read-only)",
+  usage: "serve [--port N] [--host H] [--allow-host NAME]… [--open]",
+  help: [
+    `  --port N          port to listen on (default ${DEFAULT_PORT}; 0 picks a free one)`,
+    "  --host H          address to listen on (default 127.0.0.1, this machine only)",
+    "  --allow-host NAME another name the server may be reached by (checked against the Host",
+    "                    header, which defeats DNS rebinding); repeatable",
+    "  --open            open the address in the browser",
+    "  --allow-write     not supported yet: the server has no write routes",
+    "",
+    "Prints the address it listens on, then serves until Ctrl-C. The store is opened read-only.",
+    "Beyond loopback every request needs a token: a random one is printed once, inside the address,",
+    "or set SESSIONDB_SERVE_TOKEN (which also makes a loopback server ask for it).",
+  ].join("\n"),
+  options: {
+    port: { type: "string" },
+    host: { type: "string" },
+    "allow-host": { type: "string", multiple: true },
+    open: { type: "boolean" },
+    "allow-write": { type: "boolean" },
+  },
+  args: { min: 0, max: 0, names: "" },
+  json: false,
+  async run({ values, runtime }) {
+    if (values["allow-write"]) {
+      throw new UsageError(
+        "--allow-write is not supported yet: serve has no write routes, it only reads the store; run it without --allow-write",
+      );
+    }
+    const port =
+      values.port === undefined ? DEFAULT_PORT : parseNonNegativeInt(String(values.port), "--port");
+    if (port > 65535) throw new UsageError(`--port must be at most 65535, got ${port}`);
+    const host = values.host === undefined ? "127.0.0.1" : String(values.host).replace(/^\[|\]$/g, "");
+    if (!/^[\w.:-]+$/.test(host))
+      throw new UsageError(`--host expects an address or host name, got ${JSON.stringify(host)}`);
+    const fromEnv = process.env.SESSIONDB_SERVE_TOKEN || undefined;
+    const token = fromEnv ?? (isLoopback(host) ? undefined : randomBytes(24).toString("base64url"));
+
+    const rt = await runtime();
+    const store = openFor(rt, values, "read");
+    let bound: number | undefined;
+    const app = createApp({
+      store,
+      runtime: rt,
+      storeName: nodePath.basename(store.path),
+      guard: {
+        hosts: allowedHosts(host, (values["allow-host"] as string[] | undefined) ?? []),
+        port: () => bound,
+        token,
+      },
+      log: (line) => process.stderr.write(`${line}\n`),
+    });
+    let server: Awaited<ReturnType<typeof listen>>;
+    try {
+      server = await listen(rt.name, app.fetch, host, port);
+    } catch (error) {
+      store.close();
+      const code = String((error as { code?: unknown }).code ?? (error as Error).name ?? "");
+      if (/EADDRINUSE|AddrInUse/i.test(code) || /address.*in use/i.test(String((error as Error).message))) {
+        throw new ExitError(
+          EXIT.FAILURE,
+          `port ${port} on ${host} is in use; pick another with --port N (0 for any free port)`,
+          "ADDRESS_IN_USE",
+        );
+      }
+      throw error;
+    }
+    bound = server.port;
+    const urlHost = host.includes(":") ? `[${host}]` : host;
+    const url = `http://${urlHost}:${bound}/`;
+    const withToken = token && !fromEnv ? `${url}?token=${token}` : url;
+    print(`sessiondb serve: ${withToken}`);
+    print(
+      `read-only view of ${store.path}${token ? (fromEnv ? "; token from SESSIONDB_SERVE_TOKEN" : "; the token is printed only here") : ""}; Ctrl-C stops`,
+    );
+    if (values.open) openBrowser(withToken);
+    await stopSignal();
+    await server.close();
+    store.close();
+    return EXIT.OK;
+  },
+};

@@ -1,0 +1,107 @@
+/**
+ * The web app: one Hono app, served by each runtime's own server (see listen.ts). Routes are all
+ * reads; the store is opened read-only by the command and every store call is awaited.
+ */
+import type { Store } from "@sessiondb/core";
+import { Hono } from "hono";
+import type { Runtime } from "../runtime.js";
+import { ASSET_URL, ASSETS } from "./assets.js";
+import { errorPage } from "./errors.js";
+import { healthPage } from "./pages/health.js";
+import { searchPage } from "./pages/search.js";
+import { sessionsPage } from "./pages/sessions.js";
+import { pageOf, rawContent, transcriptPage } from "./pages/transcript.js";
+import { usagePage } from "./pages/usage.js";
+import { BadRequest, optionalId, type Params } from "./params.js";
+import { type Guard, guard, headers } from "./security.js";
+
+export interface AppInput {
+  store: Store;
+  runtime: Runtime;
+  /** The store's file name (pages show this, never the full path). */
+  storeName: string;
+  guard: Guard;
+  /** Where unexpected failures are reported (the server's stderr). */
+  log(line: string): void;
+}
+
+/** Store errors the reader can act on, by their stable code. */
+const KNOWN: Record<string, [503 | 400, string, string]> = {
+  STORE_BUSY: [
+    503,
+    "Store busy",
+    "Another process holds a lock on the store. Nothing was changed; reload in a moment.",
+  ],
+  INVALID_INPUT: [400, "Bad request", "A parameter of this request is not valid."],
+};
+
+export function createApp({ store, runtime, storeName, guard: rules, log }: AppInput): Hono {
+  const app = new Hono();
+  app.use(headers);
+  app.use(guard(rules));
+
+  const params = (c: {
+    req: { query(name: string): string | undefined; queries(name: string): string[] | undefined };
+  }): Params => ({
+    one: (name) => c.req.query(name),
+    many: (name) => c.req.queries(name) ?? [],
+  });
+  const session = async (id: string) => await store.getSession(id);
+  const missing = (c: Parameters<typeof errorPage>[0]) =>
+    errorPage(c, 404, "Not found", "There is no such session or message in this store.");
+
+  app.get("/", (c) => c.redirect("/sessions"));
+  app.get("/favicon.ico", (c) => c.redirect(ASSET_URL.icon, 301));
+  app.get("/sessions", async (c) => c.html((await sessionsPage(store, params(c), storeName)).value));
+  app.get("/sessions/:id", async (c) => {
+    const found = await session(c.req.param("id"));
+    if (!found) return missing(c);
+    return c.html(
+      (await transcriptPage(store, found, optionalId(c.req.query("after"), "after"), storeName)).value,
+    );
+  });
+  app.get("/sessions/:id/messages/:mid", async (c) => {
+    const found = await session(c.req.param("id"));
+    const id = optionalId(c.req.param("mid"), "message");
+    if (!found || id === undefined) return missing(c);
+    const after = await pageOf(store, found, id);
+    if (after === null) return missing(c);
+    const base = `/sessions/${encodeURIComponent(found.id)}`;
+    return c.redirect(`${base}${after === undefined ? "" : `?after=${after}`}#m-${id}`, 302);
+  });
+  app.get("/sessions/:id/messages/:mid/raw", async (c) => {
+    const id = optionalId(c.req.param("mid"), "message");
+    const text = id === undefined ? undefined : await rawContent(store, c.req.param("id"), id);
+    if (text === undefined) return missing(c);
+    // Plain text, sandboxed: even a browser that sniffed it could run nothing from it.
+    c.header("Content-Security-Policy", "sandbox; default-src 'none'");
+    return c.text(text);
+  });
+  app.get("/search", async (c) => c.html((await searchPage(store, params(c), storeName)).value));
+  app.get("/usage", async (c) => c.html((await usagePage(store, params(c), storeName)).value));
+  app.get("/health", async (c) => c.html((await healthPage(store, runtime, storeName)).value));
+  app.get("/assets/:name", (c) => {
+    const asset = ASSETS.get(c.req.param("name"));
+    if (!asset) return errorPage(c, 404, "Not found", "There is no such asset.");
+    c.header("Cache-Control", "public, max-age=31536000, immutable");
+    return c.body(asset.body, 200, { "Content-Type": asset.type });
+  });
+
+  app.notFound((c) => errorPage(c, 404, "Not found", "There is no page at this address."));
+  app.onError((error, c) => {
+    if (error instanceof BadRequest) return errorPage(c, 400, "Bad request", error.message);
+    const code = String((error as { code?: unknown }).code ?? "");
+    const known = KNOWN[code];
+    if (known) return errorPage(c, ...known);
+    log(
+      `sessiondb serve: ${c.req.method} ${new URL(c.req.url).pathname} failed: ${error.stack ?? error.message}`,
+    );
+    return errorPage(
+      c,
+      500,
+      "Something went wrong",
+      "The page could not be rendered. The server's terminal has the details.",
+    );
+  });
+  return app;
+}

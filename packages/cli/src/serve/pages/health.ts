@@ -1,0 +1,49 @@
+/** Health at a glance: the checks `sessiondb doctor` makes that are cheap enough for a page view. */
+import type { Store } from "@sessiondb/core";
+import { type Finding, ftsFinding, journalFinding, lockHolder, walVerdict } from "../../commands/doctor.js";
+import { count } from "../../format.js";
+import type { Runtime } from "../../runtime.js";
+import { facets } from "../data.js";
+import { type Html, html } from "../html.js";
+import { page } from "../layout.js";
+
+function card(f: Finding, extra: Html | "" = ""): Html {
+  return html`<div class="finding ${f.status}" data-check="${f.check}"><h3>${f.check}<span class="status">${f.status}</span></h3><p>${f.detail}</p>${extra}</div>`;
+}
+
+export async function healthPage(store: Store, runtime: Runtime, storeName: string): Promise<Html> {
+  const fts = await store.ftsStatus();
+  const [messages, menus] = [await store.messageCount(), await facets(store)];
+  const progress =
+    fts.state === "backfilling" && fts.total
+      ? html`<progress max="${fts.total}" value="${fts.indexed ?? 0}"></progress>`
+      : "";
+  const findings: Array<[Finding, Html | ""]> = [
+    [
+      {
+        check: "sqlite",
+        status: "ok",
+        detail: `SQLite ${store.sqliteVersion} via ${store.driverName} on ${runtime.name} ${runtime.version}`,
+      },
+      "",
+    ],
+    [walVerdict(store.sqliteVersion, store.journalMode), ""],
+    [journalFinding(store.journalMode), ""],
+    [ftsFinding(fts), progress],
+    [
+      {
+        check: "trigram index",
+        status: fts.trigram ? "ok" : "note",
+        detail: fts.trigram
+          ? "present: substring and CJK search use it"
+          : "absent: substring search answers by LIKE",
+      },
+      "",
+    ],
+    [lockHolder(store.path), ""],
+  ];
+  const body = html`<h1>Health</h1>
+<div class="sub">${storeName} · ${count(menus.sessions)} sessions · ${count(messages)} messages · read-only view. The full check, with integrity and file permissions, is <span class="mono">sessiondb doctor</span>.</div>
+<section class="findings" id="findings">${findings.map(([f, extra]) => card(f, extra))}</section>`;
+  return page({ title: "Health", section: "health", body, store: storeName });
+}

@@ -1,0 +1,128 @@
+/**
+ * The rules every request passes before a page is rendered:
+ * - Host check: the Host header must name this server (a loopback name, or an address or name it
+ *   was told it may be reached by). A DNS-rebinding page on another origin sends its own host
+ *   name, so it is refused before it can read anything.
+ * - Token: when the server listens beyond loopback (or a token is configured), every request but
+ *   the public assets needs it — from `?token=` once (then an HttpOnly, SameSite=Strict cookie),
+ *   or `Authorization: Bearer`.
+ * - Read-only: only GET and HEAD exist; anything else is 405.
+ * - Headers: a strict Content-Security-Policy (own scripts and styles only, no inline code), no
+ *   framing, no sniffing, no referrer, nothing cached.
+ */
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { Context, MiddlewareHandler } from "hono";
+import { errorPage } from "./errors.js";
+
+export interface Guard {
+  /** Host names (lower case; IPv6 in brackets) the Host header may carry. */
+  hosts: ReadonlySet<string>;
+  /** The port the server is bound to (known once it listens). */
+  port(): number | undefined;
+  /** Required token, or undefined when none is. */
+  token: string | undefined;
+}
+
+export const LOOPBACK_HOSTS: readonly string[] = ["localhost", "127.0.0.1", "[::1]"];
+
+/** Is this listen address reachable only from this machine? */
+export function isLoopback(host: string): boolean {
+  const h = host.toLowerCase().replace(/^\[|\]$/g, "");
+  return h === "localhost" || h === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
+}
+
+/** `Host` header → [host name, port]; undefined when malformed. */
+export function parseHost(header: string | undefined): [string, number] | undefined {
+  const m = header ? /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::(\d{1,5}))?$/i.exec(header.trim()) : null;
+  if (!m) return undefined;
+  return [(m[1] as string).toLowerCase(), m[2] ? Number(m[2]) : 80];
+}
+
+function sameToken(given: string, expected: string): boolean {
+  const digest = (s: string) => createHash("sha256").update(s).digest();
+  return timingSafeEqual(digest(given), digest(expected));
+}
+
+const CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "form-action 'self'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+function cookieName(port: number | undefined): string {
+  // Per port: two servers on one machine keep separate tokens (cookies ignore the port).
+  return `sessiondb_token_${port ?? 0}`;
+}
+
+function readCookie(header: string | undefined, name: string): string | undefined {
+  for (const part of header?.split(";") ?? []) {
+    const at = part.indexOf("=");
+    if (at > 0 && part.slice(0, at).trim() === name) return decodeURIComponent(part.slice(at + 1).trim());
+  }
+  return undefined;
+}
+
+function tokenFrom(c: Context, guard: Guard): string | undefined {
+  const auth = c.req.header("authorization");
+  if (auth?.startsWith("Bearer ")) return auth.slice(7).trim();
+  return readCookie(c.req.header("cookie"), cookieName(guard.port()));
+}
+
+/** The middleware that enforces the rules above. */
+export function guard(rules: Guard): MiddlewareHandler {
+  return async (c, next) => {
+    const host = parseHost(c.req.header("host"));
+    if (!host || !rules.hosts.has(host[0]) || host[1] !== rules.port()) {
+      return errorPage(
+        c,
+        403,
+        "Host not allowed",
+        "This server answers only to the addresses it was started for.",
+      );
+    }
+    if (c.req.method !== "GET" && c.req.method !== "HEAD") {
+      c.header("Allow", "GET, HEAD");
+      return errorPage(c, 405, "Read-only", "This server has no write routes: it only reads the store.");
+    }
+    const url = new URL(c.req.url);
+    if (rules.token && !url.pathname.startsWith("/assets/")) {
+      const fromQuery = url.searchParams.get("token");
+      if (fromQuery !== null && sameToken(fromQuery, rules.token)) {
+        url.searchParams.delete("token");
+        c.header(
+          "Set-Cookie",
+          `${cookieName(rules.port())}=${encodeURIComponent(rules.token)}; Path=/; HttpOnly; SameSite=Strict`,
+        );
+        c.header("Cache-Control", "no-store");
+        return c.redirect(`${url.pathname}${url.search}`, 303);
+      }
+      const given = tokenFrom(c, rules);
+      if (given === undefined || !sameToken(given, rules.token)) {
+        return errorPage(
+          c,
+          401,
+          "Token required",
+          "Open the address the server printed when it started (it carries the token).",
+        );
+      }
+    }
+    await next();
+  };
+}
+
+/** Security headers on every response. */
+export const headers: MiddlewareHandler = async (c, next) => {
+  await next();
+  c.header("Content-Security-Policy", CSP);
+  c.header("X-Content-Type-Options", "nosniff");
+  c.header("X-Frame-Options", "DENY");
+  c.header("Referrer-Policy", "no-referrer");
+  c.header("Cross-Origin-Opener-Policy", "same-origin");
+  c.header("Cross-Origin-Resource-Policy", "same-origin");
+  if (!c.res.headers.has("Cache-Control")) c.header("Cache-Control", "no-store");
+};

@@ -1,0 +1,206 @@
+/**
+ * `sessiondb serve` security rules over real HTTP, on every runtime: the server runs as a real
+ * subprocess (`--port 0`, address read from its output) over a corpus store, and every request
+ * goes to 127.0.0.1.
+ */
+import { createHash } from "node:crypto";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { cli, corpusStore, tempDir, withStore } from "./helpers.js";
+import { request, SERVE_RUNTIMES, type Served, startServe } from "./serve-process.js";
+
+let dir: string;
+let db: string;
+let sessionId: string;
+
+beforeAll(() => {
+  dir = tempDir();
+  db = path.join(dir, "served.db");
+  corpusStore(db, 600, 5);
+  sessionId = withStore(db, (store) => store.listSessions({ limit: 1 })[0]?.id as string);
+});
+
+const digest = (file: string) => createHash("sha256").update(fs.readFileSync(file)).digest("hex");
+
+/** An error page must not say where the store is, nor show a stack. */
+function expectNothingLeaked(body: string): void {
+  expect(body).not.toContain(dir);
+  expect(body).not.toMatch(/\/tmp\/|node_modules|\.js:\d+|\.ts:\d+|\n\s+at \S/);
+}
+
+async function withServer<T>(served: Served, fn: (s: Served) => Promise<T>): Promise<T> {
+  try {
+    return await fn(served);
+  } finally {
+    await served.stop();
+  }
+}
+
+describe("serve: command line", () => {
+  it("--allow-write is a clear 'not supported yet' usage error (exit 2), and nothing listens", () => {
+    const r = cli(["--db", db, "serve", "--port", "0", "--allow-write"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--allow-write is not supported yet: serve has no write routes/);
+    expect(r.stdout).not.toContain("http://");
+  });
+
+  it("a missing store exits 3 before listening", () => {
+    const r = cli(["--db", path.join(dir, "missing.db"), "serve", "--port", "0"]);
+    expect(r.code).toBe(3);
+    expect(r.stdout).not.toContain("http://");
+  });
+});
+
+describe.each(SERVE_RUNTIMES)("serve on $name", ({ runtime, env }) => {
+  it("loopback: prints its address, serves pages without a token, stops on SIGTERM with exit 0", async () => {
+    const served = await startServe(runtime, db, [], env);
+    expect(served.printed).toBe(`http://127.0.0.1:${served.port}/`);
+    expect(served.token).toBeUndefined();
+    const list = await request(served.port, "/sessions");
+    expect(list.status).toBe(200);
+    expect(list.headers["content-type"]).toMatch(/text\/html/);
+    expect(list.body).toContain(sessionId);
+    expect(list.headers["content-security-policy"]).toContain("script-src 'self'");
+    expect(list.headers["x-frame-options"]).toBe("DENY");
+    for (const host of [`localhost:${served.port}`, `[::1]:${served.port}`])
+      expect((await request(served.port, "/health", { headers: { host } })).status).toBe(200);
+    expect(await served.stop()).toBe(0);
+  });
+
+  it("rejects a Host that is not this server's (DNS rebinding) with 403", async () => {
+    await withServer(await startServe(runtime, db, [], env), async ({ port }) => {
+      for (const host of [
+        `rebind.example:${port}`,
+        `127.0.0.1:${port + 1}`,
+        "127.0.0.1",
+        `evil.localhost.example:${port}`,
+      ]) {
+        const r = await request(port, "/sessions", { headers: { host } });
+        expect(r.status, host).toBe(403);
+        expect(r.body).not.toContain(sessionId);
+        expectNothingLeaked(r.body);
+      }
+    });
+  });
+
+  it("has no write routes: every other method is 405 and the store file is unchanged", async () => {
+    const before = digest(db);
+    await withServer(await startServe(runtime, db, [], env), async ({ port }) => {
+      for (const method of ["POST", "PUT", "PATCH", "DELETE"]) {
+        for (const target of ["/sessions", `/sessions/${sessionId}`, "/search", "/", "/nope"]) {
+          const r = await request(port, target, {
+            method,
+            body: "title=x",
+            headers: { "content-type": "application/x-www-form-urlencoded" },
+          });
+          expect(r.status, `${method} ${target}`).toBe(405);
+          expect(r.headers.allow).toBe("GET, HEAD");
+          expectNothingLeaked(r.body);
+        }
+      }
+      expect((await request(port, "/sessions")).status).toBe(200);
+    });
+    expect(digest(db)).toBe(before);
+  });
+
+  it("serves no file from disk, and its error pages carry no path or stack", async () => {
+    await withServer(await startServe(runtime, db, [], env), async ({ port, stderr }) => {
+      for (const [target, status] of [
+        ["/assets/../../../../etc/passwd", 404],
+        ["/assets/..%2f..%2fpackage.json", 404],
+        ["/assets/%2e%2e/%2e%2e/etc/passwd", 404],
+        [`/sessions/${encodeURIComponent("../../etc/passwd")}`, 404],
+        ["/sessions/no-such-session", 404],
+        [`/sessions/${sessionId}/messages/999999999`, 404],
+        ["/sessions?page=abc", 400],
+        ["/search?q=x&role=robot", 400],
+        ["/usage?from=yesterday", 400],
+      ] as const) {
+        const r = await request(port, target);
+        expect(r.status, target).toBe(status);
+        expect(r.body).not.toContain("root:");
+        expectNothingLeaked(r.body);
+      }
+      expect(stderr()).toBe("");
+    });
+  });
+
+  it("an unexpected failure is a 500 page without details (they go to stderr)", async () => {
+    const broken = path.join(dir, `broken-${runtime[0]?.split("/").at(-1)}.db`);
+    fs.copyFileSync(db, broken);
+    await withServer(await startServe(runtime, broken, [], env), async ({ port, stderr }) => {
+      // Cut the file under the running server: pages it has not read yet are gone.
+      fs.truncateSync(broken, 8192);
+      const statuses: number[] = [];
+      for (const target of ["/sessions?sort=cost", `/sessions/${sessionId}`, "/usage", "/search?q=error"]) {
+        const r = await request(port, target);
+        statuses.push(r.status);
+        if (r.status >= 500) {
+          expect(r.body).toContain("Something went wrong");
+          expectNothingLeaked(r.body);
+        }
+      }
+      expect(statuses.some((s) => s === 500)).toBe(true);
+      expect(stderr()).toMatch(/failed/);
+    });
+  });
+
+  it("off loopback: a token printed once is required; ?token= sets a cookie; Bearer works; Host still checked", async () => {
+    await withServer(await startServe(runtime, db, ["--host", "0.0.0.0"], env), async (served) => {
+      const { port, token } = served;
+      expect(token).toMatch(/^[\w-]{24,}$/);
+      expect(served.stdout().split(token as string).length - 1).toBe(1);
+      expect(served.stderr()).not.toContain(token as string);
+
+      const anonymous = await request(port, "/sessions");
+      expect(anonymous.status).toBe(401);
+      expect(anonymous.body).not.toContain(sessionId);
+      expect((await request(port, `/sessions/${sessionId}`)).status).toBe(401);
+      expect((await request(port, "/sessions?token=wrong")).status).toBe(401);
+      expect((await request(port, "/sessions", { headers: { authorization: "Bearer wrong" } })).status).toBe(
+        401,
+      );
+
+      const login = await request(port, `/sessions?source=cli&token=${token}`);
+      expect(login.status).toBe(303);
+      expect(login.headers.location).toBe("/sessions?source=cli");
+      const cookie = String(login.headers["set-cookie"]);
+      expect(cookie).toMatch(/HttpOnly/);
+      expect(cookie).toMatch(/SameSite=Strict/);
+      const withCookie = await request(port, "/sessions", {
+        headers: { cookie: cookie.split(";")[0] as string },
+      });
+      expect(withCookie.status).toBe(200);
+      expect(withCookie.body).toContain(sessionId);
+      expect(
+        (await request(port, "/sessions", { headers: { authorization: `Bearer ${token}` } })).status,
+      ).toBe(200);
+
+      const rebound = await request(port, "/sessions", {
+        headers: { host: `rebind.example:${port}`, authorization: `Bearer ${token}` },
+      });
+      expect(rebound.status).toBe(403);
+      expect(
+        (await request(port, "/sessions", { method: "POST", headers: { authorization: `Bearer ${token}` } }))
+          .status,
+      ).toBe(405);
+    });
+  });
+
+  it("SESSIONDB_SERVE_TOKEN: used instead of a printed one, and required on loopback too", async () => {
+    const secret = "correct-horse-battery-staple-0123456789";
+    await withServer(
+      await startServe(runtime, db, [], { ...env, SESSIONDB_SERVE_TOKEN: secret }),
+      async (served) => {
+        expect(served.token).toBeUndefined();
+        expect(served.stdout()).not.toContain(secret);
+        expect((await request(served.port, "/sessions")).status).toBe(401);
+        expect(
+          (await request(served.port, "/sessions", { headers: { authorization: `Bearer ${secret}` } }))
+            .status,
+        ).toBe(200);
+      },
+    );
+  });
+});

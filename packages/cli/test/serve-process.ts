@@ -1,0 +1,141 @@
+/**
+ * `sessiondb serve` as a real subprocess for the serve tests: start it on a runtime with
+ * `--port 0`, read the address it prints, talk to it over node:http (which, unlike fetch, lets a
+ * test send any Host header), stop it with a signal.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as http from "node:http";
+import * as path from "node:path";
+import { CLI, ROOT_BIN } from "./helpers.js";
+
+export interface Served {
+  child: ChildProcess;
+  /** The address line exactly as printed (with `?token=` when the server made one). */
+  printed: string;
+  port: number;
+  token: string | undefined;
+  stdout(): string;
+  stderr(): string;
+  /** SIGTERM, then the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/** Start `<runtime> dist/cli.js --db DB serve --port 0 ...args` and wait for its address. */
+export async function startServe(
+  runtime: string[],
+  db: string,
+  args: string[] = [],
+  env: Record<string, string> = {},
+): Promise<Served> {
+  const [exe, ...pre] = runtime;
+  const child = spawn(exe as string, [...pre, CLI, "--db", db, "serve", "--port", "0", ...args], {
+    env: { ...process.env, NO_COLOR: "1", SESSIONDB_SERVE_TOKEN: "", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  let err = "";
+  child.stdout?.on("data", (d: Buffer) => {
+    out += d.toString();
+  });
+  child.stderr?.on("data", (d: Buffer) => {
+    err += d.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  const printed = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`serve printed no address in 30 s: ${out} ${err}`)),
+      30_000,
+    );
+    const check = () => {
+      const m = /^sessiondb serve: (http:\/\/\S+)$/m.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1] as string);
+      }
+    };
+    child.stdout?.on("data", check);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`serve exited (${code}) before printing an address: ${out} ${err}`));
+    });
+  });
+  const url = new URL(printed);
+  return {
+    child,
+    printed,
+    port: Number(url.port),
+    token: url.searchParams.get("token") ?? undefined,
+    stdout: () => out,
+    stderr: () => err,
+    stop: async () => {
+      child.kill("SIGTERM");
+      return await exited;
+    },
+  };
+}
+
+export interface Reply {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+/** One request to 127.0.0.1:port (the only address the tests use); Host defaults to 127.0.0.1:port. */
+export function request(
+  port: number,
+  path: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: "127.0.0.1",
+        port,
+        path,
+        method: options.method ?? "GET",
+        headers: {
+          host: `127.0.0.1:${port}`,
+          ...(options.body !== undefined
+            ? { "content-length": String(Buffer.byteLength(options.body)) }
+            : {}),
+          ...options.headers,
+        },
+      },
+      (res) => {
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (d: string) => {
+          body += d;
+        });
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
+    req.on("error", reject);
+    req.end(options.body);
+  });
+}
+
+/** Runtimes the serve HTTP tests run on (those installed here). */
+interface ServeRuntime {
+  name: string;
+  runtime: string[];
+  env: Record<string, string>;
+}
+
+export const SERVE_RUNTIMES: ServeRuntime[] = (
+  [
+    {
+      name: "node + better-sqlite3",
+      runtime: [process.env.SESSIONDB_HOST_NODE || "/usr/bin/node"],
+      env: { SESSIONDB_DRIVER: "better-sqlite3" },
+    },
+    {
+      name: "node 24 + node:sqlite",
+      runtime: [path.join(ROOT_BIN, "node")],
+      env: { SESSIONDB_DRIVER: "node:sqlite" },
+    },
+    { name: "bun", runtime: [path.join(ROOT_BIN, "bun")], env: {} },
+    { name: "deno", runtime: [path.join(ROOT_BIN, "deno"), "run", "-A"], env: {} },
+  ] as ServeRuntime[]
+).filter((t) => fs.existsSync(t.runtime[0] as string));
