@@ -22,6 +22,7 @@ import { createStore } from "@sessiondb/core";
 import { runConformance, runDriverContract } from "@sessiondb/core/conformance";
 import { nodeFsHost } from "@sessiondb/core/host";
 import { type DbSqliteDatabaseClass, dbSqliteDriver } from "../src/db-sqlite.ts";
+import { appender } from "./backup-appender.ts";
 import { holdLock } from "./lock-holder.ts";
 
 /** What the runner says the loaded SQLite is and does. */
@@ -84,5 +85,6 @@ if (!specifier || !expectation) {
     describe,
     it,
   });
-  runConformance({ name, driver, host: nodeFsHost, describe, it });
+  // The appender child writes with node:sqlite: another process, so another library is fine.
+  runConformance({ name, driver, host: nodeFsHost, appender, describe, it });
 }
