@@ -29,6 +29,9 @@ export const EXIT = {
   BAD_INPUT: 8,
   /** doctor: problems other than corruption (stale index, loose permissions, vulnerable SQLite on WAL). */
   UNHEALTHY: 9,
+  /** The disk or quota holding the store is full: the change was not stored, nothing
+   * acknowledged was lost. Free space (room for the journal too) and retry. */
+  FULL: 10,
   /** Interrupted by SIGINT (128 + 2); work already committed stays, a later run resumes. */
   INTERRUPTED: 130,
 } as const;
@@ -92,6 +95,8 @@ export function classify(error: unknown): { exitCode: number; code: string } {
       return { exitCode: EXIT.BUSY, code };
     case "STORE_CORRUPT":
       return { exitCode: EXIT.CORRUPT, code };
+    case "STORE_FULL":
+      return { exitCode: EXIT.FULL, code };
     case "SESSION_NOT_FOUND":
       return { exitCode: EXIT.NOT_FOUND, code };
     case "INVALID_INPUT":
@@ -111,6 +116,7 @@ export function classify(error: unknown): { exitCode: number; code: string } {
     return { exitCode: EXIT.BUSY, code: code || `SQLITE_${result}` };
   if (result && CORRUPT_RESULT_CODES.has(result))
     return { exitCode: EXIT.CORRUPT, code: code || `SQLITE_${result}` };
+  if (result === "FULL") return { exitCode: EXIT.FULL, code: code || "SQLITE_FULL" };
   if (result === "PERM" || result === "CANTOPEN" || result === "READONLY") {
     return { exitCode: EXIT.UNUSABLE, code: code || `SQLITE_${result}` };
   }

@@ -125,6 +125,22 @@ export class StoreCorruptError extends SessionDbError {
   }
 }
 
+/** The disk (or the quota) that holds the store is full: the change was not stored. SQLite rolled
+ * the transaction back, so what was acknowledged before is intact. */
+export class StoreFullError extends SessionDbError {
+  /** What was not stored, e.g. `the append of 3 messages to session "s1"`. */
+  readonly operation: string;
+
+  constructor(operation: string, options?: { cause?: unknown }) {
+    super(
+      "STORE_FULL",
+      `The disk or quota that holds the store is full: ${operation} was not stored. Nothing acknowledged before was lost and the store is intact. Free disk space or raise the quota, leaving room for the store's journal as well (SQLite writes the -wal or -journal file before the database grows), then retry.`,
+      options,
+    );
+    this.operation = operation;
+  }
+}
+
 /** The store cannot be opened at all: missing, a directory, not a database, no permission. */
 export class StoreOpenError extends SessionDbError {
   readonly path: string;

@@ -11,7 +11,13 @@ import {
   WRITE_PATIENCE_MS,
 } from "./constants.js";
 import type { SqliteConnection, SqliteDriver, SqliteStatement } from "./driver.js";
-import { hasResultCode, StoreClosedError, StoreCorruptError, StoreReadOnlyError } from "./errors.js";
+import {
+  hasResultCode,
+  StoreClosedError,
+  StoreCorruptError,
+  StoreFullError,
+  StoreReadOnlyError,
+} from "./errors.js";
 import type { FtsStatus, RebuildResult, SearchOptions, SearchResult } from "./fts/index.js";
 import { FTS_STATE_KEYS, FtsIndex, ftsFingerprintText, ftsNeedsRepair } from "./fts/index.js";
 import type { Host } from "./host/host.js";
@@ -226,7 +232,7 @@ export class Store {
           failedOpen = true;
           continue;
         }
-        throw this.#classifyFailure(error);
+        throw this.#classifyFailure(error, options?.what);
       }
     }
   }
@@ -248,7 +254,13 @@ export class Store {
     this.#writesSinceCheckpoint++;
     if (this.#writesSinceCheckpoint >= CHECKPOINT_EVERY_WRITES) {
       this.#writesSinceCheckpoint = 0;
-      passiveCheckpoint(this.#conn);
+      try {
+        passiveCheckpoint(this.#conn);
+      } catch {
+        // The write is committed: reporting the checkpoint's failure (a full disk cannot grow the
+        // database file) as the write's would make the caller retry a stored write. The WAL keeps
+        // every commit; maintenanceTick and close checkpoint again.
+      }
     }
   }
 
@@ -277,8 +289,10 @@ export class Store {
     }
   }
 
-  /** READONLY → StoreReadOnlyError; structural corruption → sticky StoreCorruptError. */
-  #classifyFailure(error: unknown): unknown {
+  /** READONLY → StoreReadOnlyError; FULL → StoreFullError naming `what` was not stored;
+   * structural corruption → sticky StoreCorruptError. */
+  #classifyFailure(error: unknown, what = "the operation"): unknown {
+    if (hasResultCode(error, "FULL")) return new StoreFullError(what, { cause: error });
     if (hasResultCode(error, "READONLY")) {
       return new StoreReadOnlyError(`SQLite refused the write (${error.message})`, { cause: error });
     }
@@ -414,10 +428,17 @@ export class Store {
   maintenanceTick(): void {
     this.#assertOpen();
     if (this.readOnly || this.#corrupt) return;
-    this.#fts.retryDeferredRecovery();
-    passiveCheckpoint(this.#conn);
-    this.#fts.merge();
-    if (this.#fts.backfillPending()) this.#fts.backfillStep();
+    try {
+      this.#fts.retryDeferredRecovery();
+      passiveCheckpoint(this.#conn);
+      this.#fts.merge();
+      if (this.#fts.backfillPending()) this.#fts.backfillStep();
+    } catch (error) {
+      throw this.#classifyFailure(
+        error,
+        "the maintenance work (deferred FTS recovery, WAL checkpoint, index merge, backfill step)",
+      );
+    }
   }
 
   /** `PRAGMA integrity_check`, FTS5 integrity-check on both indexes, docsize = source counts.
@@ -474,6 +495,10 @@ export class Store {
       // Not gated on `journalMode`: that is the mode at open, and a store that opened in DELETE
       // while racing its creation is WAL once a sibling switches it (a no-op in DELETE mode).
       if (this.#wrote && !this.#corrupt) passiveCheckpoint(this.#conn);
+    } catch (error) {
+      // A full disk cannot take the checkpoint's pages; every commit stays in the WAL, and the
+      // next writer's checkpoint moves them. Closing loses nothing, so it does not fail for that.
+      if (!hasResultCode(error, "FULL")) throw error;
     } finally {
       this.#statements.clear();
       this.#conn.close();

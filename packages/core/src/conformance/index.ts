@@ -10,6 +10,8 @@
  */
 
 import { backupSuite } from "./backup.js";
+import { diskFullSuite } from "./disk-full.js";
+import { filesSuite } from "./files.js";
 import { ftsSuite } from "./fts.js";
 import type { ConformanceTarget } from "./harness.js";
 import { openSuite } from "./open.js";
@@ -39,6 +41,8 @@ export function runConformance(target: ConformanceTarget): void {
     storeApiSuite(target);
     ftsSuite(target);
     searchBoundsSuite(target);
+    diskFullSuite(target);
+    filesSuite(target);
     backupSuite(target);
   });
 }

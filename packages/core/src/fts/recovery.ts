@@ -5,6 +5,7 @@
  * the rebuild is left to `retry()`, rate-limited by the recovery backoff.
  */
 import { ADMISSION_TIMEOUT_MS } from "../constants.js";
+import { StoreFullError } from "../errors.js";
 import { acquireAdmission } from "../locks/admission.js";
 import { RecoveryBackoff, type RecoveryBackoffOptions } from "../locks/recovery-backoff.js";
 import type { StoreContext } from "../store/context.js";
@@ -13,6 +14,9 @@ import { commandSql, FTS_INDEXES, triggerNames } from "./projection.js";
 import { backfillMarkersBroken, isStale, presentIndexes, readSnapshot } from "./state.js";
 import { readFtsStatus } from "./status.js";
 import { clearIndexMarkers, detachIndex, publishTriggers } from "./triggers.js";
+
+/** What a rebuild that cannot be stored did not store. */
+const REBUILD = "the FTS rebuild";
 
 const text = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -72,9 +76,14 @@ export class FtsRecovery {
       };
     }
     const admission = acquireAdmission(this.#ctx.driver, this.#ctx.path, { timeoutMs, host: this.#ctx.host });
-    if (!admission.admitted) return { rebuilt: false, reason: admission.message, blocked: admission.reason };
+    if (!admission.admitted) {
+      // The lock file sits beside the store, on its disk: a full one fails like the writes do.
+      if (admission.code === "FULL")
+        throw new StoreFullError(REBUILD, { cause: new Error(admission.message) });
+      return { rebuilt: false, reason: admission.message, blocked: admission.reason };
+    }
     try {
-      this.#ctx.write(() => this.#rebuildTx());
+      this.#ctx.write(() => this.#rebuildTx(), { what: REBUILD });
       this.#backoff.succeeded();
       return { rebuilt: true };
     } finally {

@@ -19,14 +19,28 @@ function isMissing(error: unknown): boolean {
   return code === "ENOENT" || code === "ENOTDIR";
 }
 
+/** Whether `path` sits on a file system mounted read-only. Deno computes `access()` from the
+ * permission bits, which cannot see the mount; setting a path's mode to the mode it already has
+ * changes nothing (no descriptor is opened) but fails with EROFS there. */
+function onReadOnlyMount(path: string): boolean {
+  try {
+    fs.chmodSync(path, fs.statSync(path).mode & 0o7777);
+    return false;
+  } catch (error) {
+    return (error as { code?: unknown } | null)?.code === "EROFS";
+  }
+}
+
 /** Whether `path` is a directory (a driver's `isDirectory`); false when it does not exist. */
 export function isDirectoryPath(path: string): boolean {
   return fs.statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
 }
 
+const runtime = detectRuntime();
+
 /** The shared `node:fs` host. */
 export const nodeFsHost: Host = {
-  runtime: detectRuntime(),
+  runtime,
   pid: process.pid,
   hostname() {
     try {
@@ -49,14 +63,15 @@ export const nodeFsHost: Host = {
   canWrite(path) {
     try {
       fs.accessSync(path, fs.constants.W_OK);
-      return true;
+      // Node's and Bun's access() asks the kernel, which answers EROFS for a read-only mount.
+      return runtime !== "deno" || !onReadOnlyMount(path);
     } catch (error) {
       // Deno's access() reads the process's uid/gid, which takes --allow-sys; without it, judge
       // by the permission bits and leave the last word to SQLite (it reports READONLY). The
       // check only exists to give a clearer error sooner.
       if ((error as { name?: unknown } | null)?.name !== "NotCapable") return false;
       try {
-        return (fs.statSync(path).mode & 0o222) !== 0;
+        return (fs.statSync(path).mode & 0o222) !== 0 && !onReadOnlyMount(path);
       } catch {
         return false;
       }
@@ -90,6 +105,9 @@ export const nodeFsHost: Host = {
       if (isMissing(error)) return undefined;
       throw error;
     }
+  },
+  isSymbolicLink(path) {
+    return fs.lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() === true;
   },
   realpath(path) {
     try {

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { linkSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import type { Host } from "../host/host.js";
 import { nodeFsHost } from "../host/node-fs.js";
@@ -200,6 +200,52 @@ describe("environment failures are reported at once, never as contention", () =>
     const started = Date.now();
     expectEnvironment(acquire({ timeoutMs: 60_000 }), "NOTADB", started);
     expect(readFileSync(admissionLockPath(db), "utf8")).toBe(garbage);
+  });
+});
+
+describe("a lock path that is not a lock file of ours is refused before SQLite opens it", () => {
+  function expectRefused(admission: Admission, ...named: RegExp[]) {
+    expect(admission.admitted).toBe(false);
+    if (admission.admitted) return;
+    expect(admission.reason).toBe("environment");
+    expect(admission.code).toBeUndefined();
+    expect(admission.waitedMs).toBe(0);
+    expect(admission.message).toContain(admissionLockPath(db));
+    for (const pattern of named) expect(admission.message).toMatch(pattern);
+  }
+
+  test("the lock file sessiondb makes is 0600", () => {
+    expect(acquire({ timeoutMs: 0, host: nodeFsHost }).admitted).toBe(true);
+    expect(statSync(admissionLockPath(db)).mode & 0o777).toBe(0o600);
+  });
+
+  test("a hard link to the store's -wal", () => {
+    writeFileSync(`${db}-wal`, "");
+    linkSync(`${db}-wal`, admissionLockPath(db));
+    expectRefused(
+      acquire({ timeoutMs: 60_000, host: nodeFsHost }),
+      /store's own file .*-wal under another name/,
+    );
+  });
+
+  test("a dangling symlink (SQLite would create its target)", () => {
+    const elsewhere = tmp.file("elsewhere");
+    symlinkSync(elsewhere, admissionLockPath(db));
+    expectRefused(
+      acquire({ timeoutMs: 60_000, host: nodeFsHost }),
+      /symbolic link to a path that does not exist/,
+    );
+    expect(() => statSync(elsewhere)).toThrow();
+  });
+
+  test("a symlink loop", () => {
+    symlinkSync(admissionLockPath(db), admissionLockPath(db));
+    expectRefused(acquire({ timeoutMs: 60_000, host: nodeFsHost }), /cannot be examined/);
+  });
+
+  test("a directory, said in words before SQLite's CANTOPEN", () => {
+    mkdirSync(admissionLockPath(db));
+    expectRefused(acquire({ timeoutMs: 60_000, host: nodeFsHost }), /it is a directory/);
   });
 });
 

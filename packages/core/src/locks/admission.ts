@@ -15,7 +15,7 @@
  * Fail closed and classify before waiting: only BUSY/LOCKED mean another connection holds it and
  * are worth polling for; anything else is an environment failure reported at once with its code.
  */
-import { ADMISSION_POLL_MS } from "../constants.js";
+import { ADMISSION_POLL_MS, STORE_FILE_MODE } from "../constants.js";
 import type { SqliteConnection, SqliteDriver } from "../driver.js";
 import { isContention, SqliteError, type SqliteResultCode } from "../errors.js";
 import type { Host } from "../host/host.js";
@@ -72,6 +72,14 @@ export function holderPath(dbPath: string): string {
 /** An in-memory store is private to one connection: there is nothing to exclude across processes. */
 function isInMemory(dbPath: string): boolean {
   return dbPath === "" || dbPath === ":memory:";
+}
+
+function protectLockFile(lockPath: string, host: Host | undefined): void {
+  try {
+    host?.chmod(lockPath, STORE_FILE_MODE);
+  } catch {
+    // Another user's lock file is not ours to change: the lock works all the same.
+  }
 }
 
 /** Close without letting a failure hide the real outcome; closing releases the file lock. */
@@ -134,6 +142,42 @@ function writeHolderRecord(host: Host | undefined, dbPath: string, record: objec
   }
 }
 
+/** The store's own files, which a lock path must never reach. */
+const STORE_SUFFIXES = ["", "-wal", "-shm", "-journal"];
+
+/**
+ * Why `lockPath` is not a lock file sessiondb can use, in words, or undefined when it is one (or
+ * does not exist yet). A lock path that reaches the store — a symbolic or hard link to it or to
+ * its -wal/-shm/-journal — would make the rebuild wait on the store's own lock until its patience
+ * ran out, and opening it would give this process a second descriptor of the store, whose close
+ * drops every POSIX lock SQLite holds there. We never make a link or anything but a regular
+ * file at the lock path, so whatever else is there is refused before SQLite opens it.
+ */
+function lockPathProblem(dbPath: string, lockPath: string, host: Host): string | undefined {
+  try {
+    const id = host.fileId(lockPath);
+    const storeFile =
+      id === undefined
+        ? undefined
+        : STORE_SUFFIXES.map((suffix) => `${dbPath}${suffix}`).find((file) => host.fileId(file) === id);
+    if (host.isSymbolicLink(lockPath)) {
+      const target = storeFile
+        ? `the store's own file ${storeFile}`
+        : (host.realpath(lockPath) ?? "a path that does not exist");
+      return `it is a symbolic link to ${target}, not a lock file sessiondb made`;
+    }
+    if (storeFile) return `it is the store's own file ${storeFile} under another name (a hard link)`;
+    const info = host.stat(lockPath);
+    if (info && info.kind !== "file") {
+      return `it is ${info.kind === "directory" ? "a directory" : "not a regular file"}`;
+    }
+    return undefined;
+  } catch (error) {
+    // A symlink loop (ELOOP), a component we may not search (EACCES), …
+    return `it cannot be examined (${error instanceof Error ? error.message : String(error)})`;
+  }
+}
+
 function errorSummary(error: unknown): string {
   if (error instanceof SqliteError) return `${error.code} (${error.message})`;
   return error instanceof Error ? error.message : String(error);
@@ -155,10 +199,24 @@ export function acquireAdmission(driver: SqliteDriver, dbPath: string, options: 
   const deadline = started + Math.max(0, options.timeoutMs);
   let conn: SqliteConnection | undefined;
 
+  const problem = options.host && lockPathProblem(dbPath, lockPath, options.host);
+  if (problem) {
+    return {
+      admitted: false,
+      reason: "environment",
+      code: undefined,
+      waitedMs: 0,
+      message: `The FTS admission lock ${lockPath} cannot be used: ${problem}. Nothing was opened through it and the store is untouched; waiting would not help. The rebuild was deferred and search stays correct; remove ${lockPath} (sessiondb creates a new one) and retry.`,
+    };
+  }
+
   for (;;) {
     try {
       if (!conn) {
         conn = driver.open(lockPath, { readOnly: false });
+        // Private like the store (SQLite creates it 0644 under the usual umask); by path, before
+        // the first lock, so the -journal SQLite makes beside it inherits the mode.
+        protectLockFile(lockPath, options.host);
         // Never let SQLite's busy handler wait inside a probe: the poll loop owns the waiting.
         conn.exec("PRAGMA busy_timeout = 0");
       }

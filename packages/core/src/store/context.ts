@@ -9,6 +9,9 @@ import type { Host } from "../host/host.js";
 export interface WriteOptions {
   /** Patience budget in ms for BUSY/LOCKED (default: the write patience). */
   patienceMs?: number;
+  /** What the write stores, for the error when it cannot be (e.g. `the append of 3 messages to
+   * session "s1"`). */
+  what?: string;
 }
 
 export interface StoreContext {

@@ -91,7 +91,10 @@ export function appendMessages(
           ).lastInsertRowid,
       );
     },
-    { patienceMs: patienceMs },
+    {
+      patienceMs,
+      what: `the append of ${rows.length} message${rows.length === 1 ? "" : "s"} to session ${JSON.stringify(id)}`,
+    },
   );
 }
 

@@ -15,6 +15,7 @@ import {
   SchemaTooNewError,
   SqliteError,
   StoreCorruptError,
+  StoreFullError,
   StoreOpenError,
   StoreReadOnlyError,
 } from "../errors.js";
@@ -172,7 +173,7 @@ export function hasRollbackJournal(path: string, host: Host | undefined): boolea
 export function readOnlyBlockedReason(path: string, host: Host | undefined): string {
   return hasRollbackJournal(path, host)
     ? `a writer that stopped mid-transaction left a rollback journal (${path}-journal) that only a writable connection can roll back; open the store writable once (any writing command does it), then read again`
-    : `a read-only open of a WAL store needs its -wal and -shm files, which do not exist and cannot be created in ${dirnameOf(path)}; open it while a writer has it open, or let this user write to the directory`;
+    : `a read-only open of a WAL store needs its -wal and -shm files, which do not exist and cannot be created in ${dirnameOf(path)} (not writable by this user, or a read-only mount); open it while a writer has it open, or make the directory writable`;
 }
 
 /** Map errors from the open sequence to the public error types. */
@@ -182,7 +183,12 @@ export function openFailure(
   readOnly: boolean,
   host: Host | undefined,
 ): unknown {
-  if (readOnly && hasResultCode(error, "READONLY")) {
+  // A read-only connection that cannot get what a WAL read needs: READONLY, or CANTOPEN for a
+  // file that is there (its -shm cannot be made, e.g. on a read-only mount).
+  const blocked =
+    hasResultCode(error, "READONLY") ||
+    (hasResultCode(error, "CANTOPEN") && host?.stat(path)?.kind === "file");
+  if (readOnly && blocked) {
     return new StoreOpenError(path, `${readOnlyBlockedReason(path, host)} (${error.message})`, {
       cause: error,
     });
@@ -194,6 +200,11 @@ export function openFailure(
   if (hasResultCode(error, "PERM"))
     return new StoreOpenError(path, `permission denied (${error.message})`, { cause: error });
   if (hasResultCode(error, "CORRUPT")) return new StoreCorruptError(error.message, { cause: error });
+  if (hasResultCode(error, "FULL")) {
+    return new StoreFullError(`the creation or upgrade of the store's schema in ${JSON.stringify(path)}`, {
+      cause: error,
+    });
+  }
   if (hasResultCode(error, "READONLY"))
     return new StoreReadOnlyError(`${path} cannot be written (${error.message})`, { cause: error });
   return error;

@@ -1,0 +1,167 @@
+/**
+ * The files a store makes and the locks it takes, on a real file system: every file is private
+ * (0600) whatever the umask; a lock path that leads anywhere but a lock file of ours is refused
+ * at once; a store on a read-only mount gets the same error on every runtime.
+ */
+import { readdirSync, readFileSync, rmSync, statSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
+import process from "node:process";
+import { STORE_FILE_MODE } from "../constants.js";
+import { admissionLockPath } from "../locks/admission.js";
+import { createStore } from "../store.js";
+import { assert, type ConformanceTarget, fixtureTest, SAFE_SQLITE, throwsCode } from "./harness.js";
+import { tmpfsUnavailable, withTmpfs } from "./tmpfs.js";
+
+const ARMS = [
+  { mode: "wal", sqliteVersion: SAFE_SQLITE },
+  // A WAL-reset-vulnerable version: the real journal policy keeps the store in DELETE mode.
+  { mode: "delete", sqliteVersion: "3.50.4" },
+] as const;
+
+/** The umask most systems run with: SQLite creates files 0644 under it. */
+const USUAL_UMASK = 0o022;
+
+/** The mode SQLite gives a file it creates here, left alone. */
+function sqliteCreationMode(target: ConformanceTarget, dir: string): number {
+  const probe = join(dir, "mode-probe.db");
+  target.driver.open(probe, { readOnly: false }).close();
+  const mode = statSync(probe).mode & 0o777;
+  rmSync(probe);
+  return mode;
+}
+
+/** Run `fn` where SQLite on its own creates files others may read (so that a 0600 check can
+ * fail), setting umask 022 if need be; or return why that cannot be arranged (Deno asks for
+ * --allow-sys to set the umask). */
+function whereFilesComeOutLoose(target: ConformanceTarget, dir: string, fn: () => void): string | undefined {
+  const mode = sqliteCreationMode(target, dir);
+  if ((mode & 0o077) !== 0) {
+    fn();
+    return undefined;
+  }
+  let previous: number;
+  try {
+    previous = process.umask(USUAL_UMASK);
+  } catch (error) {
+    return `SQLite creates files ${mode.toString(8)} here and the umask cannot be set (${(error as Error).message})`;
+  }
+  try {
+    fn();
+  } finally {
+    process.umask(previous);
+  }
+  return undefined;
+}
+
+export function filesSuite(target: ConformanceTarget): void {
+  const { describe, it } = target;
+  const test = fixtureTest(target);
+
+  describe("files and locks", () => {
+    test("every file the store makes is 0600 where SQLite alone makes them 0644: after open, append, rebuildFts", (f) => {
+      const host = target.host;
+      assert.ok(host, "the conformance target needs a host to check file modes");
+      const dir = join(f.file(), "..");
+      const loose = () =>
+        readdirSync(dir)
+          .map((name) => [name, (statSync(join(dir, name)).mode & 0o777).toString(8)])
+          .filter(([, mode]) => mode !== STORE_FILE_MODE.toString(8));
+      const skipped = whereFilesComeOutLoose(target, dir, () => {
+        for (const arm of ARMS) {
+          const path = f.file(`${arm.mode}.db`);
+          const store = f.open({ sqliteVersion: arm.sqliteVersion }, path);
+          assert.equal(store.journalMode, arm.mode);
+          assert.deepEqual(loose(), [], "after open");
+          store.createSession({ id: "s", source: "test" });
+          store.appendMessage("s", { role: "user", content: "private" });
+          assert.deepEqual(loose(), [], "after append");
+          assert.equal(store.rebuildFts({ timeoutMs: 0 }).rebuilt, true);
+          assert.deepEqual(loose(), [], "after rebuildFts");
+          store.close();
+          assert.deepEqual(loose(), [], "after close");
+          const names = readdirSync(dir);
+          assert.ok(names.includes(`${arm.mode}.db.fts-rebuild.lock`), names.join(", "));
+          assert.ok(names.includes(`${arm.mode}.db.fts-rebuild.lock.holder.json`), names.join(", "));
+        }
+      });
+      if (skipped) console.log(`[conformance] ${target.name}: skipped "every file is 0600": ${skipped}`);
+    });
+
+    test("a lock path that is a symlink to the store: rebuildFts says so at once and never opens it", (f) => {
+      assert.ok(target.host, "the conformance target needs a host to examine the lock path");
+      const path = f.file();
+      const lock = admissionLockPath(path);
+      const seeded = f.open({ sqliteVersion: SAFE_SQLITE });
+      seeded.createSession({ id: "s", source: "test" });
+      seeded.appendMessage("s", { role: "user", content: "kept" });
+      seeded.close();
+      // Read while no connection of this process has the file open (closing a descriptor of it
+      // would drop SQLite's locks).
+      const before = readFileSync(path);
+      for (const companion of ["", "-wal"]) {
+        rmSync(lock, { force: true });
+        symlinkSync(`${path}${companion}`, lock);
+        const store = f.open({ sqliteVersion: SAFE_SQLITE, patience: { writeMs: 30_000 } });
+        const started = Date.now();
+        const result = store.rebuildFts({ timeoutMs: 30_000 });
+        assert.ok(Date.now() - started < 5_000, `rebuildFts took ${Date.now() - started} ms`);
+        assert.equal(result.rebuilt, false);
+        assert.equal(result.blocked, "environment");
+        assert.ok(result.reason?.includes(lock), result.reason);
+        if (companion === "") assert.match(result.reason ?? "", /symbolic link to the store's own file/);
+        else assert.match(result.reason ?? "", /symbolic link to /);
+        assert.equal(store.messageCount(), 1);
+        store.close();
+      }
+      assert.ok(readFileSync(path).equals(before), "the store file changed");
+      // Once the link is gone, sessiondb makes its own lock file and the rebuild runs.
+      rmSync(lock);
+      const store = f.open({ sqliteVersion: SAFE_SQLITE });
+      assert.equal(store.rebuildFts({ timeoutMs: 0 }).rebuilt, true);
+      assert.deepEqual(store.checkIntegrity(), { ok: true, problems: [] });
+    });
+
+    const why = tmpfsUnavailable();
+    if (why) {
+      console.log(`[conformance] ${target.name}: skipped "a read-only mount": cannot mount a tmpfs (${why})`);
+      return;
+    }
+    for (const arm of ARMS) {
+      it(`${arm.mode}: a store on a read-only mount refuses a writable open with STORE_READONLY`, () =>
+        withTmpfs(1024 * 1024, ({ dir, remount }) => {
+          const path = join(dir, "state.db");
+          const open = (readOnly: boolean) =>
+            createStore(target.driver, path, {
+              host: target.host,
+              sqliteVersion: arm.sqliteVersion,
+              readOnly,
+            });
+          const store = open(false);
+          assert.equal(store.journalMode, arm.mode);
+          store.createSession({ id: "s", source: "test" });
+          store.appendMessage("s", { role: "user", content: "kept" });
+          store.close();
+          remount("ro");
+          try {
+            const refused = throwsCode(() => open(false), "STORE_READONLY");
+            assert.match(refused.message, /readOnly: true/);
+            if (arm.mode === "delete") {
+              const reader = open(true);
+              assert.equal(reader.messageCount("s"), 1);
+              throwsCode(() => reader.appendMessage("s", { role: "user", content: "no" }), "STORE_READONLY");
+              reader.close();
+            } else {
+              // A closed WAL store has no -shm, and a read-only mount cannot get one.
+              const failed = throwsCode(() => open(true), "STORE_OPEN_FAILED");
+              assert.match(failed.message, /-shm/);
+            }
+          } finally {
+            remount("rw");
+          }
+          const again = open(false);
+          assert.equal(again.messageCount("s"), 1);
+          again.close();
+        }));
+    }
+  });
+}
