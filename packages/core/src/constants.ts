@@ -65,6 +65,16 @@ export const MAX_SESSION_ID_CHARS = 256;
 export const MAX_CONTENT_CHARS = 16 * 1024 * 1024;
 export const MAX_SEARCH_QUERY_CHARS = 1000;
 export const MAX_SEARCH_LIMIT = 1000;
+/** Longest session source ("cli", "gateway", …); a longer search filter value could never match. */
+export const MAX_SOURCE_CHARS = 200;
+/** Distinct values a search's `roles` or `sources` filter may list: each one is a bound SQL
+ * parameter, and SQLite's variable limit must never surface as the caller's error. */
+export const MAX_SEARCH_FILTER_VALUES = 100;
+/** Longest store path accepted (the longest path Windows allows; Linux's PATH_MAX is shorter). */
+export const MAX_PATH_CHARS = 32_767;
+/** Longest wait any option may ask for (patience budgets, admission timeouts, recovery
+ * backoff): a day. A larger value is a unit mistake, and an unbounded one could block forever. */
+export const MAX_WAIT_MS = 86_400_000;
 
 /** Store file permissions: transcripts are private. */
 export const STORE_FILE_MODE = 0o600;

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "vitest";
+import { MAX_WAIT_MS } from "../constants.js";
 import { SqliteError, StoreBusyError } from "../errors.js";
 import { tempDir, testDriver } from "../test-support/driver.js";
 import { jitterBand, sleepSync, withPatience } from "./patience.js";
@@ -114,6 +115,35 @@ describe("withPatience", () => {
     ).toThrow(StoreBusyError);
     expect(calls).toBe(1);
     expect(time.sleeps).toEqual([]);
+  });
+
+  test("a NaN or negative budget is one attempt, never a spin; an infinite one ends at MAX_WAIT_MS", () => {
+    for (const budgetMs of [Number.NaN, -1, Number.NEGATIVE_INFINITY]) {
+      const time = fakeTime();
+      let calls = 0;
+      expect(() =>
+        withPatience(
+          () => {
+            // Without the guard a NaN deadline is never reached: stop the runaway loop here.
+            if (++calls > 1_000) throw new Error(`spun for budget ${budgetMs}`);
+            throw busy();
+          },
+          { budgetMs, jitter: "write", ...time },
+        ),
+      ).toThrow(StoreBusyError);
+      expect(calls).toBe(1);
+      expect(time.sleeps).toEqual([]);
+    }
+    const time = fakeTime();
+    expect(() =>
+      withPatience(
+        () => {
+          throw busy();
+        },
+        { budgetMs: Number.POSITIVE_INFINITY, jitter: "open", random: () => 0.999999, ...time },
+      ),
+    ).toThrow(StoreBusyError);
+    expect(time.elapsed()).toBe(MAX_WAIT_MS);
   });
 
   test("write jitter: 20–150 ms during the first 2 s, then 250–1000 ms", () => {

@@ -5,6 +5,7 @@
  * does, but with jitter, so several waiting processes do not retry in lockstep.
  */
 import {
+  MAX_WAIT_MS,
   OPEN_JITTER_MS,
   WRITE_JITTER_EARLY_MS,
   WRITE_JITTER_EARLY_WINDOW_MS,
@@ -59,6 +60,14 @@ function describe(options: PatienceOptions, lastError: Error): string {
   return parts.join(" ");
 }
 
+/** The budget as a wait that ends: the Store validates budgets, but a NaN reaching this loop
+ * would make the deadline NaN — never reached — and every sleep NaN (no sleep at all): a hot
+ * spin for ever. NaN or a negative budget waits not at all; anything above MAX_WAIT_MS,
+ * Infinity included, waits MAX_WAIT_MS. */
+function budget(ms: number): number {
+  return ms > 0 ? Math.min(ms, MAX_WAIT_MS) : 0;
+}
+
 /**
  * Call `attempt()`; on BUSY/LOCKED sleep a jittered interval (never past the deadline) and call
  * it again. When the budget is spent, throw `StoreBusyError` with how long it waited, what the
@@ -70,7 +79,7 @@ export function withPatience<T>(attempt: () => T, options: PatienceOptions): T {
   const random = options.random ?? Math.random;
   const sleep = options.sleep ?? sleepSync;
   const started = now();
-  const deadline = started + Math.max(0, options.budgetMs);
+  const deadline = started + budget(options.budgetMs);
   for (;;) {
     try {
       return attempt();
