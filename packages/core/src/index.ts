@@ -51,6 +51,7 @@ export {
 } from "./journal.js";
 export { type AdmissionHolder, admissionLockPath, readAdmissionHolder } from "./locks/admission.js";
 export { resultCodeFromMessage, resultCodeFromName, resultCodeFromNumber } from "./sqlite-codes.js";
+export { type AdapterOptions, adapterOptions } from "./store/options.js";
 export type * from "./store/types.js";
 export { ROLES } from "./store/types.js";
 export { createStore, Store } from "./store.js";

@@ -4,24 +4,27 @@
  * locks and journal policy live below it and reach the connection only through its context.
  */
 import { type BackupOptions, type BackupResult, backupStore } from "./backup/backup.js";
-import {
-  APPEND_PATIENCE_MS,
-  CHECKPOINT_EVERY_WRITES,
-  OPEN_PATIENCE_MS,
-  WRITE_PATIENCE_MS,
-} from "./constants.js";
+import { CHECKPOINT_EVERY_WRITES } from "./constants.js";
 import type { SqliteConnection, SqliteDriver, SqliteStatement } from "./driver.js";
 import {
   hasResultCode,
+  SessionDbError,
   StoreClosedError,
   StoreCorruptError,
   StoreFullError,
+  StoreOpenError,
   StoreReadOnlyError,
 } from "./errors.js";
-import type { FtsStatus, RebuildResult, SearchOptions, SearchResult } from "./fts/index.js";
+import type { BackfillProgress, FtsStatus, RebuildResult, SearchOptions, SearchResult } from "./fts/index.js";
 import { FTS_STATE_KEYS, FtsIndex, ftsFingerprintText, ftsNeedsRepair } from "./fts/index.js";
 import type { Host } from "./host/host.js";
-import { checkJournalSafety, passiveCheckpoint, readJournalMode, readSqliteVersion } from "./journal.js";
+import {
+  checkJournalSafety,
+  type JournalPolicyOptions,
+  passiveCheckpoint,
+  readJournalMode,
+  readSqliteVersion,
+} from "./journal.js";
 import { describeAdmissionHolder } from "./locks/admission.js";
 import { type PatienceOptions, withPatience } from "./locks/patience.js";
 import { META_FINGERPRINT } from "./schema/definition.js";
@@ -41,6 +44,7 @@ import {
   refuseNewerSchema,
   rollbackQuietly,
 } from "./store/open.js";
+import { openSettings, storeDriver, storePath } from "./store/options.js";
 import * as sessions from "./store/sessions.js";
 import type {
   CreateSessionInput,
@@ -57,11 +61,12 @@ import type {
   UsageRow,
 } from "./store/types.js";
 import * as usageRows from "./store/usage.js";
+import * as valid from "./store/validate.js";
 
 const FINGERPRINT = schemaFingerprint(ftsFingerprintText());
 
 /** Open (creating or upgrading when writable) the store at `path` through `driver`. */
-export function createStore(driver: SqliteDriver, path: string, options: StoreOptions = {}): Store {
+export function createStore(driver: SqliteDriver, path: string, options?: StoreOptions | null): Store {
   return new Store(driver, path, options);
 }
 
@@ -94,19 +99,26 @@ export class Store {
   #writesSinceCheckpoint = 0;
   #wrote = false;
 
-  constructor(driver: SqliteDriver, path: string, options: StoreOptions = {}) {
-    if (typeof path !== "string") throw new TypeError("store path must be a string");
-    this.path = path;
-    this.readOnly = options.readOnly === true;
+  constructor(driver: SqliteDriver, path: string, options?: StoreOptions | null) {
+    // Every argument is checked before anything touches the file system: a rejected open
+    // creates nothing.
+    storeDriver(driver);
+    this.path = storePath(path);
+    const settings = openSettings(options);
+    this.readOnly = settings.readOnly;
     this.driverName = driver.name;
-    this.#host = options.host;
-    this.#now = options.now ?? Date.now;
-    this.#patience = {
-      openMs: options.patience?.openMs ?? OPEN_PATIENCE_MS,
-      writeMs: options.patience?.writeMs ?? WRITE_PATIENCE_MS,
-      appendMs: options.patience?.appendMs ?? APPEND_PATIENCE_MS,
-    };
-    preflight(path, this.readOnly, this.#host);
+    this.#host = settings.host;
+    this.#now = settings.now;
+    this.#patience = settings.patience;
+    try {
+      preflight(path, this.readOnly, this.#host);
+    } catch (error) {
+      // The host's own failures (a name too long, no permission to look) are the open's failure.
+      if (error instanceof SessionDbError) throw error;
+      throw new StoreOpenError(path, `the file system refused it (${(error as Error).message})`, {
+        cause: error,
+      });
+    }
     let conn: SqliteConnection | undefined;
     let repairPending = false;
     try {
@@ -124,10 +136,10 @@ export class Store {
       );
       this.#ctx = this.#context(driver);
       this.#fts = new FtsIndex(this.#ctx, {
-        admissionTimeoutMs: options.admissionTimeoutMs,
-        recovery: options.recoveryBackoff,
+        admissionTimeoutMs: settings.admissionTimeoutMs,
+        recovery: settings.recoveryBackoff,
       });
-      const opened = this.readOnly ? this.#openReadOnly() : this.#openWritable(options);
+      const opened = this.readOnly ? this.#openReadOnly() : this.#openWritable(settings.policy);
       this.journalMode = opened.journalMode;
       this.schemaWarnings = opened.warnings;
       repairPending = opened.repairPending;
@@ -139,7 +151,7 @@ export class Store {
       }
       throw openFailure(path, error, this.readOnly, this.#host);
     }
-    if (repairPending && options.repairFtsOnOpen !== false) this.#fts.repairAtOpen();
+    if (repairPending && settings.repairFtsOnOpen) this.#fts.repairAtOpen();
   }
 
   #openReadOnly(): { journalMode: string; warnings: string[]; repairPending: boolean } {
@@ -152,7 +164,11 @@ export class Store {
     );
   }
 
-  #openWritable(options: StoreOptions): { journalMode: string; warnings: string[]; repairPending: boolean } {
+  #openWritable(options: JournalPolicyOptions): {
+    journalMode: string;
+    warnings: string[];
+    repairPending: boolean;
+  } {
     const policy = { ...options, sqliteVersion: options.sqliteVersion ?? this.sqliteVersion };
     return withPatience(
       () => {
@@ -316,7 +332,7 @@ export class Store {
   }
 
   /** Sessions, newest first, with message count, last activity and a preview. */
-  listSessions(options: ListSessionsOptions = {}): SessionSummary[] {
+  listSessions(options?: ListSessionsOptions | null): SessionSummary[] {
     return sessions.listSessions(this.#ctx, options);
   }
 
@@ -346,7 +362,7 @@ export class Store {
   }
 
   /** Messages of a session in order. */
-  getMessages(sessionId: string, options: GetMessagesOptions = {}): Message[] {
+  getMessages(sessionId: string, options?: GetMessagesOptions | null): Message[] {
     return messages.getMessages(this.#ctx, sessionId, options);
   }
 
@@ -368,9 +384,9 @@ export class Store {
   // ── full-text search (delegated to the FTS module) ──────────────────────────────────────
 
   /** Search messages; the result names the route that served it. */
-  search(query: string, options?: SearchOptions): SearchResult {
+  search(query: string, options?: SearchOptions | null): SearchResult {
     this.#assertOpen();
-    return this.#fts.search(query, options);
+    return this.#fts.search(query, options ?? undefined);
   }
 
   /** State of the full-text index. */
@@ -380,9 +396,11 @@ export class Store {
   }
 
   /** Full FTS rebuild under the cross-process admission lock (fail-closed). */
-  rebuildFts(options?: { timeoutMs?: number }): RebuildResult {
+  rebuildFts(options?: { timeoutMs?: number } | null): RebuildResult {
+    const o = valid.options(options, "rebuildFts", ["timeoutMs"]);
+    const timeoutMs = valid.durationOption(o.timeoutMs, "rebuildFts.timeoutMs");
     this.#assertWritable();
-    return this.#fts.rebuild(options);
+    return this.#fts.rebuild({ timeoutMs });
   }
 
   /** Begin a chunked, resumable backfill of the index. */
@@ -392,23 +410,36 @@ export class Store {
   }
 
   /** Index one chunk of the backfill window; true while work remains. */
-  ftsBackfillStep(options?: { chunkRows?: number }): boolean {
+  ftsBackfillStep(options?: { chunkRows?: number } | null): boolean {
+    const o = valid.options(options, "ftsBackfillStep", ["chunkRows"]);
+    const chunkIds = valid.integerOption(
+      o.chunkRows,
+      "ftsBackfillStep.chunkRows",
+      1,
+      Number.MAX_SAFE_INTEGER,
+    );
     this.#assertWritable();
-    return this.#fts.backfillStep({ chunkIds: options?.chunkRows });
+    return this.#fts.backfillStep({ chunkIds });
   }
 
-  /** Run the backfill to completion, yielding between chunks. */
-  backfillFts(options?: {
-    onProgress?: (progress: { indexed: number; total: number; done: boolean }) => void;
-    signal?: AbortSignal;
-    chunkRows?: number;
-  }): Promise<void> {
+  /** Run the backfill to completion, yielding between chunks. Every failure, bad options
+   * included, arrives as a rejection. */
+  async backfillFts(
+    options?: {
+      onProgress?: (progress: BackfillProgress) => void;
+      signal?: AbortSignal;
+      chunkRows?: number;
+    } | null,
+  ): Promise<void> {
+    const o = valid.options(options, "backfillFts", ["onProgress", "signal", "chunkRows"]);
+    const onProgress = valid.callbackOption<(progress: BackfillProgress) => void>(
+      o.onProgress,
+      "backfillFts.onProgress",
+    );
+    const signal = valid.signalOption(o.signal, "backfillFts.signal");
+    const chunkIds = valid.integerOption(o.chunkRows, "backfillFts.chunkRows", 1, Number.MAX_SAFE_INTEGER);
     this.#assertWritable();
-    return this.#fts.backfill({
-      onProgress: options?.onProgress,
-      signal: options?.signal,
-      chunkIds: options?.chunkRows,
-    });
+    return this.#fts.backfill({ onProgress, signal, chunkIds });
   }
 
   /** Merge the FTS b-trees (FTS5 'optimize'). */

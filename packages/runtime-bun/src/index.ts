@@ -9,7 +9,13 @@
  * store.appendMessage("s1", { role: "user", content: "hello" });
  * store.close();
  */
-import { createStore, type SqliteDriver, type Store, type StoreOptions } from "@sessiondb/core";
+import {
+  adapterOptions,
+  createStore,
+  type SqliteDriver,
+  type Store,
+  type StoreOptions,
+} from "@sessiondb/core";
 import { nodeFsHost } from "@sessiondb/core/host";
 import { bunSqliteDriver } from "./bun-sqlite.js";
 
@@ -19,7 +25,8 @@ export { bunSqliteDriver } from "./bun-sqlite.js";
 let driver: SqliteDriver | undefined;
 
 /** Open (creating or upgrading when writable) the store at `path` with bun:sqlite. */
-export function openStore(path: string, options: StoreOptions = {}): Store {
+export function openStore(path: string, options?: StoreOptions | null): Store {
+  const { storeOptions } = adapterOptions(options, nodeFsHost);
   driver ??= bunSqliteDriver();
-  return createStore(driver, path, { host: nodeFsHost, ...options });
+  return createStore(driver, path, storeOptions);
 }

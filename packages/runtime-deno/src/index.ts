@@ -13,8 +13,10 @@
  * store.close();
  */
 import {
+  adapterOptions,
   createStore,
   DriverUnavailableError,
+  InvalidInputError,
   type SqliteDriver,
   type Store,
   type StoreOptions,
@@ -63,9 +65,16 @@ function claimLibrary(driver: SqliteDriver): void {
 }
 
 /** Open (creating or upgrading when writable) the store at `path`. */
-export function openStore(path: string, options: DenoStoreOptions = {}): Store {
-  const { driver: choice, ...storeOptions } = options;
+export function openStore(path: string, options?: DenoStoreOptions | null): Store {
+  const { driver: choice, storeOptions } = adapterOptions(options, nodeFsHost);
+  // Deno has no driver names: node:sqlite is the default, @db/sqlite a driver object.
+  if (typeof choice === "string") {
+    throw new InvalidInputError(
+      "openStore.driver",
+      "expected a SqliteDriver such as dbSqliteDriver(Database); leave it out for node:sqlite",
+    );
+  }
   const driver = choice ?? nodeSqliteDefault();
   claimLibrary(driver);
-  return createStore(driver, path, { host: nodeFsHost, ...storeOptions });
+  return createStore(driver, path, storeOptions);
 }

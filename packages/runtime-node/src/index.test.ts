@@ -2,7 +2,7 @@
  * `openStore` on this Node: the default driver, explicit choices, the one-library-per-process
  * guard, and core's conformance suite on every driver that loads here.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
@@ -57,6 +57,36 @@ describe(`openStore on Node ${process.versions.node} (drivers here: ${loaded.joi
     expect(() => openStore(storePath(), { driver: "sqlite3" as NodeDriverName })).toThrow(
       DriverUnavailableError,
     );
+  });
+
+  it("bad options are INVALID_INPUT and create nothing; null options, driver and host are the defaults", () => {
+    const path = storePath();
+    const bad = [
+      42,
+      "options",
+      [],
+      { driver: 42 },
+      { driver: {} },
+      { readOnly: "yes" },
+      { journalMode: "bogus" },
+      { patience: { writeMs: Number.NaN } },
+      Object.defineProperty({}, "driver", {
+        enumerable: true,
+        get() {
+          throw new Error("getter exploded");
+        },
+      }),
+    ];
+    for (const options of bad) {
+      expect(() => openStore(path, options as never)).toThrow(
+        expect.objectContaining({ code: "INVALID_INPUT" }),
+      );
+    }
+    expect(existsSync(path)).toBe(false);
+    // An explicit undefined host must not drop the adapter's: the host is what makes the file 0600.
+    openStore(path, { driver: null, host: undefined } as never).close();
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    openStore(path, null).close();
   });
 
   it("opens with the default driver, writes durably, reads back, reopens read-only", () => {

@@ -11,6 +11,7 @@
  */
 import process from "node:process";
 import {
+  adapterOptions,
   createStore,
   DriverUnavailableError,
   isWalResetVulnerable,
@@ -126,9 +127,9 @@ function claimLibrary(driver: SqliteDriver): void {
  * Open (creating or upgrading when writable) the store at `path`.
  * Throws `DriverUnavailableError` when no SQLite binding loads, saying what to install.
  */
-export function openStore(path: string, options: NodeStoreOptions = {}): Store {
-  const { driver: choice, ...storeOptions } = options;
-  const driver = resolveDriver(choice);
+export function openStore(path: string, options?: NodeStoreOptions | null): Store {
+  const { driver: choice, storeOptions } = adapterOptions(options, nodeFsHost);
+  const driver = resolveDriver(choice as NodeDriverName | SqliteDriver | undefined);
   claimLibrary(driver);
-  return createStore(driver, path, { host: nodeFsHost, ...storeOptions });
+  return createStore(driver, path, storeOptions);
 }

@@ -10,6 +10,7 @@
  */
 
 import { backupSuite } from "./backup.js";
+import { badInputSuite } from "./bad-input.js";
 import { diskFullSuite } from "./disk-full.js";
 import { filesSuite } from "./files.js";
 import { ftsSuite } from "./fts.js";
@@ -40,6 +41,7 @@ export function runConformance(target: ConformanceTarget): void {
     openSuite(target);
     storeApiSuite(target);
     ftsSuite(target);
+    badInputSuite(target);
     searchBoundsSuite(target);
     diskFullSuite(target);
     filesSuite(target);

@@ -1,10 +1,13 @@
 /**
  * The public search shapes (spec §8) and their validation: bad options get a typed
- * InvalidInputError naming the option; an oversized limit is capped, not refused.
+ * InvalidInputError naming the option, before any SQL runs (a value SQLite would refuse, such
+ * as a non-integer offset or more filter values than it takes variables, never reaches it); an
+ * oversized but valid limit is capped, not refused.
  */
-import { MAX_SEARCH_LIMIT } from "../constants.js";
+import { MAX_SEARCH_FILTER_VALUES, MAX_SEARCH_LIMIT, MAX_SOURCE_CHARS } from "../constants.js";
 import { InvalidInputError } from "../errors.js";
 import { ROLES, type Role } from "../store/types.js";
+import * as valid from "../store/validate.js";
 import { DEFAULT_SEARCH_LIMIT } from "./constants.js";
 import type { SearchRoute } from "./route.js";
 import type { Page, SearchFilters, SearchSort } from "./search-sql.js";
@@ -12,21 +15,24 @@ import type { Page, SearchFilters, SearchSort } from "./search-sql.js";
 export type { SearchRoute } from "./route.js";
 export type { SearchSort } from "./search-sql.js";
 
-/** Options of `store.search`. */
+/** Options of `store.search`. An option given as null (or the whole object as null) takes its
+ * default; every other wrong type is an InvalidInputError. */
 export interface SearchOptions {
-  /** Page size (default 20, capped at MAX_SEARCH_LIMIT). */
+  /** Page size: an integer ≥ 0 (default 20; values above MAX_SEARCH_LIMIT are capped to it). */
   limit?: number;
-  /** Hits to skip. */
+  /** Hits to skip: an integer from 0 to Number.MAX_SAFE_INTEGER. */
   offset?: number;
-  /** Only these roles. A filter that includes "tool" scans full content with LIKE. */
+  /** Only these roles (non-empty; duplicates ignored). A filter that includes "tool" scans full
+   * content with LIKE. */
   roles?: readonly Role[];
-  /** Only sessions with these sources. */
+  /** Only sessions with these sources: non-empty, at most MAX_SEARCH_FILTER_VALUES distinct
+   * values of at most MAX_SOURCE_CHARS characters. */
   sources?: readonly string[];
-  /** Only this session. */
+  /** Only this session (a valid session id). */
   sessionId?: string;
-  /** Epoch seconds, inclusive. */
+  /** Epoch seconds, inclusive (a finite number). */
   since?: number;
-  /** Epoch seconds, exclusive. */
+  /** Epoch seconds, exclusive (a finite number). */
   until?: number;
   /** "rank" (bm25; LIKE answers newest first), "newest" or "oldest". Default "rank". */
   sort?: SearchSort;
@@ -62,58 +68,45 @@ export interface NormalizedSearch {
 
 const SORTS: readonly SearchSort[] = ["rank", "newest", "oldest"];
 
-function count(name: string, value: unknown, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 0) {
-    throw new InvalidInputError(`search.${name}`, `expected a non-negative integer, got ${String(value)}`);
-  }
-  return value;
-}
+const SEARCH_OPTION_KEYS = [
+  "limit",
+  "offset",
+  "roles",
+  "sources",
+  "sessionId",
+  "since",
+  "until",
+  "sort",
+  "substring",
+] as const satisfies readonly (keyof SearchOptions)[];
 
-function time(name: string, value: unknown): number | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== "number" || !Number.isFinite(value)) {
-    throw new InvalidInputError(
-      `search.${name}`,
-      `expected epoch seconds (a finite number), got ${String(value)}`,
-    );
-  }
-  return value;
-}
-
-function strings(name: string, value: unknown, allowed?: readonly string[]): string[] | undefined {
-  if (value === undefined) return undefined;
-  if (
-    !Array.isArray(value) ||
-    value.some((v) => typeof v !== "string" || (allowed && !allowed.includes(v)))
-  ) {
-    const expected = allowed ? `an array of ${allowed.join(", ")}` : "an array of strings";
-    throw new InvalidInputError(`search.${name}`, `expected ${expected}`);
-  }
-  return [...new Set(value as string[])];
-}
-
-/** Validate a query and its options. */
-export function normalizeSearch(query: unknown, options: SearchOptions = {}): NormalizedSearch {
+/** Validate a query and its options (undefined or null options: all defaults). */
+export function normalizeSearch(query: unknown, options?: SearchOptions | null): NormalizedSearch {
   if (typeof query !== "string") throw new InvalidInputError("search.query", "expected a string");
-  if (options.sessionId !== undefined && typeof options.sessionId !== "string") {
-    throw new InvalidInputError("search.sessionId", "expected a string");
-  }
-  const sort = options.sort ?? "rank";
-  if (!SORTS.includes(sort))
-    throw new InvalidInputError("search.sort", `expected one of ${SORTS.join(", ")}`);
+  const o = valid.options(options, "search", SEARCH_OPTION_KEYS);
   const filters: SearchFilters = {
-    roles: strings("roles", options.roles, ROLES),
-    sources: strings("sources", options.sources),
-    sessionId: options.sessionId,
-    since: time("since", options.since),
-    until: time("until", options.until),
+    roles: valid.listOption(o.roles, "search.roles", {
+      allowed: ROLES,
+      maxItems: ROLES.length,
+      maxChars: MAX_SOURCE_CHARS,
+    }),
+    sources: valid.listOption(o.sources, "search.sources", {
+      maxItems: MAX_SEARCH_FILTER_VALUES,
+      maxChars: MAX_SOURCE_CHARS,
+    }),
+    sessionId: o.sessionId === undefined ? undefined : valid.sessionId(o.sessionId, "search.sessionId"),
+    since: valid.instantOption(o.since, "search.since"),
+    until: valid.instantOption(o.until, "search.until"),
   };
-  const limit = Math.min(count("limit", options.limit, DEFAULT_SEARCH_LIMIT), MAX_SEARCH_LIMIT);
+  const limit =
+    valid.integerOption(o.limit, "search.limit", 0, Number.MAX_SAFE_INTEGER) ?? DEFAULT_SEARCH_LIMIT;
   return {
     filters,
-    sort,
-    page: { limit, offset: count("offset", options.offset, 0) },
-    substring: options.substring === true,
+    sort: valid.choiceOption(o.sort, "search.sort", SORTS) ?? "rank",
+    page: {
+      limit: Math.min(limit, MAX_SEARCH_LIMIT),
+      offset: valid.integerOption(o.offset, "search.offset", 0, Number.MAX_SAFE_INTEGER) ?? 0,
+    },
+    substring: valid.flagOption(o.substring, "search.substring") ?? false,
   };
 }

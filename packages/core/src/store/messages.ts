@@ -102,12 +102,14 @@ export function appendMessages(
 export function getMessages(
   ctx: StoreContext,
   sessionId: string,
-  options: GetMessagesOptions = {},
+  options?: GetMessagesOptions | null,
 ): Message[] {
   const id = valid.sessionId(sessionId);
-  const afterId = valid.count(options.afterId, "afterId") ?? 0;
-  const limit = valid.count(options.limit, "limit") ?? -1;
-  const includeInactive = options.includeInactive === true ? 1 : 0;
+  const o = valid.options(options, "getMessages", ["afterId", "limit", "includeInactive"]);
+  const afterId = valid.integerOption(o.afterId, "getMessages.afterId", 0, Number.MAX_SAFE_INTEGER) ?? 0;
+  // -1: SQLite's "no limit".
+  const limit = valid.integerOption(o.limit, "getMessages.limit", 0, Number.MAX_SAFE_INTEGER) ?? -1;
+  const includeInactive = valid.flagOption(o.includeInactive, "getMessages.includeInactive") ? 1 : 0;
   return ctx.read(() => {
     requireSession(ctx, id);
     return ctx

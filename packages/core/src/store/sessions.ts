@@ -3,6 +3,7 @@
  * list with previews, update, end, delete. Every function validates its input before touching
  * the store, and runs through the Store's context (transactions with patience).
  */
+import { MAX_SOURCE_CHARS } from "../constants.js";
 import type { SqlValue } from "../driver.js";
 import { InvalidInputError, SessionNotFoundError } from "../errors.js";
 import type { StoreContext } from "./context.js";
@@ -70,16 +71,23 @@ export function getSession(ctx: StoreContext, id: string): Session | undefined {
   return ctx.read(() => loadSession(ctx, sessionId));
 }
 
+const LIST_OPTION_KEYS = [
+  "source",
+  "limit",
+  "offset",
+  "orderBy",
+  "includeArchived",
+] as const satisfies readonly (keyof ListSessionsOptions)[];
+const ORDERS = ["started", "activity"] as const;
+
 /** Sessions, newest first, with message count, last activity and a preview. */
-export function listSessions(ctx: StoreContext, options: ListSessionsOptions = {}): SessionSummary[] {
-  const source = valid.optionalText(options.source, "source", 200);
-  const limit = valid.count(options.limit, "limit") ?? 50;
-  const offset = valid.count(options.offset, "offset") ?? 0;
-  const orderBy = options.orderBy ?? "started";
-  if (orderBy !== "started" && orderBy !== "activity") {
-    throw new InvalidInputError("orderBy", 'expected "started" or "activity"');
-  }
-  const includeArchived = options.includeArchived === true ? 1 : 0;
+export function listSessions(ctx: StoreContext, options?: ListSessionsOptions | null): SessionSummary[] {
+  const o = valid.options(options, "listSessions", LIST_OPTION_KEYS);
+  const source = valid.optionalText(o.source, "listSessions.source", MAX_SOURCE_CHARS);
+  const limit = valid.integerOption(o.limit, "listSessions.limit", 0, Number.MAX_SAFE_INTEGER) ?? 50;
+  const offset = valid.integerOption(o.offset, "listSessions.offset", 0, Number.MAX_SAFE_INTEGER) ?? 0;
+  const orderBy = valid.choiceOption(o.orderBy, "listSessions.orderBy", ORDERS) ?? "started";
+  const includeArchived = valid.flagOption(o.includeArchived, "listSessions.includeArchived") ? 1 : 0;
   const order =
     orderBy === "started"
       ? "s.started_at DESC, s.id"

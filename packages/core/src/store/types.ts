@@ -13,14 +13,21 @@ export type Json = string | number | boolean | null | Json[] | { [key: string]: 
 /** Structured content: an array or object of content parts (e.g. OpenAI `[{type:"text",text}]`). */
 export type StructuredContent = Json[] | { [key: string]: Json };
 
+/**
+ * Options of `openStore`/`createStore`. Checked before anything touches the file system: a wrong
+ * type, an unknown `journalMode`, or a wait that is not a finite number of milliseconds from 0 to
+ * MAX_WAIT_MS (one day) is an InvalidInputError naming the option. An option given as null (or
+ * the whole object as null) takes its default; keys not listed here are ignored.
+ */
 export interface StoreOptions extends JournalPolicyOptions {
   /** Open with `mode=ro`: no DDL, no locks, every write raises StoreReadOnlyError. */
   readOnly?: boolean;
-  /** Patience budgets in ms for BUSY/LOCKED (defaults: open 20 s, writes 20 s, appends 60 s). */
+  /** Patience budgets in ms for BUSY/LOCKED (defaults: open 20 s, writes 20 s, appends 60 s);
+   * each 0 to MAX_WAIT_MS, 0 meaning one attempt. */
   patience?: { openMs?: number; writeMs?: number; appendMs?: number };
-  /** Wait for the FTS admission lock in rebuildFts (default 120 s). */
+  /** Wait for the FTS admission lock in rebuildFts (default 120 s; 0 to MAX_WAIT_MS). */
   admissionTimeoutMs?: number;
-  /** Deferred FTS recovery backoff (defaults 60 s → 1 h, floor 1 s). */
+  /** Deferred FTS recovery backoff (defaults 60 s → 1 h, floor 1 s; each 0 to MAX_WAIT_MS). */
   recoveryBackoff?: { baseMs?: number; maxMs?: number; floorMs?: number };
   /** Repair a stale or incomplete FTS index at open (non-blocking admission). Default true. */
   repairFtsOnOpen?: boolean;
@@ -74,11 +81,17 @@ export interface SessionSummary extends Session {
   preview: string | null;
 }
 
+/** Options of `listSessions` (null, or an option given as null, means the default). */
 export interface ListSessionsOptions {
+  /** Only sessions with this source. */
   source?: string;
+  /** At most this many (default 50): an integer from 0 to Number.MAX_SAFE_INTEGER. */
   limit?: number;
+  /** Skip this many: an integer from 0 to Number.MAX_SAFE_INTEGER. */
   offset?: number;
+  /** Newest start first (default) or most recent activity first. */
   orderBy?: "started" | "activity";
+  /** Include archived sessions (default false). */
   includeArchived?: boolean;
 }
 
@@ -118,9 +131,13 @@ export interface Message {
   metadata: { [key: string]: Json } | null;
 }
 
+/** Options of `getMessages` (null, or an option given as null, means the default). */
 export interface GetMessagesOptions {
+  /** Only messages with a larger id: an integer from 0 to Number.MAX_SAFE_INTEGER. */
   afterId?: number;
+  /** At most this many (default: all): an integer from 0 to Number.MAX_SAFE_INTEGER. */
   limit?: number;
+  /** Include messages marked inactive (default false). */
   includeInactive?: boolean;
 }
 

@@ -3,7 +3,7 @@
  * rejected call changes nothing. Lone UTF-16 surrogates are replaced (U+FFFD), not rejected:
  * they come from truncated model output, and losing the message would be worse.
  */
-import { MAX_CONTENT_CHARS, MAX_SESSION_ID_CHARS } from "../constants.js";
+import { MAX_CONTENT_CHARS, MAX_SESSION_ID_CHARS, MAX_WAIT_MS } from "../constants.js";
 import { InvalidInputError } from "../errors.js";
 import { type Json, ROLES, type Role, type StructuredContent } from "./types.js";
 
@@ -16,8 +16,15 @@ export function wellFormed(text: string): string {
 
 function describe(value: unknown): string {
   if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  return typeof value === "object" ? "an object" : `${typeof value} ${String(value).slice(0, 40)}`;
+  // Never call the caller's code here (a function's own toString can throw); a revoked proxy
+  // throws even from Array.isArray.
+  if (typeof value === "function") return "a function";
+  if (typeof value !== "object") return `${typeof value} ${String(value).slice(0, 40)}`;
+  try {
+    return Array.isArray(value) ? "an array" : "an object";
+  } catch {
+    return "a revoked proxy";
+  }
 }
 
 /** A session id: a non-empty string of at most MAX_SESSION_ID_CHARS, no control characters. */
@@ -96,6 +103,148 @@ export function role(value: unknown, field = "message.role"): Role {
     throw new InvalidInputError(field, `expected one of ${ROLES.join(", ")}, got ${describe(value)}`);
   }
   return value as Role;
+}
+
+// ── options: the optional bags every method and openStore take ─────────────────────────────
+
+/** Run `read` (a property read of the caller's object); a getter or proxy trap that throws is
+ * the caller's bad input, not ours. */
+function guarded<T>(field: string, read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    const why = error instanceof Error ? error.message : "a non-Error value";
+    throw new InvalidInputError(field, `reading it threw (${why.slice(0, 200)})`);
+  }
+}
+
+/**
+ * The options of `owner` (e.g. "search", "openStore.patience"), read once into a plain record.
+ * Undefined or null mean "all defaults"; anything but an object is refused. Each named option is
+ * read exactly once (a getter cannot pass validation with one value and run with another), and
+ * null reads as undefined: an option given as null takes its default. Other keys are ignored.
+ */
+export function options<K extends string>(
+  value: unknown,
+  owner: string,
+  keys: readonly K[],
+): { [P in K]?: unknown } {
+  if (value === undefined || value === null) return {};
+  const field = `${owner} options`;
+  if (typeof value !== "object" || guarded(field, () => Array.isArray(value))) {
+    throw new InvalidInputError(field, `expected an object or nothing, got ${describe(value)}`);
+  }
+  const out: { [P in K]?: unknown } = {};
+  for (const key of keys) {
+    const item = guarded(`${owner}.${key}`, () => (value as Record<K, unknown>)[key]);
+    if (item !== undefined && item !== null) out[key] = item;
+  }
+  return out;
+}
+
+/** An integer option in [min, max], or undefined. Only safe integers: a fractional or larger
+ * value would reach SQLite as a REAL and fail there (or lose precision). -0 reads as 0. */
+export function integerOption(value: unknown, field: string, min: number, max: number): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min || value > max) {
+    throw new InvalidInputError(field, `expected an integer from ${min} to ${max}, got ${describe(value)}`);
+  }
+  return value + 0;
+}
+
+/** A wait in milliseconds: a finite number from 0 to MAX_WAIT_MS, or undefined. */
+export function durationOption(value: unknown, field: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "number" || !(value >= 0 && value <= MAX_WAIT_MS)) {
+    throw new InvalidInputError(
+      field,
+      `expected milliseconds from 0 to ${MAX_WAIT_MS} (one day), got ${describe(value)}`,
+    );
+  }
+  return value + 0;
+}
+
+/** Epoch seconds: any finite number, or undefined. */
+export function instantOption(value: unknown, field: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "number" || !Number.isFinite(value)) {
+    throw new InvalidInputError(field, `expected epoch seconds (a finite number), got ${describe(value)}`);
+  }
+  return value + 0;
+}
+
+/** A boolean option, or undefined. */
+export function flagOption(value: unknown, field: string): boolean | undefined {
+  return value === undefined ? undefined : flag(value, field);
+}
+
+/** One of `allowed`, or undefined. */
+export function choiceOption<T extends string>(
+  value: unknown,
+  field: string,
+  allowed: readonly T[],
+): T | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "string" || !allowed.includes(value as T)) {
+    throw new InvalidInputError(field, `expected one of ${allowed.join(", ")}, got ${describe(value)}`);
+  }
+  return value as T;
+}
+
+/** A function option (a callback), or undefined. */
+export function callbackOption<F>(value: unknown, field: string): F | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "function")
+    throw new InvalidInputError(field, `expected a function, got ${describe(value)}`);
+  return value as F;
+}
+
+/** An AbortSignal, or undefined. Checked by what the backfill loop calls on it, so a signal
+ * from another realm or a polyfill passes. */
+export function signalOption(value: unknown, field: string): AbortSignal | undefined {
+  if (value === undefined) return undefined;
+  const signal = value as AbortSignal;
+  const ok = typeof value === "object" && guarded(field, () => typeof signal.throwIfAborted === "function");
+  if (!ok) throw new InvalidInputError(field, `expected an AbortSignal, got ${describe(value)}`);
+  return signal;
+}
+
+/**
+ * A non-empty list of distinct strings, each at most `maxChars` long and, when `allowed` is
+ * given, one of those; at most `maxItems` distinct values (duplicates are dropped first). An
+ * empty list is refused rather than read as "no filter" or "match nothing": omit the option for
+ * no filter.
+ */
+export function listOption(
+  value: unknown,
+  field: string,
+  limits: { maxItems: number; maxChars: number; allowed?: readonly string[] },
+): string[] | undefined {
+  if (value === undefined) return undefined;
+  if (!guarded(field, () => Array.isArray(value))) {
+    throw new InvalidInputError(field, `expected an array of strings, got ${describe(value)}`);
+  }
+  const items = guarded(field, () => Array.from(value as unknown[]));
+  if (items.length === 0)
+    throw new InvalidInputError(field, "must list at least one value; omit it for no filter");
+  const distinct = new Set<string>();
+  for (const [i, item] of items.entries()) {
+    if (typeof item !== "string" || (limits.allowed && !limits.allowed.includes(item))) {
+      const expected = limits.allowed ? `one of ${limits.allowed.join(", ")}` : "a string";
+      throw new InvalidInputError(`${field}[${i}]`, `expected ${expected}, got ${describe(item)}`);
+    }
+    if (item.length > limits.maxChars) {
+      throw new InvalidInputError(
+        `${field}[${i}]`,
+        `${item.length} characters is longer than the ${limits.maxChars} allowed`,
+      );
+    }
+    distinct.add(item);
+    if (distinct.size > limits.maxItems) {
+      throw new InvalidInputError(field, `lists more than the ${limits.maxItems} distinct values allowed`);
+    }
+  }
+  return [...distinct];
 }
 
 /** Deep-check that `value` is plain JSON, replacing lone surrogates in every string. */

@@ -1,0 +1,163 @@
+/**
+ * What `createStore`/`openStore` accept, checked before anything touches the file system: the
+ * driver, the path and every StoreOptions field. A wrong type, an unknown journal mode or a
+ * non-finite or oversized wait is an InvalidInputError naming the option; nothing is created.
+ */
+import { APPEND_PATIENCE_MS, MAX_PATH_CHARS, OPEN_PATIENCE_MS, WRITE_PATIENCE_MS } from "../constants.js";
+import type { SqliteDriver } from "../driver.js";
+import { InvalidInputError } from "../errors.js";
+import type { Host } from "../host/host.js";
+import { type JournalMode, type JournalPolicyOptions, parseSqliteVersion } from "../journal.js";
+import type { RecoveryBackoffOptions } from "../locks/recovery-backoff.js";
+import type { StoreOptions } from "./types.js";
+import * as valid from "./validate.js";
+
+/** StoreOptions after validation, defaults applied. */
+export interface OpenSettings {
+  readOnly: boolean;
+  patience: { openMs: number; writeMs: number; appendMs: number };
+  admissionTimeoutMs: number | undefined;
+  recoveryBackoff: RecoveryBackoffOptions;
+  repairFtsOnOpen: boolean;
+  host: Host | undefined;
+  now: () => number;
+  policy: JournalPolicyOptions;
+}
+
+const STORE_OPTION_KEYS = [
+  "readOnly",
+  "journalMode",
+  "allowUnsafeWal",
+  "sqliteVersion",
+  "patience",
+  "admissionTimeoutMs",
+  "recoveryBackoff",
+  "repairFtsOnOpen",
+  "host",
+  "now",
+] as const satisfies readonly (keyof StoreOptions)[];
+
+const JOURNAL_MODES: readonly JournalMode[] = ["wal", "delete"];
+
+/** The methods core calls on a host; a value without them would fail later, mid-open. */
+const HOST_METHODS = [
+  "hostname",
+  "stat",
+  "canWrite",
+  "chmod",
+  "writeFileAtomic",
+  "readFile",
+] as const satisfies readonly (keyof Host)[];
+
+/** The driver argument: an object with a name and an `open` method. */
+export function storeDriver(value: unknown, field = "driver"): SqliteDriver {
+  const ok =
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as SqliteDriver).open === "function" &&
+    typeof (value as SqliteDriver).name === "string";
+  if (!ok) throw new InvalidInputError(field, "expected a SqliteDriver (an object with a name and open())");
+  return value as SqliteDriver;
+}
+
+/** The store path: a string without NUL characters, at most MAX_PATH_CHARS long. "" and
+ * ":memory:" (a private database SQLite keeps in memory) are valid. */
+export function storePath(value: unknown): string {
+  const field = "openStore.path";
+  if (typeof value !== "string") {
+    throw new InvalidInputError(
+      field,
+      `expected a file path string, got ${value === null ? "null" : typeof value}`,
+    );
+  }
+  if (value.length > MAX_PATH_CHARS) {
+    throw new InvalidInputError(
+      field,
+      `${value.length} characters is longer than the ${MAX_PATH_CHARS} allowed`,
+    );
+  }
+  if (value.includes("\0")) throw new InvalidInputError(field, "must not contain a NUL character");
+  return value;
+}
+
+function host(value: unknown): Host | undefined {
+  if (value === undefined) return undefined;
+  const missing =
+    typeof value === "object"
+      ? HOST_METHODS.filter((name) => typeof (value as Host)[name] !== "function")
+      : HOST_METHODS;
+  if (missing.length > 0) {
+    throw new InvalidInputError("openStore.host", `expected a Host; missing ${missing.join(", ")}`);
+  }
+  return value as Host;
+}
+
+function sqliteVersion(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  const field = "openStore.sqliteVersion";
+  if (typeof value !== "string")
+    throw new InvalidInputError(field, 'expected a version string such as "3.51.3"');
+  try {
+    parseSqliteVersion(value);
+  } catch {
+    throw new InvalidInputError(
+      field,
+      `expected a version such as "3.51.3", got ${JSON.stringify(value.slice(0, 40))}`,
+    );
+  }
+  return value;
+}
+
+/** Validate StoreOptions (undefined or null: all defaults). */
+export function openSettings(value: unknown): OpenSettings {
+  const o = valid.options(value, "openStore", STORE_OPTION_KEYS);
+  const patience = valid.options(o.patience, "openStore.patience", ["openMs", "writeMs", "appendMs"]);
+  const backoff = valid.options(o.recoveryBackoff, "openStore.recoveryBackoff", [
+    "baseMs",
+    "maxMs",
+    "floorMs",
+  ]);
+  return {
+    readOnly: valid.flagOption(o.readOnly, "openStore.readOnly") ?? false,
+    patience: {
+      openMs: valid.durationOption(patience.openMs, "openStore.patience.openMs") ?? OPEN_PATIENCE_MS,
+      writeMs: valid.durationOption(patience.writeMs, "openStore.patience.writeMs") ?? WRITE_PATIENCE_MS,
+      appendMs: valid.durationOption(patience.appendMs, "openStore.patience.appendMs") ?? APPEND_PATIENCE_MS,
+    },
+    admissionTimeoutMs: valid.durationOption(o.admissionTimeoutMs, "openStore.admissionTimeoutMs"),
+    recoveryBackoff: {
+      baseMs: valid.durationOption(backoff.baseMs, "openStore.recoveryBackoff.baseMs"),
+      maxMs: valid.durationOption(backoff.maxMs, "openStore.recoveryBackoff.maxMs"),
+      floorMs: valid.durationOption(backoff.floorMs, "openStore.recoveryBackoff.floorMs"),
+    },
+    repairFtsOnOpen: valid.flagOption(o.repairFtsOnOpen, "openStore.repairFtsOnOpen") ?? true,
+    host: host(o.host),
+    now: valid.callbackOption<() => number>(o.now, "openStore.now") ?? Date.now,
+    policy: {
+      journalMode: valid.choiceOption(o.journalMode, "openStore.journalMode", JOURNAL_MODES),
+      allowUnsafeWal: valid.flagOption(o.allowUnsafeWal, "openStore.allowUnsafeWal"),
+      sqliteVersion: sqliteVersion(o.sqliteVersion),
+    },
+  };
+}
+
+/** An adapter's `openStore(path, options)` split into its own `driver` choice and core's options. */
+export interface AdapterOptions {
+  /** The caller's `driver` option (null reads as undefined): a name or a driver object. */
+  driver: string | SqliteDriver | undefined;
+  /** Everything else, with the adapter's host when the caller named none. */
+  storeOptions: StoreOptions;
+}
+
+/**
+ * For runtime adapters: read the caller's `openStore` options once, set `driver` aside and fill
+ * in the runtime's host. Refuses what is not an options object, and a `driver` that is neither a
+ * string (the adapter resolves names) nor a driver object. Core validates the rest on open.
+ */
+export function adapterOptions(value: unknown, runtimeHost: Host): AdapterOptions {
+  const o = valid.options(value, "openStore", [...STORE_OPTION_KEYS, "driver"]);
+  const { driver, ...rest } = o;
+  const storeOptions = { ...rest, host: rest.host ?? runtimeHost } as StoreOptions;
+  if (driver === undefined || typeof driver === "string") return { driver, storeOptions };
+  return { driver: storeDriver(driver, "openStore.driver"), storeOptions };
+}
