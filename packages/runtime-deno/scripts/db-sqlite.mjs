@@ -27,11 +27,14 @@ const VENDORED = join(ROOT, "..", "shared", "vendor", "db-sqlite-0.13.0", "mod.t
 const JSR = "jsr:@db/sqlite@0.13";
 const IMPORT_MAP = join(PACKAGE, "test", "db-sqlite-offline", "import_map.json");
 const CACHE = join(ROOT, "node_modules", ".cache", "sessiondb");
+/** SQLite's defaults plus what sessiondb and its tests use (FTS5; dbstat, which the repair tests
+ * read pages with, is on in better-sqlite3's and Debian's builds too). */
 const CFLAGS = [
   "-O2",
   "-shared",
   "-fPIC",
   "-DSQLITE_ENABLE_FTS5",
+  "-DSQLITE_ENABLE_DBSTAT_VTAB",
   "-DSQLITE_ENABLE_MATH_FUNCTIONS",
   "-DSQLITE_THREADSAFE=1",
 ];
@@ -157,7 +160,7 @@ function runOn(module, library, expect) {
     "--allow-read",
     "--allow-write",
     "--allow-run",
-    "--allow-env=TMPDIR,TMP,TEMP,SESSIONDB_DB_SQLITE,SESSIONDB_DB_SQLITE_EXPECT,DENO_SQLITE_PATH,DENO_SQLITE_LOCAL",
+    "--allow-env=TMPDIR,TMP,TEMP,SESSIONDB_DB_SQLITE,SESSIONDB_DB_SQLITE_EXPECT,DENO_SQLITE_PATH,DENO_SQLITE_LOCAL,NODE_V8_COVERAGE",
     "--allow-ffi",
     ...(module.local ? ["--import-map", IMPORT_MAP] : []),
     "test/db-sqlite.test.ts",
