@@ -151,7 +151,7 @@ const STORE_SUFFIXES = ["", "-wal", "-shm", "-journal"];
  * its -wal/-shm/-journal — would make the rebuild wait on the store's own lock until its patience
  * ran out, and opening it would give this process a second descriptor of the store, whose close
  * drops every POSIX lock SQLite holds there. We never make a link or anything but a regular
- * file at the lock path, so whatever else is there is refused before SQLite opens it.
+ * file at the lock path, so such things are refused before SQLite opens them.
  */
 function lockPathProblem(dbPath: string, lockPath: string, host: Host): string | undefined {
   try {
@@ -167,10 +167,9 @@ function lockPathProblem(dbPath: string, lockPath: string, host: Host): string |
       return `it is a symbolic link to ${target}, not a lock file sessiondb made`;
     }
     if (storeFile) return `it is the store's own file ${storeFile} under another name (a hard link)`;
-    const info = host.stat(lockPath);
-    if (info && info.kind !== "file") {
-      return `it is ${info.kind === "directory" ? "a directory" : "not a regular file"}`;
-    }
+    // A FIFO or a device could block SQLite's first read for good. (A directory is left to
+    // SQLite, which refuses it at once with CANTOPEN, the code callers are told.)
+    if (host.stat(lockPath)?.kind === "other") return "it is not a regular file";
     return undefined;
   } catch (error) {
     // A symlink loop (ELOOP), a component we may not search (EACCES), …
