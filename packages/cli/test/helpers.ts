@@ -1,11 +1,13 @@
 /** Test helpers: run the real built CLI as a subprocess, and build real stores from the bench corpus. */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildStore, type CorpusSummary } from "@sessiondb/bench/corpus";
 import { type NodeStoreOptions, openStore, type Store } from "@sessiondb/node";
+import { expect } from "vitest";
 
 export const CLI = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
 export const ROOT_BIN = fileURLToPath(new URL("../../../node_modules/.bin/", import.meta.url));
@@ -20,16 +22,65 @@ export interface Result {
 /** Run `<runtime> dist/cli.js ...args` and wait for it. */
 export function cli(
   args: string[],
-  options: { env?: Record<string, string>; input?: string; runtime?: string[] } = {},
+  options: {
+    env?: Record<string, string>;
+    input?: string;
+    runtime?: string[];
+    /** stdin redirected from this file (a shell's `< file`) instead of `input`. */
+    stdinFile?: string;
+  } = {},
 ): Result {
   const [exe, ...pre] = options.runtime ?? [process.execPath];
-  const r = spawnSync(exe as string, [...pre, CLI, ...args], {
-    encoding: "utf8",
-    input: options.input ?? "",
-    env: { ...process.env, NO_COLOR: "1", SESSIONDB_PATH: "", ...options.env },
-    maxBuffer: 512 * 1024 * 1024,
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  const stdin = options.stdinFile === undefined ? undefined : fs.openSync(options.stdinFile, "r");
+  try {
+    const r = spawnSync(exe as string, [...pre, CLI, ...args], {
+      encoding: "utf8",
+      ...(stdin === undefined ? { input: options.input ?? "" } : { stdio: [stdin, "pipe", "pipe"] }),
+      env: { ...process.env, NO_COLOR: "1", SESSIONDB_PATH: "", ...options.env },
+      maxBuffer: 512 * 1024 * 1024,
+    });
+    return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  } finally {
+    if (stdin !== undefined) fs.closeSync(stdin);
+  }
+}
+
+/** One runtime the CLI runs on: its command line, environment, and the driver it must report. */
+export interface Target {
+  name: string;
+  runtime: string[];
+  env?: Record<string, string>;
+  driver: string;
+}
+
+const NODE24 = path.join(ROOT_BIN, "node");
+
+/** Node 20 + better-sqlite3, Node 24 + node:sqlite, Bun, Deno: those installed here. */
+export const TARGETS: Target[] = [
+  {
+    name: "node + better-sqlite3",
+    runtime: [process.env.SESSIONDB_HOST_NODE || "/usr/bin/node"],
+    env: { SESSIONDB_DRIVER: "better-sqlite3" },
+    driver: "better-sqlite3",
+  },
+  {
+    name: "node 24 + node:sqlite",
+    runtime: [NODE24],
+    env: { SESSIONDB_DRIVER: "node:sqlite" },
+    driver: "node:sqlite",
+  },
+  { name: "bun", runtime: [path.join(ROOT_BIN, "bun")], driver: "bun:sqlite" },
+  { name: "deno", runtime: [path.join(ROOT_BIN, "deno"), "run", "-A"], driver: "node:sqlite" },
+].filter((t) => fs.existsSync(t.runtime[0] as string));
+
+/** `cli` on one target. */
+export function runOn(target: Target): (args: string[], input?: string) => Result {
+  return (args, input) =>
+    cli(args, {
+      runtime: target.runtime,
+      ...(target.env ? { env: target.env } : {}),
+      ...(input ? { input } : {}),
+    });
 }
 
 /** Parse stdout as JSON (fails the test with stderr when it is not). */
@@ -101,4 +152,51 @@ export function spawnCli(args: string[]): ChildProcess {
     env: { ...process.env, NO_COLOR: "1" },
     stdio: ["ignore", "pipe", "pipe"],
   });
+}
+
+/** Assert that the CLI failed the way every CLI error fails: one line on stderr ending in
+ * `[code]`, the given exit code, no stack trace. */
+export function expectOneLineError(r: Result, exit: number, code: string | RegExp): void {
+  expect(r.code, r.stderr).toBe(exit);
+  const lines = r.stderr.split("\n").filter(Boolean);
+  expect(lines, r.stderr).toHaveLength(1);
+  const pattern = typeof code === "string" ? code.replace(/\W/g, "\\$&") : code.source;
+  expect(lines[0]).toMatch(new RegExp(`^sessiondb: .+ \\[(?:${pattern})\\]$`));
+  expect(r.stderr).not.toMatch(/^\s+at /m);
+}
+
+/** What a store holds (read-only, in this process), and whether `sessiondb check` finds it sound. */
+export function storeState(file: string): { check: number | null; sessions: number; messages: number } {
+  const counts = withStore(
+    file,
+    (store) => ({
+      sessions: store.listSessions({ includeArchived: true, limit: 1_000_000 }).length,
+      messages: store.messageCount(),
+    }),
+    { readOnly: true },
+  );
+  return { check: cli(["--db", file, "check"]).code, ...counts };
+}
+
+/** SHA-256 of a file's bytes. */
+export function digest(file: string): string {
+  return createHash("sha256").update(fs.readFileSync(file)).digest("hex");
+}
+
+/** Every entry under `dir` (hidden ones too), relative, sorted. */
+export function filesIn(dir: string): string[] {
+  return (fs.readdirSync(dir, { recursive: true }) as string[]).sort();
+}
+
+/** Mount a tmpfs at `dir` (made if missing); the reason it could not be, or undefined. Needs
+ * root (or CAP_SYS_ADMIN): CI machines without it skip the tests that need one and say why. */
+export function mountTmpfs(dir: string, options: string): string | undefined {
+  fs.mkdirSync(dir, { recursive: true });
+  const r = spawnSync("mount", ["-t", "tmpfs", "-o", options, "tmpfs", dir], { encoding: "utf8" });
+  if (r.error) return `mount could not run (${r.error.message})`;
+  return r.status === 0 ? undefined : `mount -t tmpfs failed: ${r.stderr.trim() || `exit ${r.status}`}`;
+}
+
+export function unmount(dir: string): void {
+  spawnSync("umount", [dir]);
 }

@@ -8,32 +8,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type { CorpusSummary } from "@sessiondb/bench/corpus";
 import { beforeAll, describe, expect, it } from "vitest";
-import { cli, corpusStore, json, ROOT_BIN, tempDir } from "./helpers.js";
-
-interface Target {
-  name: string;
-  runtime: string[];
-  env?: Record<string, string>;
-  driver: string;
-}
-
-const NODE24 = path.join(ROOT_BIN, "node");
-const TARGETS: Target[] = [
-  {
-    name: "node + better-sqlite3",
-    runtime: [process.env.SESSIONDB_HOST_NODE || "/usr/bin/node"],
-    env: { SESSIONDB_DRIVER: "better-sqlite3" },
-    driver: "better-sqlite3",
-  },
-  {
-    name: "node 24 + node:sqlite",
-    runtime: [NODE24],
-    env: { SESSIONDB_DRIVER: "node:sqlite" },
-    driver: "node:sqlite",
-  },
-  { name: "bun", runtime: [path.join(ROOT_BIN, "bun")], driver: "bun:sqlite" },
-  { name: "deno", runtime: [path.join(ROOT_BIN, "deno"), "run", "-A"], driver: "node:sqlite" },
-].filter((t) => fs.existsSync(t.runtime[0] as string));
+import { cli, corpusStore, json, runOn, TARGETS, tempDir } from "./helpers.js";
 
 let dir: string;
 let db: string;
@@ -50,12 +25,7 @@ beforeAll(() => {
 });
 
 describe.each(TARGETS)("$name", (target) => {
-  const run = (args: string[], input?: string) =>
-    cli(args, {
-      runtime: target.runtime,
-      ...(target.env ? { env: target.env } : {}),
-      ...(input ? { input } : {}),
-    });
+  const run = runOn(target);
 
   it("help, and a missing store exits 3 without creating it", () => {
     expect(run(["--help"]).code).toBe(0);

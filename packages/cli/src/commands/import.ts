@@ -1,12 +1,13 @@
 import * as fs from "node:fs";
 import process from "node:process";
 import * as readline from "node:readline";
-import type { CreateSessionInput, MessageInput, Store } from "@sessiondb/core";
+import type { CreateSessionInput, MessageInput, Session, Store } from "@sessiondb/core";
 import type { Command } from "../command.js";
-import { EXIT, UsageError } from "../exit.js";
+import { EXIT, ExitError, UsageError } from "../exit.js";
 import { count, plural, print, printJson } from "../format.js";
 import { type ParsedLine, parseLine, type SessionRecord } from "../jsonl.js";
-import { openFor } from "../open.js";
+import { openFor, storePath } from "../open.js";
+import { fileError, refuseDatabases, refuseStoreFiles, resolvePath } from "../paths.js";
 
 interface LineProblem {
   line: number;
@@ -28,6 +29,8 @@ interface Plan {
   /** Problems on lines that belong to no session (before any session record). */
   orphans: LineProblem[];
   ignored: Map<string, number>;
+  /** Non-blank lines read. */
+  lines: number;
 }
 
 /** Key for a session record without a usable id: control characters never occur in real ids. */
@@ -52,9 +55,10 @@ async function* numberedLines(source: string | string[]): AsyncGenerator<[number
   }
 }
 
-async function readStdin(): Promise<string[]> {
+/** All of a stream that can be read only once (stdin, a FIFO), as lines. */
+async function readAll(input: AsyncIterable<unknown>): Promise<string[]> {
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  for await (const chunk of input) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks)
     .toString("utf8")
     .replace(/^\uFEFF/, "")
@@ -85,7 +89,9 @@ async function plan(source: string | string[]): Promise<Plan> {
   const orphans: LineProblem[] = [];
   const ignored = new Map<string, number>();
   const attribution = new Attribution();
+  let lines = 0;
   for await (const [line, text] of numberedLines(source)) {
+    lines++;
     const parsed = parseLine(text);
     const owner = attribution.owner(line, parsed);
     if (parsed.kind !== "error")
@@ -129,7 +135,39 @@ async function plan(source: string | string[]): Promise<Plan> {
       });
     }
   }
-  return { sessions, orphans, ignored };
+  return { sessions, orphans, ignored, lines };
+}
+
+/**
+ * What to read: a regular file by its path (read once per pass); stdin or anything else that can
+ * be read only once (a FIFO, `<(…)`), held in memory. The file is checked before the store is
+ * opened: never the store or one of its files (reading one while the store is open would drop
+ * this process's locks on it), never a SQLite database.
+ */
+async function importSource(file: string, store: string): Promise<string | string[]> {
+  const intact = "nothing was imported";
+  if (file === "-") {
+    let stdin: fs.Stats | undefined;
+    try {
+      stdin = fs.fstatSync(0);
+    } catch {
+      // No stdin at all: it reads as empty.
+    }
+    if (stdin?.isFile()) refuseStoreFiles({ stat: stdin }, store, "stdin", intact);
+    return readAll(process.stdin);
+  }
+  try {
+    const target = resolvePath(file);
+    if (!target.stat) throw new UsageError(`no such file: ${file}`);
+    if (target.stat.isDirectory())
+      throw new ExitError(EXIT.USAGE, `${file} is a folder; ${intact}. Name a JSONL file.`, "EISDIR");
+    refuseStoreFiles(target, store, file, intact);
+    refuseDatabases(target, file, intact);
+    if (target.stat.isFile()) return target.real;
+    return await readAll(fs.createReadStream(target.real));
+  } catch (error) {
+    throw fileError(error, `cannot read ${file}`, intact);
+  }
 }
 
 interface Group {
@@ -228,31 +266,34 @@ class Importer {
     const store = this.#store;
     const { record, input } = group;
     const id = record.id;
-    const existing = store.getSession(id);
-    if (existing && existing.messageCount > 0) {
-      this.outcome.skipped.push(id);
-      this.#finished(id);
-      return;
-    }
-    const parent = input.parentSessionId;
-    if (parent !== undefined && !store.getSession(parent)) {
-      const parentPlan = this.#plan.sessions.get(parent);
-      if (!parentGone && parentPlan && parentPlan.errors.length === 0 && !this.#done.has(parent)) {
-        // The parent comes later in the file: import this one right after it.
-        const list = this.#waiting.get(parent) ?? [];
-        list.push(group);
-        this.#waiting.set(parent, list);
-        return;
-      }
-      this.outcome.warnings.push({
-        line: group.recordLine,
-        sessionId: id,
-        message: `parent session ${JSON.stringify(parent)} is neither in the store nor imported from the file; imported without a parent`,
-      });
-      delete input.parentSessionId;
-    }
+    let existing: Session | undefined;
     let created = false;
     try {
+      // Inside the try: the store refuses some ids (control characters, lone surrogates) already
+      // on lookup, and that is this session's problem, not the import's.
+      existing = store.getSession(id);
+      if (existing && existing.messageCount > 0) {
+        this.outcome.skipped.push(id);
+        this.#finished(id);
+        return;
+      }
+      const parent = input.parentSessionId;
+      if (parent !== undefined && !this.#stored(parent)) {
+        const parentPlan = this.#plan.sessions.get(parent);
+        if (!parentGone && parentPlan && parentPlan.errors.length === 0 && !this.#done.has(parent)) {
+          // The parent comes later in the file: import this one right after it.
+          const list = this.#waiting.get(parent) ?? [];
+          list.push(group);
+          this.#waiting.set(parent, list);
+          return;
+        }
+        this.outcome.warnings.push({
+          line: group.recordLine,
+          sessionId: id,
+          message: `parent session ${JSON.stringify(parent)} is neither in the store nor imported from the file; imported without a parent`,
+        });
+        delete input.parentSessionId;
+      }
       store.createSession(input);
       created = !existing;
       store.appendMessages(
@@ -281,8 +322,9 @@ class Importer {
           // Reported below; the session is left as the library left it.
         }
       }
-      const code = (error as { code?: unknown }).code;
-      if (code !== "INVALID_INPUT") throw error;
+      // Only a refused value is this session's alone; anything else (busy, read-only, full,
+      // corrupt) would fail every session after it, so it ends the import.
+      if ((error as { code?: unknown }).code !== "INVALID_INPUT") throw error;
       const field = String((error as { field?: unknown }).field ?? "");
       const index = /^messages\[(\d+)\]/.exec(field);
       const line = index ? (group.messages[Number(index[1])]?.line ?? group.recordLine) : group.recordLine;
@@ -296,6 +338,17 @@ class Importer {
     this.outcome.imported++;
     this.outcome.messages += group.messages.length;
     this.#finished(id);
+  }
+
+  /** Whether session `id` is in the store. An id the store refuses counts as there: createSession
+   * then refuses it under its own field name ("parentSessionId"). */
+  #stored(id: string): boolean {
+    try {
+      return this.#store.getSession(id) !== undefined;
+    } catch (error) {
+      if ((error as { code?: unknown }).code === "INVALID_INPUT") return true;
+      throw error;
+    }
   }
 
   #finished(id: string): void {
@@ -327,9 +380,20 @@ export const importCommand: Command = {
   json: true,
   async run({ values, positionals, runtime }) {
     const file = positionals[0] as string;
-    if (file !== "-" && !fs.existsSync(file)) throw new UsageError(`no such file: ${file}`);
-    const source = file === "-" ? await readStdin() : file;
-    const checked = await plan(source);
+    const source = await importSource(file, storePath(values).path);
+    let checked: Plan;
+    try {
+      checked = await plan(source);
+    } catch (error) {
+      throw fileError(error, `cannot read ${file}`, "nothing was imported");
+    }
+    if (checked.lines === 0) {
+      throw new ExitError(
+        EXIT.USAGE,
+        `${file === "-" ? "stdin" : file} is empty: there is nothing to import; nothing was changed`,
+        "EMPTY_INPUT",
+      );
+    }
     const bad = [...checked.sessions.values()].filter((s) => s.errors.length > 0);
     const problems = [...checked.orphans, ...bad.flatMap((s) => s.errors)].sort((a, b) => a.line - b.line);
     const good = [...checked.sessions.values()].filter((s) => s.errors.length === 0);
@@ -342,12 +406,21 @@ export const importCommand: Command = {
       errors: problems,
       warnings: [],
     };
-    if (!values["dry-run"]) {
+    // With no good session there is nothing to write: the store is not opened (nor created).
+    if (!values["dry-run"] && good.length > 0) {
       const clock = { at: undefined as number | undefined };
       const store = openFor(await runtime(), values, "create", { now: () => clock.at ?? Date.now() });
       try {
         const importer = new Importer(store, checked, clock);
-        await importer.run(source);
+        try {
+          await importer.run(source);
+        } catch (error) {
+          throw fileError(
+            error,
+            `cannot read ${file} again`,
+            "the sessions imported before this are kept; run the import again to finish it",
+          );
+        }
         const o = importer.outcome;
         outcome = {
           ...o,

@@ -1,0 +1,219 @@
+/**
+ * Files named on the command line besides the store (`export --output`, `import FILE`): where
+ * they really are, the guard that keeps them off the store's own files and off every SQLite
+ * database, and one-line errors for what the file system refuses.
+ *
+ * Writing the store, its -wal/-shm/-journal or its lock files with anything but SQLite destroys
+ * it; even reading one of them while the store is open in this process is unsafe, because closing
+ * any descriptor of a file drops every POSIX lock the process holds on it. So paths are compared
+ * after following every symlink, existing files also by device and inode (a hard link has a path
+ * of its own), and the guard runs before the command opens the store.
+ */
+import { Buffer } from "node:buffer";
+import * as fs from "node:fs";
+import * as nodePath from "node:path";
+import { admissionLockPath } from "@sessiondb/core";
+import { EXIT, ExitError } from "./exit.js";
+
+/** A path as the file system resolves it. */
+export interface ResolvedPath {
+  /** As given on the command line, for messages. */
+  given: string;
+  /** Absolute, every symlink followed; for a file that does not exist yet, its folder's real path
+   * and its name (a dangling symlink resolves to the file it would create). */
+  real: string;
+  /** What is there now, or undefined. */
+  stat: fs.Stats | undefined;
+}
+
+const sameFile = (a: fs.Stats, b: fs.Stats) => a.dev === b.dev && a.ino === b.ino;
+
+/** Linux gives up after 40 links too (ELOOP). */
+const MAX_SYMLINKS = 40;
+
+function errnoError(code: string, message: string): Error {
+  return Object.assign(new Error(message), { code });
+}
+
+/** The real path of an existing file. A pipe or socket behind a /dev/fd link has none (its link
+ * reads "pipe:[…]"): it keeps the path it was given, and device and inode identify it. */
+function realPathOf(absolute: string, stat: fs.Stats): string {
+  try {
+    const real = fs.realpathSync(absolute);
+    const there = fs.statSync(real, { throwIfNoEntry: false });
+    if (there && sameFile(there, stat)) return real;
+  } catch {
+    // No path to resolve to: see above.
+  }
+  return absolute;
+}
+
+/** Resolve `given`; throws the file system's error (see `fileError`). */
+export function resolvePath(given: string): ResolvedPath {
+  const absolute = nodePath.resolve(given);
+  // stat follows every link, the kernel's own too (/dev/fd/N of a pipe, whose "target" is no path).
+  const stat = fs.statSync(absolute, { throwIfNoEntry: false });
+  if (stat) {
+    return { given, real: realPathOf(absolute, stat), stat };
+  }
+  // Nothing there yet; a dangling symlink names the file that writing would create.
+  let current = absolute;
+  for (let hops = 0; hops <= MAX_SYMLINKS; hops++) {
+    if (!fs.lstatSync(current, { throwIfNoEntry: false })?.isSymbolicLink()) {
+      const folder = fs.realpathSync(nodePath.dirname(current));
+      if (!fs.statSync(folder).isDirectory()) throw errnoError("ENOTDIR", `${folder} is not a folder`);
+      return { given, real: nodePath.join(folder, nodePath.basename(current)), stat: undefined };
+    }
+    current = nodePath.resolve(nodePath.dirname(current), fs.readlinkSync(current));
+  }
+  throw errnoError("ELOOP", "too many symbolic links");
+}
+
+/** Errors in the path itself: the caller's to fix (exit 2). */
+const PATH_PROBLEMS: Record<string, string> = {
+  ENOENT: "no such file or folder",
+  ENOTDIR: "a part of the path is not a folder",
+  EISDIR: "it is a folder",
+  ELOOP: "too many symbolic links",
+  ENAMETOOLONG: "the name is too long",
+};
+
+/** Errors of the file system (exit 1); any other errno keeps the system's own text. */
+const IO_PROBLEMS: Record<string, string> = {
+  EACCES: "permission denied",
+  EPERM: "operation not permitted",
+  EROFS: "read-only file system",
+  ENOSPC: "no space left on the device",
+  EDQUOT: "disk quota exceeded",
+  EIO: "input/output error",
+};
+
+/**
+ * A failed file operation as one line: `what` names the file and the operation ("cannot write
+ * --output x"), `intact` says what did not change. The errno is the `[CODE]`. Errors without an
+ * errno, and errors already explained, are returned as they are.
+ */
+export function fileError(error: unknown, what: string, intact: string): unknown {
+  if (error instanceof ExitError) return error;
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== "string" || !/^E[A-Z]+$/.test(code)) return error;
+  const path = PATH_PROBLEMS[code];
+  if (path) return new ExitError(EXIT.USAGE, `${what}: ${path}; ${intact}`, code);
+  const io = IO_PROBLEMS[code] ?? (error as Error).message;
+  return new ExitError(EXIT.FAILURE, `${what}: ${io}; ${intact}`, code);
+}
+
+/** The store's files besides the database: SQLite's, then the FTS admission lock's. The holder
+ * record's name follows core's admission lock (`<lock>.holder.json`); a CLI test pins it. */
+function companions(db: string): Array<{ path: string; label: string }> {
+  const lock = admissionLockPath(db);
+  return [
+    { path: `${db}-wal`, label: "its write-ahead log" },
+    { path: `${db}-shm`, label: "its shared-memory index" },
+    { path: `${db}-journal`, label: "its rollback journal" },
+    { path: lock, label: "its FTS admission lock" },
+    { path: `${lock}-journal`, label: "its FTS admission lock's journal" },
+    { path: `${lock}.holder.json`, label: "its FTS admission lock's holder record" },
+  ];
+}
+
+/** What SQLite files begin with: a database, a WAL, a rollback journal. */
+const MAGIC: Array<{ bytes: Buffer; kind: string }> = [
+  { bytes: Buffer.from("SQLite format 3\0", "latin1"), kind: "database" },
+  { bytes: Buffer.from([0x37, 0x7f, 0x06, 0x82]), kind: "write-ahead log" },
+  { bytes: Buffer.from([0x37, 0x7f, 0x06, 0x83]), kind: "write-ahead log" },
+  { bytes: Buffer.from([0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7]), kind: "rollback journal" },
+];
+
+/** Which kind of SQLite file `path` is, by its first bytes; undefined for anything else. */
+function sqliteKind(path: string): string | undefined {
+  const head = Buffer.alloc(16);
+  let length: number;
+  const fd = fs.openSync(path, "r");
+  try {
+    length = fs.readSync(fd, head, 0, head.length, 0);
+  } finally {
+    fs.closeSync(fd);
+  }
+  return MAGIC.find((m) => length >= m.bytes.length && head.subarray(0, m.bytes.length).equals(m.bytes))
+    ?.kind;
+}
+
+function isDatabase(path: string): boolean {
+  return fs.statSync(path, { throwIfNoEntry: false })?.isFile() === true && sqliteKind(path) === "database";
+}
+
+/** The store's files as the file system sees them, under its path as given and as resolved
+ * (SQLite keeps -wal/-shm/-journal next to the file a symlinked store points at). */
+function storeFiles(store: string): Array<ResolvedPath & { label: string }> {
+  const bases = new Set([nodePath.resolve(store)]);
+  try {
+    bases.add(resolvePath(store).real);
+  } catch {
+    // The store's folder does not resolve: its path as given is all there is to compare.
+  }
+  const out: Array<ResolvedPath & { label: string }> = [];
+  for (const base of bases) {
+    for (const { path, label } of [{ path: base, label: "" }, ...companions(base)]) {
+      let resolved: ResolvedPath;
+      try {
+        resolved = resolvePath(path);
+      } catch {
+        resolved = { given: path, real: path, stat: undefined };
+      }
+      out.push({ ...resolved, label });
+    }
+  }
+  return out;
+}
+
+/**
+ * Refuse `target` (exit 2) when it is the store at `store` or one of its files: by resolved path,
+ * or by device and inode when it exists. `what` names the argument ("--output x"), `intact` says
+ * what did not change.
+ */
+export function refuseStoreFiles(
+  target: Pick<ResolvedPath, "stat"> & { real?: string },
+  store: string,
+  what: string,
+  intact: string,
+): void {
+  for (const file of storeFiles(store)) {
+    const samePath = file.real === target.real;
+    if (!samePath && !(file.stat && target.stat && sameFile(file.stat, target.stat))) continue;
+    const how = samePath || target.real === undefined ? "" : ` (a hard link to ${file.real})`;
+    const which = file.label ? `a file of the store ${store}, ${file.label}` : `the store ${store} itself`;
+    throw new ExitError(
+      EXIT.USAGE,
+      `${what} is ${which}${how}, which only the store itself may write; ${intact}. Choose another file.`,
+      "STORE_FILE",
+    );
+  }
+}
+
+/**
+ * Refuse `target` (exit 2) when it is a SQLite database, WAL or journal, or a file SQLite keeps
+ * next to a database. Run it only after `refuseStoreFiles`, before the store is opened: it reads
+ * the first bytes of the file.
+ */
+export function refuseDatabases(target: ResolvedPath, what: string, intact: string): void {
+  const kind = target.stat?.isFile() ? sqliteKind(target.real) : undefined;
+  if (kind) {
+    throw new ExitError(
+      EXIT.USAGE,
+      `${what} is a SQLite ${kind}, not a JSONL file; ${intact}. Choose another file.`,
+      "DATABASE_FILE",
+    );
+  }
+  for (const { path: suffixed } of companions("")) {
+    if (!target.real.endsWith(suffixed)) continue;
+    const base = target.real.slice(0, -suffixed.length);
+    if (base && isDatabase(base)) {
+      throw new ExitError(
+        EXIT.USAGE,
+        `${what} is a file of the SQLite database ${base}, which only SQLite may write; ${intact}. Choose another file.`,
+        "DATABASE_FILE",
+      );
+    }
+  }
+}
