@@ -37,6 +37,17 @@ describe("search", () => {
     expect(result.hits[1]?.snippet).toContain("«deploy»");
   });
 
+  it("equal ranks come in id order, so rank pages are stable", () => {
+    const same = Array.from({ length: 30 }, () => store.add({ content: "tie tie" }));
+    for (const substring of [false, true]) {
+      expect(ids(fts.search("tie", { substring, limit: 100 }))).toEqual(same);
+      const pages = [0, 7, 14, 21, 28].flatMap((offset) =>
+        ids(fts.search("tie", { substring, limit: 7, offset })),
+      );
+      expect(pages).toEqual(same);
+    }
+  });
+
   it("FTS5 snippets only on short rows; long rows get the SQL window", () => {
     const short = store.add({ content: "the deploy went fine" });
     const long = store.add({ content: `${"padding words ".repeat(100)}then the deploy failed` });
