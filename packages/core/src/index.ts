@@ -50,6 +50,15 @@ export {
   walSupported,
 } from "./journal.js";
 export { type AdmissionHolder, admissionLockPath, readAdmissionHolder } from "./locks/admission.js";
+export { repairStore } from "./repair/repair.js";
+export type {
+  RepairAttempt,
+  RepairLoss,
+  RepairOptions,
+  RepairReport,
+  RepairStrategy,
+  TableCounts,
+} from "./repair/types.js";
 export { resultCodeFromMessage, resultCodeFromName, resultCodeFromNumber } from "./sqlite-codes.js";
 export { type AdapterOptions, adapterOptions } from "./store/options.js";
 export type * from "./store/types.js";

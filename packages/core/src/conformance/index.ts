@@ -16,15 +16,10 @@ import { filesSuite } from "./files.js";
 import { ftsSuite } from "./fts.js";
 import type { ConformanceTarget } from "./harness.js";
 import { openSuite } from "./open.js";
+import { repairSuite } from "./repair.js";
 import { searchBoundsSuite } from "./search-bounds.js";
 import { storeApiSuite } from "./store-api.js";
 
-export {
-  type DriverContractTarget,
-  type ExtendedCodes,
-  type LockHolder,
-  runDriverContract,
-} from "./driver-contract.js";
 export {
   type AppenderChild,
   appendUntilKilled,
@@ -32,6 +27,12 @@ export {
   childAppender,
   waitForAcks,
 } from "./appender.js";
+export {
+  type DriverContractTarget,
+  type ExtendedCodes,
+  type LockHolder,
+  runDriverContract,
+} from "./driver-contract.js";
 export type { ConformanceTarget, Runner } from "./harness.js";
 export { childLockHolder } from "./lock-holder.js";
 
@@ -46,5 +47,6 @@ export function runConformance(target: ConformanceTarget): void {
     diskFullSuite(target);
     filesSuite(target);
     backupSuite(target);
+    repairSuite(target);
   });
 }

@@ -47,6 +47,8 @@ export interface Host {
   syncFile(path: string): void;
   /** Flush a directory's entries (after a rename); a no-op where directories cannot be synced. */
   syncDirectory(path: string): void;
+  /** Give the file at `existing` a second name `to` (a hard link; `to` must not exist). */
+  link(existing: string, to: string): void;
   /** Rename `from` to `to`, replacing `to` (atomic on one file system). */
   rename(from: string, to: string): void;
   /** Remove a file; a missing one is ignored. */
@@ -54,6 +56,11 @@ export interface Host {
   /** Copy a file byte for byte to a new `to` (mode 0600); only for files no connection of this
    * process has open. */
   copyFile(from: string, to: string): void;
+  /** Up to `length` bytes of a file from `offset`; only for files no connection of this process
+   * has open. */
+  readBytes(path: string, offset: number, length: number): Uint8Array;
+  /** Cut or extend (with zeros) a file this process wrote to `size` bytes. */
+  resize(path: string, size: number): void;
 }
 
 /** The directory part of a path (POSIX or Windows separators). */

@@ -142,11 +142,27 @@ export const nodeFsHost: Host = {
       if (fd !== undefined) fs.closeSync(fd);
     }
   },
+  link(existing, to) {
+    fs.linkSync(existing, to);
+  },
   rename(from, to) {
     fs.renameSync(from, to);
   },
   remove(path) {
     fs.rmSync(path, { force: true });
+  },
+  readBytes(path, offset, length) {
+    const fd = fs.openSync(path, "r");
+    try {
+      const buffer = new Uint8Array(length);
+      const read = fs.readSync(fd, buffer, 0, length, offset);
+      return buffer.subarray(0, read);
+    } finally {
+      fs.closeSync(fd);
+    }
+  },
+  resize(path, size) {
+    fs.truncateSync(path, size);
   },
   copyFile(from, to) {
     fs.copyFileSync(from, to, fs.constants.COPYFILE_EXCL);

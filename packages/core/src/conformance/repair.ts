@@ -1,0 +1,285 @@
+/**
+ * Conformance: `repairStore` on stores damaged in known ways, each with every process closed:
+ * FTS pages overwritten, index pages overwritten, a messages table page overwritten, the file
+ * truncated. The expected loss is computed before the damage from SQLite's own `dbstat` view
+ * (which page holds which cells, and each page's place in its b-tree), so the assertion is
+ * "exactly the rows that lived on the pages destroyed", not a number copied from a run.
+ * Rows are kept short so no message spills onto overflow pages, and ids are contiguous, so
+ * "the ids on a leaf" is also "the ids between its neighbours".
+ */
+import { createHash } from "node:crypto";
+import { closeSync, existsSync, openSync, readFileSync, statSync, truncateSync, writeSync } from "node:fs";
+import { STORE_FILE_MODE } from "../constants.js";
+import { repairStore } from "../repair/repair.js";
+import type { RepairOptions, RepairReport } from "../repair/types.js";
+import { assert, type ConformanceTarget, type Fixture, fixtureTest, SAFE_SQLITE } from "./harness.js";
+
+const SESSIONS = 6;
+const PER_SESSION = 120;
+const PAGE_SIZE = 4096;
+
+interface PageInfo {
+  name: string;
+  path: string;
+  pageno: number;
+  pagetype: string;
+  ncell: number;
+}
+
+/** A closed store with SESSIONS × PER_SESSION short messages, ids 1..N in order. */
+function build(f: Fixture): void {
+  const store = f.open({ sqliteVersion: SAFE_SQLITE });
+  for (let s = 0; s < SESSIONS; s++) store.createSession({ id: `s${s}`, source: "test" });
+  for (let n = 0; n < SESSIONS * PER_SESSION; n++) {
+    store.appendMessage(`s${n % SESSIONS}`, {
+      role: n % 2 ? "assistant" : "user",
+      content: `message ${n + 1} word${n % 13} tail`,
+    });
+  }
+  store.close();
+  assert.ok(!existsSync(`${f.file()}-wal`), "the closed store still has a -wal");
+}
+
+function pages(f: Fixture): PageInfo[] {
+  const conn = f.raw();
+  try {
+    return conn
+      .prepare("SELECT name, path, pageno, pagetype, ncell FROM dbstat ORDER BY name, path")
+      .all()
+      .map((row) => ({
+        name: String(row.name),
+        path: String(row.path),
+        pageno: Number(row.pageno),
+        pagetype: String(row.pagetype),
+        ncell: Number(row.ncell),
+      }));
+  } finally {
+    conn.close();
+  }
+}
+
+/** Ids of `table` (INTEGER key or rowid) in b-tree order, one array per leaf page. */
+function idsByLeaf(
+  f: Fixture,
+  all: PageInfo[],
+  table: string,
+  key: string,
+): Map<number, Array<number | string>> {
+  const conn = f.raw();
+  const ids = conn
+    .prepare(`SELECT ${key} AS k FROM ${table} ORDER BY rowid`)
+    .all()
+    .map((row) => row.k as number | string);
+  conn.close();
+  const byLeaf = new Map<number, Array<number | string>>();
+  let at = 0;
+  for (const page of all.filter((p) => p.name === table && p.pagetype === "leaf")) {
+    byLeaf.set(page.pageno, ids.slice(at, at + page.ncell));
+    at += page.ncell;
+  }
+  assert.equal(at, ids.length, `dbstat's leaves of ${table} do not account for every row`);
+  return byLeaf;
+}
+
+/** Overwrite whole pages with 0xFF (an invalid page type: SQLite reports it as corrupt). */
+function overwrite(path: string, pagenos: number[]): void {
+  const fd = openSync(path, "r+");
+  try {
+    for (const pageno of pagenos)
+      writeSync(fd, Buffer.alloc(PAGE_SIZE, 0xff), 0, PAGE_SIZE, (pageno - 1) * PAGE_SIZE);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const sha = (path: string) => createHash("sha256").update(readFileSync(path)).digest("hex");
+
+function expandRanges(ranges: Array<[number, number]>): number[] {
+  return ranges.flatMap(([lo, hi]) => Array.from({ length: hi - lo + 1 }, (_, i) => lo + i));
+}
+
+/** Whichever strategy won, every row is there and the report says nothing was lost. */
+function assertNothingLost(report: RepairReport): void {
+  assert.ok(report.strategy !== undefined && report.strategy !== "none", JSON.stringify(report.attempts));
+  assert.deepEqual(report.countsAfter, report.countsBefore);
+  assert.equal(report.countsAfter?.messages, SESSIONS * PER_SESSION);
+  if (report.lost) {
+    assert.deepEqual(report.lost.messageIdRanges, []);
+    assert.deepEqual(report.lost.sessions, []);
+    assert.deepEqual(report.lost.unreadable, []);
+  }
+}
+
+export function repairSuite(target: ConformanceTarget): void {
+  const { describe } = target;
+  const test = fixtureTest(target);
+  const host = target.host;
+  const options = (extra: Partial<RepairOptions> = {}): RepairOptions => {
+    if (!host) throw new Error("unreachable: checked by the caller");
+    return { driver: target.driver, host, ...extra };
+  };
+  const needsHost = (name: string) => {
+    if (host) return false;
+    console.log(`[conformance] ${target.name}: skipped "${name}": the target has no host`);
+    return true;
+  };
+
+  /** Repair for real (swap), then check the kept original and the repaired store. */
+  async function repairAndCheck(f: Fixture, damagedSha: string): Promise<RepairReport> {
+    const report = await repairStore(f.file(), options({ now: () => Date.UTC(2026, 0, 2, 3, 4, 5) }));
+    assert.equal(report.outcome, "swapped", JSON.stringify(report.attempts));
+    assert.equal(report.original, `${f.file()}.corrupt-20260102T030405Z`);
+    assert.equal(sha(report.original as string), damagedSha, "the kept original is not the damaged file");
+    assert.equal(statSync(report.original as string).mode & 0o777, STORE_FILE_MODE);
+    assert.equal(statSync(f.file()).mode & 0o777, STORE_FILE_MODE);
+    const store = f.open({ sqliteVersion: SAFE_SQLITE });
+    assert.deepEqual(store.checkIntegrity(), { ok: true, problems: [] });
+    assert.equal(store.ftsStatus().state, "ready");
+    assert.equal(store.messageCount(), report.countsAfter?.messages);
+    const id = store.appendMessage("s1", { role: "user", content: "after repair quokka" });
+    assert.equal(store.search("quokka").hits[0]?.messageId, id);
+    store.close();
+    return report;
+  }
+
+  describe("repair", () => {
+    test("a sound store needs no repair and is left byte for byte as it was", async (f) => {
+      if (needsHost("repair a sound store")) return;
+      build(f);
+      const before = sha(f.file());
+      const report = await repairStore(f.file(), options());
+      assert.equal(report.strategy, "none");
+      assert.equal(report.outcome, "unchanged");
+      assert.deepEqual(report.problemsBefore, []);
+      assert.equal(report.countsBefore.messages, SESSIONS * PER_SESSION);
+      assert.equal(sha(f.file()), before);
+    });
+
+    test("overwritten FTS pages: check-only changes nothing; repair loses no row", async (f) => {
+      if (needsHost("repair overwritten FTS pages")) return;
+      build(f);
+      const all = pages(f);
+      const ftsLeaves = all
+        .filter((p) => p.name === "messages_fts_data" && p.pagetype === "leaf")
+        .map((p) => p.pageno);
+      assert.ok(ftsLeaves.length >= 2, "the FTS index is too small to damage");
+      overwrite(f.file(), ftsLeaves.slice(0, 2));
+      const damaged = sha(f.file());
+
+      const check = await repairStore(f.file(), options({ checkOnly: true }));
+      assert.ok(check.problemsBefore.length > 0, "the damage was not detected");
+      assert.equal(check.outcome, "unchanged");
+      assert.ok(check.strategy !== undefined && check.strategy !== "none", JSON.stringify(check.attempts));
+      assert.equal(sha(f.file()), damaged, "check-only changed the damaged file");
+
+      assertNothingLost(await repairAndCheck(f, damaged));
+    });
+
+    test("overwritten index pages: repaired from the tables with every row", async (f) => {
+      if (needsHost("repair overwritten index pages")) return;
+      build(f);
+      const leaves = pages(f).filter((p) => p.name === "idx_messages_session" && p.pagetype === "leaf");
+      assert.ok(leaves.length >= 2, "the index is too small to damage");
+      overwrite(f.file(), [leaves[1]?.pageno as number]);
+      const damaged = sha(f.file());
+      const report = await repairAndCheck(f, damaged);
+      assert.ok(report.problemsBefore.length > 0);
+      assertNothingLost(report);
+    });
+
+    test("a messages table page overwritten: salvage loses exactly the rows on that page and names them", async (f) => {
+      if (needsHost("salvage a messages page")) return;
+      build(f);
+      const all = pages(f);
+      const byLeaf = idsByLeaf(f, all, "messages", "id");
+      const leaves = [...byLeaf.keys()];
+      assert.ok(leaves.length >= 5, "messages too small to damage a middle page");
+      const victim = leaves[Math.floor(leaves.length / 2)] as number;
+      const expected = (byLeaf.get(victim) ?? []).map(Number);
+      const conn = f.raw();
+      const expectedSessions = [
+        ...new Set(
+          conn
+            .prepare(`SELECT session_id FROM messages WHERE id BETWEEN ? AND ?`)
+            .all(Math.min(...expected), Math.max(...expected))
+            .map((row) => String(row.session_id)),
+        ),
+      ].sort();
+      conn.close();
+      overwrite(f.file(), [victim]);
+      const damaged = sha(f.file());
+      const report = await repairAndCheck(f, damaged);
+      assert.equal(report.strategy, "salvage", JSON.stringify(report.attempts));
+      const lost = report.lost;
+      assert.ok(lost);
+      assert.deepEqual(expandRanges(lost.messageIdRanges), expected);
+      assert.equal(lost.messagesLost, expected.length);
+      assert.deepEqual(lost.sessionsWithLostMessages, expectedSessions);
+      assert.deepEqual(lost.sessions, []);
+      assert.equal(report.countsAfter?.messages, SESSIONS * PER_SESSION - expected.length);
+      assert.equal(report.countsAfter?.sessions, SESSIONS);
+      // Every surviving row is intact, and a new append gets an id above every old one.
+      const store = f.open({ sqliteVersion: SAFE_SQLITE });
+      for (const s of [0, 3]) {
+        for (const m of store.getMessages(`s${s}`, { limit: 1000 })) {
+          assert.equal(m.content, `message ${m.id} word${(m.id - 1) % 13} tail`);
+        }
+      }
+      assert.ok(store.appendMessage("s0", { role: "user", content: "new" }) > SESSIONS * PER_SESSION);
+    });
+
+    test("a truncated file: salvage keeps every row still reachable and reports the rest", async (f) => {
+      if (needsHost("salvage a truncated file")) return;
+      build(f);
+      const all = pages(f);
+      const byLeaf = idsByLeaf(f, all, "messages", "id");
+      const total = statSync(f.file()).size / PAGE_SIZE;
+      const keep = Math.floor(total * 0.7);
+      // A row survives when its leaf and every page above it in the b-tree survive.
+      const messagePages = all.filter((p) => p.name === "messages");
+      const byPath = new Map(messagePages.map((p) => [p.path, p.pageno]));
+      const reachable = (leaf: PageInfo) => {
+        const parts = leaf.path.split("/").filter(Boolean);
+        const ancestors = parts.map(
+          (_, i) =>
+            `/${parts
+              .slice(0, i)
+              .map((x) => `${x}/`)
+              .join("")}`,
+        );
+        return leaf.pageno <= keep && ancestors.every((path) => (byPath.get(path) ?? 0) <= keep);
+      };
+      const expectedLost = messagePages
+        .filter((p) => p.pagetype === "leaf" && !reachable(p))
+        .flatMap((p) => (byLeaf.get(p.pageno) ?? []).map(Number))
+        .sort((a, b) => a - b);
+      assert.ok(expectedLost.length > 0, "the cut loses no message: move it");
+      truncateSync(f.file(), keep * PAGE_SIZE);
+      const damaged = sha(f.file());
+      const report = await repairAndCheck(f, damaged);
+      assert.equal(report.strategy, "salvage", JSON.stringify(report.attempts));
+      assert.deepEqual(expandRanges(report.lost?.messageIdRanges ?? []), expectedLost);
+      assert.equal(report.countsAfter?.messages, SESSIONS * PER_SESSION - expectedLost.length);
+    });
+
+    test("a store whose write lock another connection holds is refused with the lock named; force overrides", async (f) => {
+      if (needsHost("repair refuses a store in use")) return;
+      build(f);
+      const holder = f.raw();
+      holder.exec("BEGIN IMMEDIATE");
+      const before = sha(f.file());
+      await assert.rejects(
+        repairStore(f.file(), options()),
+        (error: Error & { code?: string; lock?: string }) => {
+          assert.equal(error.code, "STORE_IN_USE");
+          assert.match(error.lock ?? "", /write lock/);
+          return true;
+        },
+      );
+      const forced = await repairStore(f.file(), options({ force: true, checkOnly: true }));
+      assert.match(forced.lockOverridden ?? "", /write lock/);
+      holder.exec("ROLLBACK");
+      assert.equal(sha(f.file()), before);
+    });
+  });
+}

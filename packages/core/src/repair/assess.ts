@@ -1,0 +1,65 @@
+/**
+ * The check repair runs before and after every strategy, on a scratch copy only: the store
+ * opens, `checkIntegrity` (integrity_check, FTS5 integrity-check, docsize = source counts) is
+ * clean, and the canonical tables can be counted row by row through their own b-trees.
+ */
+import type { SqliteDriver } from "../driver.js";
+import type { Host } from "../host/host.js";
+import { MESSAGES, SESSION_MODEL_USAGE, SESSIONS } from "../schema/definition.js";
+import { createStore, type Store } from "../store.js";
+import type { TableCounts } from "./types.js";
+
+export const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** Open a store on a scratch file (never the user's store): writable, no repair at open. */
+export function openScratch(driver: SqliteDriver, host: Host, path: string): Store {
+  return createStore(driver, path, { host, repairFtsOnOpen: false });
+}
+
+/** `NOT INDEXED`: count through the table's own b-tree, so a damaged index cannot mislead. */
+function countRows(driver: SqliteDriver, path: string): TableCounts {
+  const conn = driver.open(path, { readOnly: true });
+  const count = (table: string): number | null => {
+    try {
+      return Number(Object.values(conn.prepare(`SELECT count(*) FROM ${table} NOT INDEXED`).get() ?? {})[0]);
+    } catch {
+      return null;
+    }
+  };
+  try {
+    return {
+      sessions: count(SESSIONS.name),
+      messages: count(MESSAGES.name),
+      usage: count(SESSION_MODEL_USAGE.name),
+    };
+  } finally {
+    conn.close();
+  }
+}
+
+/** Problems and counts of the database at `path`. */
+export function assess(
+  driver: SqliteDriver,
+  host: Host,
+  path: string,
+): { problems: string[]; counts: TableCounts } {
+  let problems: string[];
+  try {
+    const store = openScratch(driver, host, path);
+    try {
+      problems = store.checkIntegrity().problems;
+    } finally {
+      store.close();
+    }
+  } catch (error) {
+    problems = [`the store does not open: ${message(error)}`];
+  }
+  let counts: TableCounts;
+  try {
+    counts = countRows(driver, path);
+  } catch (error) {
+    problems.push(`the tables cannot be read: ${message(error)}`);
+    counts = { sessions: null, messages: null, usage: null };
+  }
+  return { problems, counts };
+}

@@ -1,0 +1,197 @@
+/**
+ * `repairStore(path)`: bring a damaged store back with the least loss, without ever writing the
+ * damaged file. Everything happens on a scratch copy beside it (repair/scratch.ts); the
+ * strategies run least destructive first, each followed by the full check (repair/assess.ts);
+ * the first that yields a sound store with every row wins, and the row-by-row salvage
+ * (repair/salvage.ts) is the last resort. Unless asked only to check, the repaired store then
+ * takes the damaged one's name in one rename, under the store's write lock, and the damaged
+ * file is kept beside it as `<db>.corrupt-<timestamp>`.
+ */
+import { checkDestination, storeFiles } from "../backup/destination.js";
+import { publishFile, removeDatabaseFile, temporaryName } from "../backup/files.js";
+import { STORE_FILE_MODE } from "../constants.js";
+import type { SqliteConnection, SqliteDriver } from "../driver.js";
+import { hasResultCode, StoreInUseError } from "../errors.js";
+import type { Host } from "../host/host.js";
+import { assess, message } from "./assess.js";
+import { salvage } from "./salvage.js";
+import { copyForRepair } from "./scratch.js";
+import { rebuildIndex, reindex, vacuum } from "./strategies.js";
+import type { RepairAttempt, RepairLoss, RepairOptions, RepairReport, TableCounts } from "./types.js";
+
+/** The strategies that keep every row, least destructive first. */
+const IN_PLACE = [
+  { strategy: "fts-rebuild", run: rebuildIndex },
+  { strategy: "reindex", run: reindex },
+  { strategy: "vacuum", run: vacuum },
+] as const;
+
+/** Every row the damaged store could count is still there. */
+function countsKept(before: TableCounts, after: TableCounts): boolean {
+  return (["sessions", "messages", "usage"] as const).every(
+    (table) => before[table] === null || before[table] === after[table],
+  );
+}
+
+function journalModeOf(driver: SqliteDriver, path: string): "wal" | "delete" {
+  try {
+    const conn = driver.open(path, { readOnly: true });
+    try {
+      return String(Object.values(conn.prepare("PRAGMA journal_mode").get() ?? {})[0]) === "wal"
+        ? "wal"
+        : "delete";
+    } finally {
+      conn.close();
+    }
+  } catch {
+    return "wal";
+  }
+}
+
+/** `20261202T173200Z`: sorts by time and is safe in a file name everywhere. */
+function stamp(ms: number): string {
+  return new Date(ms)
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d+Z$/, "Z");
+}
+
+function closeQuietly(conn: SqliteConnection | undefined, finish: string): void {
+  try {
+    conn?.exec(finish);
+  } catch {
+    // no transaction was open
+  }
+  try {
+    conn?.close();
+  } catch {
+    // nothing to report: the swap already happened or failed on its own
+  }
+}
+
+/**
+ * Put `repaired` in place of the store at `path`, keeping the damaged file (and its journal or
+ * WAL, which belong to it) as `original`. The write lock keeps any writer out while the names
+ * change; a read transaction held meanwhile keeps the lock holder's close from checkpointing
+ * into the damaged file. A hot rollback journal is left untouched by connections: opening the
+ * store writable would roll it back into the damaged file.
+ */
+function swapIn(
+  driver: SqliteDriver,
+  host: Host,
+  path: string,
+  repaired: string,
+  original: string,
+  force: boolean,
+): void {
+  let reader: SqliteConnection | undefined;
+  let writer: SqliteConnection | undefined;
+  const hotJournal = (host.stat(`${path}-journal`)?.size ?? 0) > 0;
+  try {
+    if (!hotJournal) {
+      try {
+        reader = driver.open(path, { readOnly: true });
+        reader.exec("PRAGMA busy_timeout = 0");
+        reader.exec("BEGIN");
+        reader.prepare("PRAGMA schema_version").get();
+        writer = driver.open(path, { readOnly: false });
+        writer.exec("PRAGMA busy_timeout = 0");
+        writer.exec("BEGIN IMMEDIATE");
+      } catch (error) {
+        if (hasResultCode(error, "BUSY", "LOCKED") && !force) {
+          throw new StoreInUseError(path, "write lock (a process began writing during the repair)");
+        }
+        if (!hasResultCode(error, "CORRUPT", "NOTADB", "BUSY", "LOCKED")) throw error;
+      }
+    }
+    // The original keeps its name until the repaired file atomically replaces it: no opener
+    // ever finds the path missing (it would create an empty store there).
+    host.link(path, original);
+    host.chmod(original, STORE_FILE_MODE);
+    for (const companion of ["-wal", "-journal"]) {
+      if (host.stat(`${path}${companion}`)) host.rename(`${path}${companion}`, `${original}${companion}`);
+    }
+    publishFile(host, repaired, path);
+  } finally {
+    closeQuietly(writer, "ROLLBACK");
+    closeQuietly(reader, "COMMIT");
+  }
+}
+
+/** Repair the store at `path` (see the module comment); resolves to the report. */
+export async function repairStore(path: string, options: RepairOptions): Promise<RepairReport> {
+  const { driver, host } = options;
+  const now = options.now ?? Date.now;
+  if (options.output !== undefined) checkDestination(host, path, options.output, false);
+  const scratch = temporaryName(`${path}.repair`, host.pid);
+  const fresh = temporaryName(`${path}.salvage`, host.pid);
+  const lockOverridden = await copyForRepair(driver, host, path, scratch, options.force === true);
+  try {
+    const journalMode = journalModeOf(driver, scratch);
+    const before = assess(driver, host, scratch);
+    const attempts: RepairAttempt[] = [];
+    let repaired: string | undefined;
+    let countsAfter: TableCounts | undefined;
+    let lost: RepairLoss | undefined;
+    if (before.problems.length === 0) {
+      repaired = scratch;
+      countsAfter = before.counts;
+    }
+    for (const { strategy, run } of repaired ? [] : IN_PLACE) {
+      try {
+        run(driver, host, scratch);
+      } catch (error) {
+        attempts.push({ strategy, ok: false, problems: [message(error)] });
+        continue;
+      }
+      const after = assess(driver, host, scratch);
+      const ok = after.problems.length === 0 && countsKept(before.counts, after.counts);
+      const problems = ok || after.problems.length > 0 ? after.problems : ["rows went missing"];
+      attempts.push({ strategy, ok, problems });
+      if (ok) {
+        repaired = scratch;
+        countsAfter = after.counts;
+        break;
+      }
+    }
+    if (!repaired) {
+      try {
+        lost = salvage(driver, host, scratch, fresh, journalMode);
+        const after = assess(driver, host, fresh);
+        attempts.push({ strategy: "salvage", ok: after.problems.length === 0, problems: after.problems });
+        if (after.problems.length === 0) {
+          repaired = fresh;
+          countsAfter = after.counts;
+        }
+      } catch (error) {
+        attempts.push({ strategy: "salvage", ok: false, problems: [message(error)] });
+      }
+    }
+    const needed = before.problems.length > 0;
+    const report: RepairReport = {
+      path,
+      problemsBefore: before.problems,
+      strategy: needed ? attempts.find((attempt) => attempt.ok)?.strategy : "none",
+      attempts,
+      countsBefore: before.counts,
+      countsAfter,
+      lost,
+      lockOverridden,
+      outcome: "unchanged",
+      original: undefined,
+      output: undefined,
+    };
+    if (!repaired || options.checkOnly) return report;
+    if (options.output !== undefined) {
+      publishFile(host, repaired, options.output);
+      return { ...report, outcome: "written", output: options.output };
+    }
+    if (!needed) return report;
+    const original = `${path}.corrupt-${stamp(now())}`;
+    swapIn(driver, host, path, repaired, original, options.force === true);
+    return { ...report, outcome: "swapped", original };
+  } finally {
+    for (const file of [...storeFiles(scratch), ...storeFiles(fresh)]) host.remove(file);
+    removeDatabaseFile(host, scratch);
+  }
+}
