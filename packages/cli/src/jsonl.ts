@@ -176,27 +176,6 @@ function optObject(obj: Obj, key: string): { [key: string]: Json } | undefined {
   return v as { [key: string]: Json };
 }
 
-/** How deep the "__proto__" search goes: the store refuses JSON nested deeper than 64 levels. */
-const MAX_DEPTH = 64;
-
-/**
- * Refuse a "__proto__" key anywhere in a stored JSON value. JSON.parse keeps it as a plain key,
- * but a plain JavaScript assignment of it (`out[key] = …`, as a copy does) sets the object's
- * prototype instead: the key would vanish, silently.
- */
-function refuseProtoKeys(value: unknown, field: string, depth = 0): void {
-  if (depth > MAX_DEPTH || value === null || typeof value !== "object") return;
-  if (Array.isArray(value)) {
-    for (const [i, item] of value.entries()) refuseProtoKeys(item, `${field}[${i}]`, depth + 1);
-    return;
-  }
-  for (const [key, item] of Object.entries(value)) {
-    if (key === "__proto__")
-      throw new LineError(`"${field}" has a "__proto__" key, which cannot be stored as it is`);
-    refuseProtoKeys(item, `${field}.${key}`, depth + 1);
-  }
-}
-
 function ignoredKeys(obj: Obj, known: Set<string>): string[] {
   return Object.keys(obj).filter((key) => !known.has(key));
 }
@@ -212,8 +191,6 @@ function parseSession(obj: Obj): ParsedLine {
   const parent = optString(obj, "parent_session_id");
   const cwd = optString(obj, "cwd");
   const metadata = optObject(obj, "metadata");
-  refuseProtoKeys(metadata, "metadata");
-  refuseProtoKeys(obj.model_config, "model_config");
   if (model !== undefined) input.model = model;
   if (obj.model_config !== undefined && obj.model_config !== null)
     input.modelConfig = obj.model_config as Json;
@@ -263,9 +240,6 @@ function parseMessage(obj: Obj): ParsedLine {
   const finishReason = optString(obj, "finish_reason");
   const reasoning = optString(obj, "reasoning");
   const metadata = optObject(obj, "metadata");
-  refuseProtoKeys(content, "content");
-  refuseProtoKeys(toolCalls, "tool_calls");
-  refuseProtoKeys(metadata, "metadata");
   if (name !== undefined) input.toolName = name;
   if (Array.isArray(toolCalls)) input.toolCalls = toolCalls as Json[];
   if (toolCallId !== undefined) input.toolCallId = toolCallId;

@@ -9,6 +9,7 @@ import * as nodePath from "node:path";
 import process from "node:process";
 import type { Store, StoreOptions } from "@sessiondb/core";
 import { StoreMissingError, UsageError } from "./exit.js";
+import { fileError } from "./paths.js";
 import type { Runtime } from "./runtime.js";
 
 /** Options every command accepts. */
@@ -73,7 +74,14 @@ export function openFor(
 ): Store {
   const { path, isDefault } = storePath(options);
   if (mode !== "create") requireExisting(path);
-  else if (isDefault) fs.mkdirSync(nodePath.dirname(path), { recursive: true, mode: 0o700 });
+  else if (isDefault) {
+    const folder = nodePath.dirname(path);
+    try {
+      fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+    } catch (error) {
+      throw fileError(error, `cannot create the store's folder ${folder}`, "nothing was stored");
+    }
+  }
   const wait = patience(options);
   return runtime.open(path, { ...extra, readOnly: mode === "read", ...(wait ? { patience: wait } : {}) });
 }

@@ -76,6 +76,7 @@ const PATH_PROBLEMS: Record<string, string> = {
   EISDIR: "it is a folder",
   ELOOP: "too many symbolic links",
   ENAMETOOLONG: "the name is too long",
+  EEXIST: "a file of that name is in the way",
 };
 
 /** Errors of the file system (exit 1); any other errno keeps the system's own text. */

@@ -1,8 +1,8 @@
 /**
  * `import` reports every bad record by its line and imports the rest (exit 8): values the store
  * refuses (ids with control characters or lone surrogates, content over the limit, JSON nested too
- * deep), lines that are not records (invalid JSON, a bad role or timestamp), a "__proto__" key.
- * An empty file is an error. The input file is never the store, one of its files, or a database;
+ * deep), lines that are not records (invalid JSON, a bad role or timestamp). A "__proto__" key and
+ * NUL are ordinary data. An empty file is an error. The input file is never the store, one of its files, or a database;
  * a stream that can be read only once (a pipe) is imported whole. On every runtime.
  */
 import { spawn, spawnSync } from "node:child_process";
@@ -48,7 +48,7 @@ const LINES: string[] = [
   session("not-json", 8), // 15
   '{"role":"user","content": oops}', // 16
   session("proto", 9), // 17
-  '{"role":"user","content":"x","metadata":{"a":{"__proto__":{"polluted":true}}}}', // 18
+  '{"role":"user","content":"x","metadata":{"a":{"__proto__":{"kept":true}}}}', // 18: plain data
   session("deep", 10), // 19
   `{"role":"user","content":${"[".repeat(10_000)}${"]".repeat(10_000)}}`, // 20
   session("bad-parent", 11, { parent_session_id: "p\u0002" }), // 21
@@ -66,11 +66,10 @@ const BAD: Record<number, RegExp> = {
   12: /session "infinite-timestamp": "timestamp" must be a finite number/,
   14: /session "huge": Invalid messages\[0\]\.content: 16777217 characters is more than/,
   16: /session "not-json": not valid JSON/,
-  18: /session "proto": "metadata\.a" has a "__proto__" key/,
   20: /session "deep": Invalid messages\[0\]\.content.*nested more than 64 levels/,
   21: /session "bad-parent": Invalid parentSessionId: must not contain control characters/,
 };
-const GOOD = ["good-1", "good-2", "nul"];
+const GOOD = ["good-1", "good-2", "nul", "proto"];
 
 let dir: string;
 let file: string;
@@ -97,7 +96,7 @@ describe.each(TARGETS)("$name", (target) => {
     for (const [line, pattern] of Object.entries(BAD))
       expect(r.stderr).toMatch(new RegExp(`^line ${line}: ${pattern.source}`, "m"));
     expect(r.stderr).not.toMatch(/^\s+at /m);
-    expect(r.stdout).toMatch(/^imported 3 sessions \(3 messages\); 10 not imported because of bad lines$/m);
+    expect(r.stdout).toMatch(/^imported 4 sessions \(4 messages\); 9 not imported because of bad lines$/m);
     const stored = withStore(
       db,
       (s) => ({
@@ -112,11 +111,15 @@ describe.each(TARGETS)("$name", (target) => {
     expect(stored.ids).toEqual([...GOOD].sort());
     // NUL is an ordinary character: stored whole (read here through better-sqlite3).
     expect(stored.nul).toBe("a\u0000b");
-    expect(storeState(db)).toMatchObject({ check: 0, sessions: 3, messages: 3 });
+    expect(storeState(db)).toMatchObject({ check: 0, sessions: 4, messages: 4 });
+    // JSON.parse makes "__proto__" an ordinary key; it is stored and exported as one.
+    expect(run(["--db", db, "export", "--session", "proto"]).stdout).toContain(
+      '"metadata":{"a":{"__proto__":{"kept":true}}}',
+    );
 
     const asJson = json(run(["--db", path.join(dir, `${name}-mixed-json.db`), "import", file, "--json"]));
     expect(asJson.errors.map((e: { line: number }) => e.line)).toEqual(Object.keys(BAD).map(Number));
-    expect(asJson.sessions).toMatchObject({ imported: 3, failed: 10 });
+    expect(asJson.sessions).toMatchObject({ imported: 4, failed: 9 });
   });
 
   // Deno's node:sqlite (Deno 2.9) cuts TEXT at the first NUL when it reads a column: the store
@@ -186,6 +189,16 @@ describe.each(TARGETS)("$name", (target) => {
     fs.rmSync(`${db}-journal`);
     expect(storeState(db)).toEqual(state);
     expect(state.check).toBe(0);
+  });
+
+  it("the default store's folder blocked by a file: one line, exit 2, nothing created", () => {
+    const home = tempDir();
+    fs.writeFileSync(path.join(home, ".sessiondb"), "");
+    const r = cli(["import", file], { runtime: target.runtime, env: { ...target.env, HOME: home } });
+    expectOneLineError(r, 2, "EEXIST");
+    // (Bun and Deno keep caches in $HOME: only the store's own name is looked at.)
+    expect(filesIn(home).filter((f) => f.startsWith(".sessiondb"))).toEqual([".sessiondb"]);
+    expect(fs.readFileSync(path.join(home, ".sessiondb"), "utf8")).toBe("");
   });
 
   it("a named pipe is read once and imported whole (both passes)", async (ctx) => {
