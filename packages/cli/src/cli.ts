@@ -6,11 +6,13 @@
 import process from "node:process";
 import { parseArgs } from "node:util";
 import type { Command, OptionSpec } from "./command.js";
+import { backup } from "./commands/backup.js";
 import { check } from "./commands/check.js";
 import { doctor } from "./commands/doctor.js";
 import { exportCommand } from "./commands/export.js";
 import { ftsBackfill, ftsOptimize, ftsRebuild, ftsStatus } from "./commands/fts.js";
 import { importCommand } from "./commands/import.js";
+import { repair } from "./commands/repair.js";
 import { search } from "./commands/search.js";
 import { serve } from "./commands/serve.js";
 import { sessionsList, sessionsShow } from "./commands/sessions.js";
@@ -33,6 +35,8 @@ export const COMMANDS: readonly Command[] = [
   ftsBackfill,
   ftsOptimize,
   check,
+  backup,
+  repair,
   serve,
 ];
 

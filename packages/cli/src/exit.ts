@@ -92,7 +92,10 @@ export function classify(error: unknown): { exitCode: number; code: string } {
   const result = sqliteResultCode(error);
   switch (code) {
     case "STORE_BUSY":
+    case "STORE_IN_USE":
       return { exitCode: EXIT.BUSY, code };
+    case "BACKUP_DESTINATION_REFUSED":
+      return { exitCode: EXIT.USAGE, code };
     case "STORE_CORRUPT":
       return { exitCode: EXIT.CORRUPT, code };
     case "STORE_FULL":

@@ -1,0 +1,77 @@
+import * as nodePath from "node:path";
+import process from "node:process";
+import type { BackupResult } from "@sessiondb/core";
+import type { Command } from "../command.js";
+import { EXIT, ExitError, UsageError } from "../exit.js";
+import { bytes, print, printJson } from "../format.js";
+import { openFor } from "../open.js";
+import { Progress } from "../progress.js";
+import { describeFts } from "./fts.js";
+
+const METHOD: Record<BackupResult["method"], string> = {
+  "online-backup": "SQLite online backup",
+  "vacuum-into": "VACUUM INTO",
+};
+
+export const backup: Command = {
+  name: "backup",
+  summary: "copy the store safely while other processes keep using it",
+  usage: "backup DEST [--overwrite] [--json]",
+  help: [
+    "Writes a consistent copy of the store to DEST through SQLite (its online backup API where the",
+    "binding has it, else VACUUM INTO), while other processes keep appending: the copy holds every",
+    "write committed before it began and none of a later one, torn rows never. It is written under",
+    "a temporary name beside DEST, synced, made private (0600) and renamed into place.",
+    "",
+    "Never back up a live store with cp, rsync or a file copy: reading or copying the file inside",
+    "a process that has it open drops that process's locks, and the copy can be torn.",
+    "",
+    "  --overwrite   replace DEST if it exists (never the store or one of its -wal/-shm/-journal files)",
+    "",
+    "Progress goes to stderr. Exit 2 when DEST is refused, 130 when interrupted (nothing is written).",
+  ].join("\n"),
+  options: { overwrite: { type: "boolean" } },
+  args: { min: 1, max: 1, names: "DEST" },
+  json: true,
+  async run({ values, positionals, runtime }) {
+    const dest = positionals[0];
+    if (!dest) throw new UsageError("backup needs a destination path");
+    const store = openFor(await runtime(), values, "read");
+    const controller = new AbortController();
+    const onSigint = () => controller.abort();
+    process.on("SIGINT", onSigint);
+    const progress = new Progress({ label: "backup", unit: "pages" });
+    let paged = false;
+    try {
+      let result: BackupResult;
+      try {
+        result = await store.backup(nodePath.resolve(dest), {
+          overwrite: values.overwrite === true,
+          signal: controller.signal,
+          onProgress: (p) => {
+            if (p.copiedPages === undefined || p.totalPages === undefined) return;
+            paged = true;
+            progress.update(p.copiedPages, p.totalPages);
+          },
+        });
+      } catch (error) {
+        if (!controller.signal.aborted) throw error;
+        throw new ExitError(EXIT.INTERRUPTED, "backup interrupted; nothing was written", "INTERRUPTED");
+      }
+      if (paged) progress.finish("copied");
+      if (values.json) {
+        printJson({ from: store.path, ...result });
+        return EXIT.OK;
+      }
+      print(
+        `backed up ${store.path} to ${result.path}: ${bytes(result.bytes)}, ${result.journalMode} mode, ${METHOD[result.method]}, ${(result.durationMs / 1000).toFixed(1)} s`,
+      );
+      if (result.fts) print(`  index ${describeFts(result.fts)}`);
+      for (const note of result.notes) print(`  note: ${note}`);
+      return EXIT.OK;
+    } finally {
+      process.off("SIGINT", onSigint);
+      store.close();
+    }
+  },
+};

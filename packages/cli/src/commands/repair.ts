@@ -1,0 +1,119 @@
+import * as fs from "node:fs";
+import * as nodePath from "node:path";
+import { type RepairReport, repairStore, type TableCounts } from "@sessiondb/core";
+import { nodeFsHost } from "@sessiondb/core/host";
+import type { Command } from "../command.js";
+import { EXIT, ExitError, StoreMissingError } from "../exit.js";
+import { count, print, printJson } from "../format.js";
+import { storePath } from "../open.js";
+
+function counts(before: TableCounts, after: TableCounts | undefined): string {
+  const show = (n: number | null | undefined) => (n === null || n === undefined ? "?" : count(n));
+  return (["sessions", "messages", "usage"] as const)
+    .map((table) => `${table} ${show(before[table])} → ${show(after?.[table])}`)
+    .join(", ");
+}
+
+const ranges = (list: Array<[number, number]>) =>
+  list.map(([lo, hi]) => (lo === hi ? String(lo) : `${lo}-${hi}`)).join(", ");
+
+/** The report for a person: what was wrong, what was tried, what it cost, where the files are. */
+function describe(report: RepairReport): string[] {
+  const lines = [`repair  ${report.path}`];
+  if (report.lockOverridden) lines.push(`  forced past: another process held the ${report.lockOverridden}`);
+  if (report.strategy === "none")
+    return [...lines, "  sound: integrity_check, FTS integrity-check and row counts found nothing to repair"];
+  lines.push(
+    `  problems found (${report.problemsBefore.length}):`,
+    ...report.problemsBefore.map((p) => `    - ${p}`),
+  );
+  for (const attempt of report.attempts) {
+    lines.push(
+      `  tried ${attempt.strategy}: ${attempt.ok ? "sound afterwards" : `failed (${attempt.problems[0] ?? "unknown"})`}`,
+    );
+  }
+  lines.push(`  rows: ${counts(report.countsBefore, report.countsAfter)}`);
+  const lost = report.lost;
+  if (lost) {
+    const nothing =
+      lost.messageIdRanges.length === 0 &&
+      lost.sessions.length === 0 &&
+      lost.usageRowidRanges.length === 0 &&
+      lost.unreadable.length === 0;
+    if (nothing) lines.push("  lost: nothing");
+    if (lost.messageIdRanges.length > 0) {
+      const n =
+        lost.messagesLost === undefined
+          ? "messages (unreadable id ranges)"
+          : `${count(lost.messagesLost)} messages`;
+      lines.push(`  lost: ${n}, ids ${ranges(lost.messageIdRanges)}`);
+      if (lost.sessionsWithLostMessages.length > 0)
+        lines.push(`    from sessions ${lost.sessionsWithLostMessages.join(", ")}`);
+    }
+    if (lost.sessions.length > 0) lines.push(`  lost session rows: ${lost.sessions.join(", ")}`);
+    if (lost.placeholderSessions.length > 0)
+      lines.push(
+        `  re-created as placeholders (their messages survived): ${lost.placeholderSessions.join(", ")}`,
+      );
+    if (lost.usageRowidRanges.length > 0)
+      lines.push(`  lost usage rows (rowids ${ranges(lost.usageRowidRanges)})`);
+    for (const table of lost.unreadable) lines.push(`  unreadable: ${table}`);
+  }
+  if (report.strategy === undefined) lines.push("  no strategy produced a sound store; nothing was changed");
+  else if (report.outcome === "swapped")
+    lines.push(`  repaired with ${report.strategy}; the damaged original is kept at ${report.original}`);
+  else if (report.outcome === "written")
+    lines.push(`  repaired with ${report.strategy}; written to ${report.output}`);
+  else lines.push(`  --check-only: ${report.strategy} would repair it; nothing was changed`);
+  return lines;
+}
+
+export const repair: Command = {
+  name: "repair",
+  summary: "bring a damaged store back with the least loss (offline; never writes the damaged file)",
+  usage: "repair [--check-only] [--output PATH] [--force] [--json]",
+  help: [
+    "Copies the store through SQLite to a scratch file beside it and repairs the copy, least",
+    "destructive strategy first, checking after each (integrity_check, FTS5 integrity-check, row",
+    "counts): FTS rebuild, REINDEX, VACUUM INTO, and last a row-by-row salvage into a fresh store",
+    "that reports exactly what it could not recover. Then the repaired store replaces the damaged",
+    "one (under its write lock) and the original is kept as <db>.corrupt-<timestamp> (0600).",
+    "",
+    "Run it with every process that uses the store stopped: it refuses a store whose lock another",
+    "process holds and says which lock it saw.",
+    "",
+    "  --check-only    diagnose and try the repair on the scratch copy; change nothing",
+    "  --output PATH   write the repaired store to PATH instead (the damaged store stays)",
+    "  --force         repair even though another process holds a lock on the store",
+    "",
+    "Exit 0 when the store is sound or was repaired (lost rows are listed), 5 when it is damaged",
+    "and --check-only was given or no strategy worked, 4 when another process holds it.",
+  ].join("\n"),
+  options: { "check-only": { type: "boolean" }, output: { type: "string" }, force: { type: "boolean" } },
+  args: { min: 0, max: 0, names: "" },
+  json: true,
+  async run({ values, runtime }) {
+    const { path } = storePath(values);
+    if (!fs.existsSync(path)) throw new StoreMissingError(path);
+    const rt = await runtime();
+    if (!rt.driver) {
+      throw new ExitError(
+        EXIT.UNUSABLE,
+        `the ${rt.name} adapter does not expose its SQLite driver, which repair needs`,
+        "DRIVER_UNAVAILABLE",
+      );
+    }
+    const output = typeof values.output === "string" ? nodePath.resolve(values.output) : undefined;
+    const report = await repairStore(path, {
+      driver: rt.driver,
+      host: nodeFsHost,
+      checkOnly: values["check-only"] === true,
+      force: values.force === true,
+      ...(output ? { output } : {}),
+    });
+    if (values.json) printJson(report);
+    else print(describe(report).join("\n"));
+    if (report.strategy === "none") return EXIT.OK;
+    return report.outcome === "unchanged" ? EXIT.CORRUPT : EXIT.OK;
+  },
+};
