@@ -67,9 +67,11 @@ beforeAll(async () => {
         costUsd,
       });
     });
+    // Both start before the corpus, so the list's first page (and its screenshot) is the corpus.
     store.createSession({
       id: "hostile",
       source: "cli",
+      startedAt: 1_600_000_000,
       title: `<img src=x onerror="window.__pwned='title'">`,
     });
     store.appendMessages("hostile", [
@@ -96,7 +98,7 @@ beforeAll(async () => {
       },
     ]);
     // A session longer than one transcript page, for deep links into a later page.
-    store.createSession({ id: "long", source: "cron", title: "a long session" });
+    store.createSession({ id: "long", source: "cron", startedAt: 1_600_000_100, title: "a long session" });
     const ids = store.appendMessages(
       "long",
       Array.from(

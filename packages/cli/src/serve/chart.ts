@@ -10,7 +10,7 @@ export interface Series {
   values: readonly number[];
 }
 
-const WIDTH = 720;
+const WIDTH = 640;
 
 /** A round axis maximum at or above `max` (1, 2, 2.5 or 5 times a power of ten). */
 export function niceMax(max: number): number {

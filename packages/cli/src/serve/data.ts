@@ -111,27 +111,6 @@ export async function listSessions(store: Store, filter: SessionFilter): Promise
   };
 }
 
-/** Sessions whose parent is `parent` (children start after their parent: the scan stops there). */
-export async function childrenOf(
-  store: Store,
-  parent: { id: string; startedAt: number },
-): Promise<SessionSummary[]> {
-  const children: SessionSummary[] = [];
-  const chunk = 500;
-  for (let offset = 0; ; offset += chunk) {
-    const rows = await store.listSessions({
-      limit: chunk,
-      offset,
-      orderBy: "started",
-      includeArchived: true,
-    });
-    for (const s of rows) if (s.parentSessionId === parent.id) children.push(s);
-    const oldest = rows.at(-1);
-    if (rows.length < chunk || (oldest && oldest.startedAt < parent.startedAt)) break;
-  }
-  return children.reverse();
-}
-
 export interface Facets {
   sources: string[];
   models: string[];
@@ -168,6 +147,9 @@ export interface Totals {
 }
 
 const zero = (): Totals => ({ sessions: 0, input: 0, output: 0, cache: 0, reasoning: 0, cost: 0, calls: 0 });
+
+/** Days the per-day chart spans at most (the most recent ones). */
+export const MAX_DAYS = 366;
 
 export interface UsageReport {
   /** UTC day (YYYY-MM-DD) → totals of the sessions that started that day, every day in the range. */
@@ -224,12 +206,15 @@ export async function usageReport(
       total.calls += row.callCount;
     }
   }
-  // Every day between the first and the last, so quiet days show as gaps, not as nothing.
-  const sorted = [...days.keys()].sort();
+  // Every day from the first to the last with recorded usage (quiet days show as gaps), at most
+  // the last MAX_DAYS of them: sessions with no usage do not stretch the axis.
+  const used = [...days.entries()].filter(([, t]) => t.input + t.output + t.cache + t.reasoning + t.cost > 0);
+  const sorted = used.map(([d]) => d).sort();
   const byDay: Array<[string, Totals]> = [];
   if (sorted.length) {
     const end = Date.parse(`${sorted.at(-1)}T00:00:00Z`);
-    for (let t = Date.parse(`${sorted[0]}T00:00:00Z`); t <= end; t += 86_400_000) {
+    const start = Math.max(Date.parse(`${sorted[0]}T00:00:00Z`), end - (MAX_DAYS - 1) * 86_400_000);
+    for (let t = start; t <= end; t += 86_400_000) {
       const day = new Date(t).toISOString().slice(0, 10);
       byDay.push([day, days.get(day) ?? zero()]);
     }

@@ -109,24 +109,24 @@ details.system-prompt > summary { color: var(--ink); }
 mark { background: var(--mark); color: inherit; border-radius: 3px; padding: 0 2px; }
 .route { display: inline-block; margin: 6px 0; font-size: 13px; color: var(--muted); }
 .route b { color: var(--ink); }
-.grid { display: grid; grid-template-columns: minmax(0, 3fr) minmax(280px, 2fr); gap: 18px; align-items: start; }
+.grid { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 18px; align-items: start; }
 .card { background: var(--panel); border: 1px solid var(--line); border-radius: 10px; padding: 14px 16px; }
 .card h2 { margin-top: 0; }
 svg.chart { width: 100%; height: auto; display: block; }
-svg.chart text { fill: var(--muted); font-size: 11px; font-family: system-ui, sans-serif; }
+svg.chart text { fill: var(--muted); font-size: 12px; font-family: system-ui, sans-serif; }
 svg.chart .axis { stroke: var(--line); }
 svg.chart .s0 { fill: var(--c1); } svg.chart .s1 { fill: var(--c2); } svg.chart .s2 { fill: var(--c3); }
 svg.chart .s3 { fill: var(--c4); } svg.chart .s4 { fill: var(--c5); } svg.chart .s5 { fill: var(--c6); }
 .legend { display: flex; gap: 14px; font-size: 12px; color: var(--muted); margin: 4px 0 8px; }
 .legend i { display: inline-block; width: 10px; height: 10px; border-radius: 2px; margin-right: 5px; vertical-align: -1px; }
 .legend i.s0 { background: var(--c1); } .legend i.s1 { background: var(--c2); } .legend i.s2 { background: var(--c3); }
-table.nums { font-size: 13px; }
+table.nums { font-size: 13px; font-variant-numeric: tabular-nums; }
 table.nums th { text-align: left; color: var(--muted); font-weight: 600; padding: 4px 8px; border-bottom: 1px solid var(--line); }
 table.nums td { padding: 4px 8px; border-bottom: 1px solid var(--line); white-space: nowrap; }
 td.model { white-space: nowrap; }
 fieldset.roles { border: 0; padding: 0; margin: 0; display: flex; gap: 12px; align-items: center; }
 fieldset.roles legend { float: left; font-size: 12px; color: var(--muted); margin-right: 4px; }
-.scroll { max-height: 420px; overflow: auto; }
+.scroll { max-height: 300px; overflow: auto; }
 .findings { display: grid; grid-template-columns: repeat(auto-fill, minmax(330px, 1fr)); gap: 12px; margin-top: 14px; }
 .finding { background: var(--panel); border: 1px solid var(--line); border-radius: 10px; padding: 12px 14px; border-top: 4px solid var(--line); }
 .finding.ok { border-top-color: var(--ok); } .finding.warn, .finding.fail { border-top-color: var(--err); }

@@ -5,7 +5,6 @@
  */
 import type { Message, Session, Store, UsageRow } from "@sessiondb/core";
 import { bytes, contentText, count } from "../../format.js";
-import { childrenOf } from "../data.js";
 import { highlightJsonText, highlightOutput, prettyJson } from "../highlight.js";
 import { type Html, html, trusted } from "../html.js";
 import { compact, dollars, messageHref, page, query, sessionHref, when } from "../layout.js";
@@ -169,13 +168,12 @@ export async function transcriptPage(
   afterId: number | undefined,
   storeName: string,
 ): Promise<Html> {
-  const [rows, usage, children] = [
+  const [rows, usage] = [
     await store.getMessages(session.id, {
       limit: TRANSCRIPT_PAGE + 1,
       ...(afterId !== undefined ? { afterId } : {}),
     }),
     await store.getUsage(session.id),
-    await childrenOf(store, session),
   ];
   const messages = rows.slice(0, TRANSCRIPT_PAGE);
   const more = rows.length > TRANSCRIPT_PAGE;
@@ -184,12 +182,7 @@ export async function transcriptPage(
   const body = html`<div class="sub"><a href="/sessions">Sessions</a> / <span class="mono">${session.id}</span></div>
 <h1>${title}</h1>
 ${facts(session)}
-${session.parentSessionId ? html`<div class="sub">Child of <a href="${sessionHref(session.parentSessionId)}">${session.parentSessionId}</a></div>` : ""}
-${
-  children.length
-    ? html`<div class="sub">Child sessions: ${children.map((c, i) => html`${i ? ", " : ""}<a href="${sessionHref(c.id)}">${c.title ?? c.id}</a>`)}</div>`
-    : ""
-}
+<div class="sub">${session.parentSessionId ? html`Child of <a href="${sessionHref(session.parentSessionId)}">${session.parentSessionId}</a> · ` : ""}<a href="/sessions${query({ parent: session.id })}">Child sessions</a></div>
 ${usageTable(usage)}
 ${afterId !== undefined ? html`<div class="pager"><a href="${sessionHref(session.id)}">← From the start</a><span>messages after #${afterId}</span></div>` : ""}
 <section class="thread" id="thread">${messages.map((m) => message(m, results, paired))}</section>
