@@ -52,6 +52,7 @@ export {
 export { type AdmissionHolder, admissionLockPath, readAdmissionHolder } from "./locks/admission.js";
 export { repairStore } from "./repair/repair.js";
 export type {
+  AdapterRepairOptions,
   RepairAttempt,
   RepairLoss,
   RepairOptions,

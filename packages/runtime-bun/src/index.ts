@@ -10,8 +10,11 @@
  * store.close();
  */
 import {
+  type AdapterRepairOptions,
   adapterOptions,
   createStore,
+  type RepairReport,
+  repairStore as repairWith,
   type SqliteDriver,
   type Store,
   type StoreOptions,
@@ -29,4 +32,10 @@ export function openStore(path: string, options?: StoreOptions | null): Store {
   const { storeOptions } = adapterOptions(options, nodeFsHost);
   driver ??= bunSqliteDriver();
   return createStore(driver, path, storeOptions);
+}
+
+/** Repair a damaged store with bun:sqlite (core's `repairStore`); never writes the damaged file. */
+export function repairStore(path: string, options: AdapterRepairOptions = {}): Promise<RepairReport> {
+  driver ??= bunSqliteDriver();
+  return repairWith(path, { ...options, driver, host: nodeFsHost });
 }

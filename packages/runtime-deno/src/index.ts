@@ -13,10 +13,13 @@
  * store.close();
  */
 import {
+  type AdapterRepairOptions,
   adapterOptions,
   createStore,
   DriverUnavailableError,
   InvalidInputError,
+  type RepairReport,
+  repairStore as repairWith,
   type SqliteDriver,
   type Store,
   type StoreOptions,
@@ -77,4 +80,16 @@ export function openStore(path: string, options?: DenoStoreOptions | null): Stor
   const driver = choice ?? nodeSqliteDefault();
   claimLibrary(driver);
   return createStore(driver, path, storeOptions);
+}
+
+/** Repair a damaged store (core's `repairStore`) with node:sqlite or the given driver; never
+ * writes the damaged file. */
+export function repairStore(
+  path: string,
+  options: AdapterRepairOptions & { driver?: SqliteDriver } = {},
+): Promise<RepairReport> {
+  const { driver: choice, ...rest } = options;
+  const driver = choice ?? nodeSqliteDefault();
+  claimLibrary(driver);
+  return repairWith(path, { ...rest, driver, host: nodeFsHost });
 }

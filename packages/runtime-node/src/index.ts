@@ -11,10 +11,13 @@
  */
 import process from "node:process";
 import {
+  type AdapterRepairOptions,
   adapterOptions,
   createStore,
   DriverUnavailableError,
   isWalResetVulnerable,
+  type RepairReport,
+  repairStore as repairWith,
   type SqliteDriver,
   type Store,
   type StoreOptions,
@@ -132,4 +135,16 @@ export function openStore(path: string, options?: NodeStoreOptions | null): Stor
   const driver = resolveDriver(choice as NodeDriverName | SqliteDriver | undefined);
   claimLibrary(driver);
   return createStore(driver, path, storeOptions);
+}
+
+/** Repair a damaged store (core's `repairStore`) with the chosen or default binding; never
+ * writes the damaged file. */
+export function repairStore(
+  path: string,
+  options: AdapterRepairOptions & { driver?: NodeDriverName | SqliteDriver } = {},
+): Promise<RepairReport> {
+  const { driver: choice, ...rest } = options;
+  const driver = resolveDriver(choice);
+  claimLibrary(driver);
+  return repairWith(path, { ...rest, driver, host: nodeFsHost });
 }

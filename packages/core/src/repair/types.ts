@@ -20,6 +20,9 @@ export interface RepairOptions {
   now?: () => number;
 }
 
+/** What an adapter's `repairStore(path, options)` takes: the adapter supplies driver and host. */
+export type AdapterRepairOptions = Omit<RepairOptions, "driver" | "host">;
+
 /** Rows per canonical table; null where the table could not be counted. */
 export interface TableCounts {
   sessions: number | null;
