@@ -13,12 +13,17 @@ import { request, SERVE_RUNTIMES, type Served, startServe } from "./serve-proces
 let dir: string;
 let db: string;
 let sessionId: string;
+let toolMessage: { id: number; content: string };
 
 beforeAll(() => {
   dir = tempDir();
   db = path.join(dir, "served.db");
   corpusStore(db, 600, 5);
   sessionId = withStore(db, (store) => store.listSessions({ limit: 1 })[0]?.id as string);
+  toolMessage = withStore(db, (store) => {
+    const m = store.getMessages(sessionId).find((x) => x.role === "tool");
+    return { id: m?.id as number, content: m?.content as string };
+  });
 });
 
 const digest = (file: string) => createHash("sha256").update(fs.readFileSync(file)).digest("hex");
@@ -63,6 +68,11 @@ describe.each(SERVE_RUNTIMES)("serve on $name", ({ runtime, env }) => {
     expect(list.body).toContain(sessionId);
     expect(list.headers["content-security-policy"]).toContain("script-src 'self'");
     expect(list.headers["x-frame-options"]).toBe("DENY");
+    const raw = await request(served.port, `/sessions/${sessionId}/messages/${toolMessage.id}/raw`);
+    expect(raw.status).toBe(200);
+    expect(raw.headers["content-type"]).toMatch(/^text\/plain/);
+    expect(raw.headers["content-security-policy"]).toMatch(/^sandbox/);
+    expect(raw.body).toBe(toolMessage.content);
     for (const host of [`localhost:${served.port}`, `[::1]:${served.port}`])
       expect((await request(served.port, "/health", { headers: { host } })).status).toBe(200);
     expect(await served.stop()).toBe(0);

@@ -118,7 +118,8 @@ export function guard(rules: Guard): MiddlewareHandler {
 /** Security headers on every response. */
 export const headers: MiddlewareHandler = async (c, next) => {
   await next();
-  c.header("Content-Security-Policy", CSP);
+  // A route may set a stricter policy of its own (the plain-text view is sandboxed).
+  if (!c.res.headers.has("Content-Security-Policy")) c.header("Content-Security-Policy", CSP);
   c.header("X-Content-Type-Options", "nosniff");
   c.header("X-Frame-Options", "DENY");
   c.header("Referrer-Policy", "no-referrer");
