@@ -127,6 +127,7 @@ export function searchBoundsSuite(target: ConformanceTarget): void {
           const label = `${phase}: ${query} ${JSON.stringify(options)}`;
           assert.equal(result.route, expectRoute(route), label);
           assert.deepEqual(ids(result), expected, label);
+          for (const hit of result.hits) assert.match(hit.snippet, /[A-Za-z\u0000]«[a-z]*lB( tail)?»/, label);
         }
       };
       check("ready", (route) => route);

@@ -23,6 +23,9 @@ export const SNIPPET_TOKENS = 16;
 /** LIKE snippets: characters shown before the first match, and the whole window. */
 export const LIKE_SNIPPET_BEFORE_CHARS = 40;
 export const LIKE_SNIPPET_CHARS = 120;
+/** … cut from the value in bytes (see likeWindowSql): a character takes at most 4 UTF-8 bytes. */
+export const LIKE_WINDOW_BEFORE_BYTES = 4 * LIKE_SNIPPET_BEFORE_CHARS;
+export const LIKE_WINDOW_BYTES = 4 * LIKE_SNIPPET_CHARS;
 
 /** Default page size of a search. */
 export const DEFAULT_SEARCH_LIMIT = 20;

@@ -2,7 +2,13 @@
  * Snippets for LIKE hits (pure), shaped like FTS5's `snippet()`: a window of text around the
  * first match, every match wrapped in the same « » markers, and … where the window cuts the text.
  */
-import { SNIPPET_CLOSE, SNIPPET_ELLIPSIS, SNIPPET_OPEN } from "./constants.js";
+import {
+  LIKE_SNIPPET_BEFORE_CHARS,
+  LIKE_SNIPPET_CHARS,
+  SNIPPET_CLOSE,
+  SNIPPET_ELLIPSIS,
+  SNIPPET_OPEN,
+} from "./constants.js";
 
 /** SQLite's built-in lower() and LIKE fold ASCII only; JavaScript must fold exactly the same. */
 export function asciiLower(text: string): string {
@@ -38,9 +44,53 @@ export function markMatches(text: string, terms: readonly string[]): string {
   return out + text.slice(cursor);
 }
 
-/** A window `text` that starts at character `start` (1-based) of a `length`-character value. */
-export function likeSnippet(text: string, start: number, length: number, terms: readonly string[]): string {
-  const head = start > 1 ? SNIPPET_ELLIPSIS : "";
-  const tail = start - 1 + Array.from(text).length < length ? SNIPPET_ELLIPSIS : "";
-  return head + markMatches(text, terms) + tail;
+/** A window of a value's UTF-8 bytes around a match, as likeWindowSql cuts it. */
+export interface ByteWindow {
+  /** The window (it may cut a character at either edge). */
+  bytes: Uint8Array;
+  /** 1-based byte positions, in the whole value, of the window and of the match. */
+  start: number;
+  match: number;
+  /** Bytes in the whole value. */
+  total: number;
+}
+
+const decoder = new TextDecoder();
+
+/** Bytes of the UTF-8 sequence a lead byte starts (1 for a stray byte). */
+function sequenceLength(lead: number): number {
+  if ((lead & 0xe0) === 0xc0) return 2;
+  if ((lead & 0xf0) === 0xe0) return 3;
+  if ((lead & 0xf8) === 0xf0) return 4;
+  return 1;
+}
+
+/** The byte range of `bytes` without the characters its edges cut. */
+function wholeCharacters(bytes: Uint8Array): [number, number] {
+  let from = 0;
+  while (from < bytes.length && ((bytes[from] as number) & 0xc0) === 0x80) from++;
+  let lead = bytes.length - 1;
+  while (lead > from && ((bytes[lead] as number) & 0xc0) === 0x80) lead--;
+  const to =
+    lead >= from && lead + sequenceLength(bytes[lead] as number) > bytes.length ? lead : bytes.length;
+  return [from, to];
+}
+
+/**
+ * The snippet of a byte window: LIKE_SNIPPET_BEFORE_CHARS characters before the match and
+ * LIKE_SNIPPET_CHARS in all, matches marked. The window is cut in bytes (SQLite's substr() and
+ * length() stop at a NUL character; bytes do not) and turned into characters here.
+ */
+export function windowSnippet(window: ByteWindow, terms: readonly string[]): string {
+  const { bytes } = window;
+  const [from, to] = wholeCharacters(bytes);
+  const at = Math.min(Math.max(from, window.match - window.start), to);
+  const before = Array.from(decoder.decode(bytes.subarray(from, at)));
+  const after = Array.from(decoder.decode(bytes.subarray(at, to)));
+  const shown = before.slice(-LIKE_SNIPPET_BEFORE_CHARS);
+  const chars = [...shown, ...after].slice(0, LIKE_SNIPPET_CHARS);
+  const head = window.start + from > 1 || shown.length < before.length ? SNIPPET_ELLIPSIS : "";
+  const cutAfter = shown.length + after.length > chars.length;
+  const tail = window.start - 1 + to < window.total || cutAfter ? SNIPPET_ELLIPSIS : "";
+  return head + markMatches(chars.join(""), terms) + tail;
 }

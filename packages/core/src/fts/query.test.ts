@@ -1,8 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { MAX_SEARCH_QUERY_CHARS } from "../constants.js";
 import { InvalidInputError } from "../errors.js";
-import { MAX_SEARCH_WORDS, TRIGRAMS_PER_TERM } from "./constants.js";
-import { likeSnippet, markMatches } from "./like-snippet.js";
+import {
+  LIKE_WINDOW_BEFORE_BYTES,
+  LIKE_WINDOW_BYTES,
+  MAX_SEARCH_WORDS,
+  TRIGRAMS_PER_TERM,
+} from "./constants.js";
+import { markMatches, windowSnippet } from "./like-snippet.js";
 import {
   checkWordBudget,
   hasCjk,
@@ -156,7 +161,32 @@ describe("LIKE helpers", () => {
   it("marks every match, ASCII case-insensitively, and merges overlaps", () => {
     expect(markMatches("Hello hello HELLO", ["hello"])).toBe("«Hello» «hello» «HELLO»");
     expect(markMatches("abcd", ["ab", "bc"])).toBe("«abc»d");
-    expect(likeSnippet("middle part", 5, 50, ["part"])).toBe("…middle «part»…");
-    expect(likeSnippet("whole", 1, 5, ["whole"])).toBe("«whole»");
+  });
+
+  /** The byte window likeWindowSql cuts around the first match of `term` in `text`. */
+  const cut = (text: string, term: string) => {
+    const bytes = new TextEncoder().encode(text);
+    const match = Buffer.from(bytes).indexOf(Buffer.from(term)) + 1;
+    const start = Math.max(1, match - LIKE_WINDOW_BEFORE_BYTES);
+    const window = bytes.subarray(start - 1, start - 1 + LIKE_WINDOW_BYTES);
+    return windowSnippet({ bytes: window, start, match, total: bytes.length }, [term]);
+  };
+
+  it("cuts a byte window into whole characters around the match", () => {
+    expect(cut("whole", "whole")).toBe("«whole»");
+    expect(cut("a short middle part here", "part")).toBe("a short middle «part» here");
+    expect(cut(`${"x".repeat(300)} part ${"y".repeat(300)}`, "part")).toBe(
+      `…${"x".repeat(39)} «part» ${"y".repeat(75)}…`,
+    );
+    // Three-byte characters: the byte window cuts inside one at each edge.
+    const cjk = cut(`${"東".repeat(100)}京都${"西".repeat(100)}`, "京都");
+    expect(cjk).toBe(`…${"東".repeat(40)}«京都»${"西".repeat(78)}…`);
+    const emoji = cut(`${"😀".repeat(60)}find${"🎉".repeat(60)}`, "find");
+    expect(emoji).toBe(`…${"😀".repeat(40)}«find»${"🎉".repeat(60)}`);
+    expect(emoji).not.toContain("\uFFFD");
+  });
+
+  it("sees text after a NUL character", () => {
+    expect(cut("nulA\u0000nulB tail", "nulB")).toBe("nulA\u0000«nulB» tail");
   });
 });

@@ -4,9 +4,10 @@
  * spliced into the text.
  */
 import type { SqlValue } from "../driver.js";
+import { nulSafeColumn } from "../store/rows.js";
 import {
-  LIKE_SNIPPET_BEFORE_CHARS,
-  LIKE_SNIPPET_CHARS,
+  LIKE_WINDOW_BEFORE_BYTES,
+  LIKE_WINDOW_BYTES,
   SNIPPET_CLOSE,
   SNIPPET_ELLIPSIS,
   SNIPPET_OPEN,
@@ -42,8 +43,7 @@ export interface Page {
 }
 
 /** Columns every hit query returns (the snippet column comes on top). */
-const HIT_COLUMNS =
-  "m.id AS id, m.session_id AS session_id, m.role AS role, m.timestamp AS timestamp, m.tool_name AS tool_name";
+const HIT_COLUMNS = `m.id AS id, m.session_id AS session_id, m.role AS role, m.timestamp AS timestamp, ${nulSafeColumn("m.tool_name", "tool_name")}`;
 /** Columns the LIKE route scans: the same ones the word index holds, but whole. */
 export const LIKE_COLUMNS = ["content", "tool_name", "tool_calls"] as const;
 
@@ -189,10 +189,13 @@ export function likeSearchSql(
 }
 
 /**
- * The LIKE snippet window of one column of one row: where the term first occurs (as
- * containsSql finds it), and the characters around it. Computed in SQL so a multi-megabyte
- * tool output never crosses into JavaScript. Parameters: term, message id.
+ * The LIKE snippet window of one column of one row: the 1-based byte position `p` where the
+ * term first occurs (as containsSql finds it), and the bytes around it (`w`, from byte `start`;
+ * `n` bytes in all). Bytes, because SQLite's substr() and length() stop at a NUL character;
+ * computed in SQL so a multi-megabyte tool output never crosses into JavaScript.
+ * Parameters: term, message id.
  */
 export function likeWindowSql(column: (typeof LIKE_COLUMNS)[number]): string {
-  return `SELECT p, max(1, p - ${LIKE_SNIPPET_BEFORE_CHARS}) AS start, substr(c, max(1, p - ${LIKE_SNIPPET_BEFORE_CHARS}), ${LIKE_SNIPPET_CHARS}) AS w, length(c) AS n FROM (SELECT ${column} AS c, instr(lower(${column}), lower(?)) AS p FROM messages WHERE id = ?)`;
+  const start = `max(1, p - ${LIKE_WINDOW_BEFORE_BYTES})`;
+  return `SELECT p, ${start} AS start, substr(b, ${start}, ${LIKE_WINDOW_BYTES}) AS w, length(b) AS n FROM (SELECT CAST(${column} AS BLOB) AS b, instr(CAST(lower(${column}) AS BLOB), CAST(lower(?) AS BLOB)) AS p FROM messages WHERE id = ?)`;
 }

@@ -7,9 +7,10 @@
 import type { Row } from "../driver.js";
 import { hasResultCode } from "../errors.js";
 import type { StoreContext } from "../store/context.js";
+import { text } from "../store/rows.js";
 import { FTS_SNIPPET_MAX_CHARS } from "./constants.js";
 import { classifyFtsError } from "./corruption.js";
-import { likeSnippet } from "./like-snippet.js";
+import { windowSnippet } from "./like-snippet.js";
 import { BASE_INDEX, TRIGRAM_INDEX } from "./projection.js";
 import {
   checkWordBudget,
@@ -47,7 +48,7 @@ function toHit(row: Row, snippet: string): SearchHit {
     role: String(row.role),
     snippet,
     timestamp: Number(row.timestamp),
-    toolName: row.tool_name === null || row.tool_name === undefined ? null : String(row.tool_name),
+    toolName: text(row.tool_name),
   };
 }
 
@@ -113,8 +114,15 @@ function likeSnippetOf(ctx: StoreContext, id: number, terms: readonly string[]):
     for (const column of LIKE_COLUMNS) {
       for (const term of candidates) {
         const row = ctx.statement(likeWindowSql(column)).get(term, id);
-        if (row && Number(row.p) > 0)
-          return likeSnippet(String(row.w), Number(row.start), Number(row.n), terms);
+        if (row && Number(row.p) > 0 && Number(row.n) > 0 && row.w instanceof Uint8Array) {
+          const window = {
+            bytes: row.w,
+            start: Number(row.start),
+            match: Number(row.p),
+            total: Number(row.n),
+          };
+          return windowSnippet(window, terms);
+        }
       }
     }
   }
