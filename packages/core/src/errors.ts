@@ -131,10 +131,11 @@ export class StoreFullError extends SessionDbError {
   /** What was not stored, e.g. `the append of 3 messages to session "s1"`. */
   readonly operation: string;
 
-  constructor(operation: string, options?: { cause?: unknown }) {
+  /** `outcome` completes the sentence about `operation` (default "was not stored"). */
+  constructor(operation: string, options?: { cause?: unknown; outcome?: string }) {
     super(
       "STORE_FULL",
-      `The disk or quota that holds the store is full: ${operation} was not stored. Nothing acknowledged before was lost and the store is intact. Free disk space or raise the quota, leaving room for the store's journal as well (SQLite writes the -wal or -journal file before the database grows), then retry.`,
+      `The disk or quota that holds the store is full: ${operation} ${options?.outcome ?? "was not stored"}. Nothing acknowledged before was lost and the store is intact. Free disk space or raise the quota, leaving room for the store's journal as well (SQLite writes the -wal or -journal file before the database grows), then retry.`,
       options,
     );
     this.operation = operation;
@@ -245,6 +246,20 @@ export class StoreInUseError extends SessionDbError {
 /** True when `error` is a SQLite error with one of `codes`. */
 export function hasResultCode(error: unknown, ...codes: SqliteResultCode[]): error is SqliteError {
   return error instanceof SqliteError && codes.includes(error.resultCode);
+}
+
+/** SQLITE_IOERR_SHMSIZE: a -shm file could not be created or grown, which only a full disk or
+ * quota does (SQLite writes a byte into each new page so that this fails here rather than as a
+ * SIGBUS later). A closed WAL store needs a new -shm before its first read. */
+const IOERR_SHMSIZE = 4874;
+
+/** True when `error` says the disk or quota holding the store is full. */
+export function isDiskFull(error: unknown): error is SqliteError {
+  if (hasResultCode(error, "FULL")) return true;
+  return (
+    hasResultCode(error, "IOERR") &&
+    (error.extendedCode === IOERR_SHMSIZE || error.extendedCode === "SQLITE_IOERR_SHMSIZE")
+  );
 }
 
 /** BUSY and LOCKED mean "someone else holds the lock": the only failures worth waiting for. */

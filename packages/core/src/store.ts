@@ -8,6 +8,7 @@ import { CHECKPOINT_EVERY_WRITES } from "./constants.js";
 import type { SqliteConnection, SqliteDriver, SqliteStatement } from "./driver.js";
 import {
   hasResultCode,
+  isDiskFull,
   SessionDbError,
   StoreClosedError,
   StoreCorruptError,
@@ -305,10 +306,10 @@ export class Store {
     }
   }
 
-  /** READONLY → StoreReadOnlyError; FULL → StoreFullError naming `what` was not stored;
+  /** READONLY → StoreReadOnlyError; a full disk → StoreFullError naming `what` was not stored;
    * structural corruption → sticky StoreCorruptError. */
   #classifyFailure(error: unknown, what = "the operation"): unknown {
-    if (hasResultCode(error, "FULL")) return new StoreFullError(what, { cause: error });
+    if (isDiskFull(error)) return new StoreFullError(what, { cause: error });
     if (hasResultCode(error, "READONLY")) {
       return new StoreReadOnlyError(`SQLite refused the write (${error.message})`, { cause: error });
     }
@@ -529,7 +530,7 @@ export class Store {
     } catch (error) {
       // A full disk cannot take the checkpoint's pages; every commit stays in the WAL, and the
       // next writer's checkpoint moves them. Closing loses nothing, so it does not fail for that.
-      if (!hasResultCode(error, "FULL")) throw error;
+      if (!isDiskFull(error)) throw error;
     } finally {
       this.#statements.clear();
       this.#conn.close();

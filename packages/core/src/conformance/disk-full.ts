@@ -132,7 +132,7 @@ export function diskFullSuite(target: ConformanceTarget): void {
               });
             }
           }
-          isFull(() => open(dir, arm.sqliteVersion, "new.db"), /schema/);
+          isFull(() => open(dir, arm.sqliteVersion, "new.db"), /opening ".*new\.db" failed/);
           assertExactlyOnce(store, acked);
           // Closing loses nothing, so a checkpoint that finds no room does not fail it.
           store.close();
@@ -153,6 +153,28 @@ export function diskFullSuite(target: ConformanceTarget): void {
           assert.equal(after.rebuildFts({ timeoutMs: 0 }).rebuilt, true);
           assert.equal(after.search("room again").hits.length, 1);
           after.close();
+        }));
+    }
+
+    for (const arm of ARMS) {
+      it(`${arm.mode}: a store closed with room opens on the full disk (WAL: STORE_FULL, its -shm needs room)`, () =>
+        withTmpfs(DISK_BYTES, ({ dir }: Tmpfs) => {
+          const store = open(dir, arm.sqliteVersion);
+          store.createSession({ id: "s", source: "test" });
+          store.appendMessage("s", { role: "user", content: "kept" });
+          // The last connection's close checkpoints and removes the -wal and -shm.
+          store.close();
+          fillRest(dir);
+          if (arm.mode === "wal") {
+            isFull(() => open(dir, arm.sqliteVersion), /opening ".*state\.db" failed: .*-shm/);
+            rmSync(join(dir, "pad"));
+          }
+          const reopened = open(dir, arm.sqliteVersion);
+          assert.deepEqual(
+            reopened.getMessages("s").map((message) => message.content),
+            ["kept"],
+          );
+          reopened.close();
         }));
     }
 

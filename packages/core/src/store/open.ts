@@ -11,6 +11,7 @@ import {
 import type { SqliteConnection } from "../driver.js";
 import {
   hasResultCode,
+  isDiskFull,
   SchemaOutdatedError,
   SchemaTooNewError,
   SqliteError,
@@ -51,11 +52,17 @@ export function preflight(path: string, readOnly: boolean, host: Host | undefine
  * because opening a current store must stay close to the cost of the raw driver's open. */
 export function configureConnection(conn: SqliteConnection, readOnly: boolean): void {
   const pragmas = [`PRAGMA busy_timeout = ${STATEMENT_BUSY_TIMEOUT_MS}`, "PRAGMA foreign_keys = ON"];
-  if (!readOnly) {
-    // Acknowledged means durable: fsync on every commit, in WAL and DELETE alike.
-    pragmas.push("PRAGMA synchronous = FULL", `PRAGMA journal_size_limit = ${JOURNAL_SIZE_LIMIT_BYTES}`);
+  if (readOnly) {
+    conn.exec(`${pragmas.join(";\n")};`);
+    return;
   }
+  pragmas.push(`PRAGMA journal_size_limit = ${JOURNAL_SIZE_LIMIT_BYTES}`);
   conn.exec(`${pragmas.join(";\n")};`);
+  // Acknowledged means durable: fsync on every commit, in WAL and DELETE alike. This pragma reads
+  // the schema, the open's first touch of the file, so it runs as a statement: its failure then
+  // carries SQLite's extended code on every binding (Deno's node:sqlite gives exec failures only
+  // a message), and a -shm that a full disk cannot hold reads as STORE_FULL everywhere.
+  conn.prepare("PRAGMA synchronous = FULL").run();
 }
 
 /** Read the store-level facts the fast path needs in one query; undefined when there is no
@@ -200,9 +207,11 @@ export function openFailure(
   if (hasResultCode(error, "PERM"))
     return new StoreOpenError(path, `permission denied (${error.message})`, { cause: error });
   if (hasResultCode(error, "CORRUPT")) return new StoreCorruptError(error.message, { cause: error });
-  if (hasResultCode(error, "FULL")) {
-    return new StoreFullError(`the creation or upgrade of the store's schema in ${JSON.stringify(path)}`, {
+  if (isDiskFull(error)) {
+    return new StoreFullError(`opening ${JSON.stringify(path)}`, {
       cause: error,
+      outcome:
+        "failed: SQLite needs room beside the store for its -shm file (WAL) or journal, and a new or older store for its schema",
     });
   }
   if (hasResultCode(error, "READONLY"))
