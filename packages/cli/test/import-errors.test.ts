@@ -222,7 +222,8 @@ describe.each(TARGETS)("$name", (target) => {
     child.stderr?.on("data", (d: Buffer) => {
       out += d.toString();
     });
-    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    // "close", not "exit": stderr is complete only then.
+    const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
     // Opening a FIFO for writing waits for its reader: the CLI.
     const writer = fs.createWriteStream(fifo);
     writer.end(`${session("piped", 1)}\n${message("hi")}\n`);
