@@ -107,6 +107,13 @@ export function classifyDbSqliteError(error: unknown): ReturnType<RawDriver["cla
   return { code: resultCodeFromMessage(error.message) };
 }
 
+/** With `int64` the binding returns integers past 2^53 as bigints; the other drivers return the
+ * nearest double, and so does this one. */
+function narrow(row: Row): Row {
+  for (const key in row) if (typeof row[key] === "bigint") row[key] = Number(row[key]);
+  return row;
+}
+
 /** A driver over the caller's @db/sqlite `Database` class. */
 export function dbSqliteDriver(Database: DbSqliteDatabaseClass): SqliteDriver {
   return defineDriver({
@@ -142,11 +149,12 @@ export function dbSqliteDriver(Database: DbSqliteDatabaseClass): SqliteDriver {
             },
             get(...params: SqlValue[]) {
               live();
-              return statement.get(...bindable(params)) as Row | undefined;
+              const row = statement.get(...bindable(params)) as Row | undefined;
+              return row && narrow(row);
             },
             all(...params: SqlValue[]) {
               live();
-              return statement.all(...bindable(params)) as Row[];
+              return (statement.all(...bindable(params)) as Row[]).map(narrow);
             },
           };
         },

@@ -26,6 +26,8 @@ export interface NodeSqliteApiStatement {
   all(...params: SqlValue[]): unknown[];
   /** The statement's own text, without the unparsed tail (`sqlite3_sql`). */
   readonly sourceSQL: string;
+  /** Read INTEGER columns as bigint (all of them) from the next call on. */
+  setReadBigInts(enabled: boolean): void;
 }
 
 /** The part of `DatabaseSync` this driver uses. */
@@ -89,13 +91,47 @@ export function classifyNodeSqliteError(error: unknown): ReturnType<RawDriver["c
     // Drop the path Deno appends, so a path that reads like a message cannot mislead.
     return { code: resultCodeFromMessage(error.message.replace(/: \/.*$|: [A-Za-z]:\\.*$/s, "")) };
   }
-  // ERR_INVALID_STATE (use after close), ERR_INVALID_ARG_TYPE, ERR_OUT_OF_RANGE (integers past
-  // 2^53) and Deno's permission errors are not SQLite failures: they pass through unchanged.
+  // ERR_INVALID_STATE (use after close), ERR_INVALID_ARG_TYPE, ERR_OUT_OF_RANGE (an integer past
+  // 2^53 read by a statement that may write) and Deno's permission errors are not SQLite
+  // failures: they pass through unchanged.
   return undefined;
 }
 
 /** A connection that keeps its `DatabaseSync` for `backup`. */
 type ApiConnection = SqliteConnection & { readonly database: NodeSqliteApiDatabase };
+
+/** A read that cannot change the database, so repeating it is harmless. */
+const READ_ONLY = /^\s*(SELECT|VALUES)\b/i;
+
+/**
+ * Run `read`; when a row holds an integer past 2^53, read it again with bigints and return each
+ * as the nearest double. better-sqlite3 and bun:sqlite return that double themselves; node:sqlite
+ * throws ERR_OUT_OF_RANGE for the whole call instead (and reading every integer as a bigint
+ * made ordinary reads half again as slow), so only such reads pay. A statement that may write is not
+ * repeated: its error passes through.
+ */
+function readWide<T extends Row | Row[] | undefined>(statement: NodeSqliteApiStatement, read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (
+      (error as { code?: unknown } | null)?.code !== "ERR_OUT_OF_RANGE" ||
+      !READ_ONLY.test(statement.sourceSQL)
+    ) {
+      throw error;
+    }
+  }
+  statement.setReadBigInts(true);
+  try {
+    const result = read();
+    for (const row of Array.isArray(result) ? result : result ? [result] : []) {
+      for (const key in row) if (typeof row[key] === "bigint") row[key] = Number(row[key]);
+    }
+    return result;
+  } finally {
+    statement.setReadBigInts(false);
+  }
+}
 
 /** A driver over the runtime's `DatabaseSync` class. */
 export function nodeSqliteApiDriver(
@@ -135,8 +171,9 @@ export function nodeSqliteApiDriver(
               const result = statement.run(...params);
               return { changes: Number(result.changes), lastInsertRowid: Number(result.lastInsertRowid) };
             },
-            get: (...params: SqlValue[]) => statement.get(...params) as Row | undefined,
-            all: (...params: SqlValue[]) => statement.all(...params) as Row[],
+            get: (...params: SqlValue[]) =>
+              readWide(statement, () => statement.get(...params) as Row | undefined),
+            all: (...params: SqlValue[]) => readWide(statement, () => statement.all(...params) as Row[]),
           };
         },
         close() {

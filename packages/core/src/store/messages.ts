@@ -4,7 +4,7 @@
  */
 import { InvalidInputError, SessionNotFoundError } from "../errors.js";
 import type { StoreContext } from "./context.js";
-import { MESSAGE_COLUMNS, toMessage } from "./rows.js";
+import { messageColumns, toMessage } from "./rows.js";
 import { requireSession } from "./sessions.js";
 import type { GetMessagesOptions, Message, MessageInput } from "./types.js";
 import * as valid from "./validate.js";
@@ -114,7 +114,7 @@ export function getMessages(
     requireSession(ctx, id);
     return ctx
       .statement(
-        `SELECT ${MESSAGE_COLUMNS} FROM messages
+        `SELECT ${messageColumns(ctx)} FROM messages
        WHERE session_id = ? AND id > ? AND (? = 1 OR active = 1) ORDER BY id LIMIT ?`,
       )
       .all(id, afterId, includeInactive, limit)

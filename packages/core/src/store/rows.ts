@@ -1,33 +1,122 @@
 /** Database rows → public objects. JSON columns that fail to parse read back as null rather
  * than breaking a listing (a store may hold rows written by other tools). */
-import type { Row } from "../driver.js";
+import type { Row, SqliteConnection } from "../driver.js";
+import type { StoreContext } from "./context.js";
 import type { Json, Message, Role, Session, SessionSummary, UsageRow } from "./types.js";
 
+/**
+ * Some bindings (Deno's node:sqlite, @db/sqlite) read TEXT only up to its first NUL, though the
+ * whole value is stored. Where a connection does, every TEXT column is selected through a guard
+ * that hands a value holding a NUL over as a BLOB, which `text` decodes. Elsewhere the guard is
+ * left out: it scans every value, and on Node it made reading 1 KiB messages about twice as slow.
+ */
+const cutsTextAtNul = new WeakMap<SqliteConnection, boolean>();
+
+function readsTextWhole(conn: SqliteConnection): boolean {
+  let cuts = cutsTextAtNul.get(conn);
+  if (cuts === undefined) {
+    cuts = conn.prepare("SELECT 'a' || char(0) || 'b' AS v").get()?.v !== "a\u0000b";
+    cutsTextAtNul.set(conn, cuts);
+  }
+  return !cuts;
+}
+
+/** `expr AS alias` for a short TEXT column, guarded on every connection (the scan is cheap),
+ * for queries built without one; decode the value with `text`. */
+export function nulSafeColumn(expr: string, alias: string): string {
+  return guardedText(expr, alias, false);
+}
+
+/** `expr AS alias` for a TEXT column, guarded unless the connection reads TEXT whole. */
+function guardedText(expr: string, alias: string, whole: boolean): string {
+  if (whole) return `${expr} AS ${alias}`;
+  // instr over the bytes: a plain byte scan, faster than instr's character walk over TEXT.
+  return `CASE WHEN instr(CAST(${expr} AS BLOB), x'00') > 0 THEN CAST(${expr} AS BLOB) ELSE ${expr} END AS ${alias}`;
+}
+
+/** A select list of `names` qualified by `prefix`, the TEXT ones read whole; both variants are
+ * built once. */
+function selectList(
+  prefix: string,
+  names: readonly string[],
+  texts: ReadonlySet<string>,
+): (ctx: StoreContext) => string {
+  const build = (whole: boolean) =>
+    names
+      .map((name) => (texts.has(name) ? guardedText(prefix + name, name, whole) : prefix + name))
+      .join(", ");
+  const whole = build(true);
+  const guarded = build(false);
+  return (ctx) => (readsTextWhole(ctx.conn) ? whole : guarded);
+}
+
+const utf8 = new TextDecoder();
+
+/** A text column's value as a string: bytes (a guarded TEXT, or a BLOB another tool wrote) are
+ * decoded as UTF-8, invalid sequences becoming U+FFFD. */
+export function text(value: unknown): string | null {
+  if (value === null || value === undefined) return null;
+  return value instanceof Uint8Array ? utf8.decode(value) : String(value);
+}
+
 function parseJson<T>(value: unknown): T | null {
-  if (typeof value !== "string") return null;
+  const json = text(value);
+  if (json === null) return null;
   try {
-    return JSON.parse(value) as T;
+    return JSON.parse(json) as T;
   } catch {
     return null;
   }
 }
 
-const text = (value: unknown): string | null =>
-  value === null || value === undefined ? null : String(value);
+const str = (value: unknown): string => text(value) ?? "";
 const num = (value: unknown): number => Number(value ?? 0);
 const optNum = (value: unknown): number | null =>
   value === null || value === undefined ? null : Number(value);
 
-/** The columns read for a session, qualified so joins stay unambiguous. */
-export const SESSION_COLUMNS = `s.id, s.source, s.model, s.model_config, s.title, s.parent_session_id, s.started_at,
-  s.ended_at, s.end_reason, s.last_activity_at, s.message_count, s.tool_call_count, s.input_tokens, s.output_tokens,
-  s.cache_read_tokens, s.cache_write_tokens, s.reasoning_tokens, s.estimated_cost_usd, s.cwd, s.archived, s.pinned,
-  s.metadata`;
+const SESSION_NAMES = [
+  "id",
+  "source",
+  "model",
+  "model_config",
+  "title",
+  "parent_session_id",
+  "started_at",
+  "ended_at",
+  "end_reason",
+  "last_activity_at",
+  "message_count",
+  "tool_call_count",
+  "input_tokens",
+  "output_tokens",
+  "cache_read_tokens",
+  "cache_write_tokens",
+  "reasoning_tokens",
+  "estimated_cost_usd",
+  "cwd",
+  "archived",
+  "pinned",
+  "metadata",
+] as const;
+const SESSION_TEXTS = new Set<string>([
+  "id",
+  "source",
+  "model",
+  "model_config",
+  "title",
+  "parent_session_id",
+  "end_reason",
+  "cwd",
+  "metadata",
+]);
+
+/** The columns read for a session, qualified by `s.` so joins stay unambiguous. */
+export const sessionColumns = selectList("s.", SESSION_NAMES, SESSION_TEXTS);
 
 export function toSession(row: Row): Session {
   return {
-    id: String(row.id),
-    source: String(row.source),
+    id: str(row.id),
+    source: str(row.source),
     model: text(row.model),
     modelConfig: parseJson<Json>(row.model_config),
     title: text(row.title),
@@ -51,25 +140,73 @@ export function toSession(row: Row): Session {
   };
 }
 
+/** Characters of the first user message a session summary shows. */
+const PREVIEW_CHARS = 200;
+/** A character is at most 4 bytes: the preview lies within this many bytes. */
+const PREVIEW_BYTES = PREVIEW_CHARS * 4;
+
+/**
+ * The preview of the message text `expr`. SQLite's substr() stops at a NUL in TEXT (on every
+ * driver), so a head holding one is read as bytes instead, and `toSessionSummary` cuts it to
+ * PREVIEW_CHARS. Only the head is scanned, whatever the message's length.
+ */
+export function previewOf(expr: string): string {
+  const head = `substr(CAST(${expr} AS BLOB), 1, ${PREVIEW_BYTES})`;
+  return `CASE WHEN instr(${head}, x'00') > 0 THEN ${head} ELSE substr(${expr}, 1, ${PREVIEW_CHARS}) END`;
+}
+
 export function toSessionSummary(row: Row): SessionSummary {
   const session = toSession(row);
+  const preview = text(row.preview);
   return {
     ...session,
     lastActiveAt: session.lastActivityAt ?? session.startedAt,
-    preview: text(row.preview),
+    // Bytes are a head of PREVIEW_BYTES: cut to PREVIEW_CHARS code points, as substr() counts.
+    preview:
+      row.preview instanceof Uint8Array && preview !== null
+        ? Array.from(preview).slice(0, PREVIEW_CHARS).join("")
+        : preview,
   };
 }
 
-export const MESSAGE_COLUMNS = `id, session_id, role, content, content_parts, tool_name, tool_call_id, tool_calls,
-  timestamp, token_count, finish_reason, reasoning, active, metadata`;
+const MESSAGE_NAMES = [
+  "id",
+  "session_id",
+  "role",
+  "content",
+  "content_parts",
+  "tool_name",
+  "tool_call_id",
+  "tool_calls",
+  "timestamp",
+  "token_count",
+  "finish_reason",
+  "reasoning",
+  "active",
+  "metadata",
+] as const;
+const MESSAGE_TEXTS = new Set<string>([
+  "session_id",
+  "role",
+  "content",
+  "content_parts",
+  "tool_name",
+  "tool_call_id",
+  "tool_calls",
+  "finish_reason",
+  "reasoning",
+  "metadata",
+]);
+
+/** The columns read for a message (of `messages`, unqualified). */
+export const messageColumns = selectList("", MESSAGE_NAMES, MESSAGE_TEXTS);
 
 export function toMessage(row: Row): Message {
-  const parts =
-    row.content_parts === null || row.content_parts === undefined ? null : parseJson<Json>(row.content_parts);
+  const parts = parseJson<Json>(row.content_parts);
   return {
     id: num(row.id),
-    sessionId: String(row.session_id),
-    role: String(row.role) as Role,
+    sessionId: str(row.session_id),
+    role: str(row.role) as Role,
     content: parts !== null && typeof parts === "object" ? parts : text(row.content),
     toolName: text(row.tool_name),
     toolCallId: text(row.tool_call_id),
@@ -83,14 +220,35 @@ export function toMessage(row: Row): Message {
   };
 }
 
+const USAGE_NAMES = [
+  "session_id",
+  "model",
+  "provider",
+  "base_url",
+  "billing_mode",
+  "task",
+  "call_count",
+  "input_tokens",
+  "output_tokens",
+  "cache_read_tokens",
+  "cache_write_tokens",
+  "reasoning_tokens",
+  "cost_usd",
+  "updated_at",
+] as const;
+const USAGE_TEXTS = new Set<string>(["session_id", "model", "provider", "base_url", "billing_mode", "task"]);
+
+/** The columns read for a usage row (of `session_model_usage`, unqualified). */
+export const usageColumns = selectList("", USAGE_NAMES, USAGE_TEXTS);
+
 export function toUsageRow(row: Row): UsageRow {
   return {
-    sessionId: String(row.session_id),
-    model: String(row.model),
-    provider: String(row.provider),
-    baseUrl: String(row.base_url),
-    billingMode: String(row.billing_mode),
-    task: String(row.task),
+    sessionId: str(row.session_id),
+    model: str(row.model),
+    provider: str(row.provider),
+    baseUrl: str(row.base_url),
+    billingMode: str(row.billing_mode),
+    task: str(row.task),
     callCount: num(row.call_count),
     inputTokens: num(row.input_tokens),
     outputTokens: num(row.output_tokens),

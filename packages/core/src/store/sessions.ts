@@ -7,7 +7,7 @@ import { MAX_SOURCE_CHARS } from "../constants.js";
 import type { SqlValue } from "../driver.js";
 import { InvalidInputError, SessionNotFoundError } from "../errors.js";
 import type { StoreContext } from "./context.js";
-import { SESSION_COLUMNS, toSession, toSessionSummary } from "./rows.js";
+import { previewOf, sessionColumns, toSession, toSessionSummary } from "./rows.js";
 import type {
   CreateSessionInput,
   ListSessionsOptions,
@@ -61,7 +61,7 @@ export function createSession(ctx: StoreContext, input: CreateSessionInput): Ses
 }
 
 export function loadSession(ctx: StoreContext, id: string): Session | undefined {
-  const row = ctx.statement(`SELECT ${SESSION_COLUMNS} FROM sessions s WHERE s.id = ?`).get(id);
+  const row = ctx.statement(`SELECT ${sessionColumns(ctx)} FROM sessions s WHERE s.id = ?`).get(id);
   return row ? toSession(row) : undefined;
 }
 
@@ -95,8 +95,8 @@ export function listSessions(ctx: StoreContext, options?: ListSessionsOptions | 
   return ctx.read(() =>
     ctx
       .statement(
-        `SELECT ${SESSION_COLUMNS},
-         (SELECT substr(m.content, 1, 200) FROM messages m
+        `SELECT ${sessionColumns(ctx)},
+         (SELECT ${previewOf("m.content")} FROM messages m
            WHERE m.session_id = s.id AND m.role = 'user' AND m.active = 1 ORDER BY m.id LIMIT 1) AS preview
        FROM sessions s
        WHERE (? IS NULL OR s.source = ?) AND (? = 1 OR s.archived = 0)

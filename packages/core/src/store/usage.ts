@@ -2,12 +2,61 @@
  * Token and cost accounting (spec §8): per (model, provider, base URL, billing mode, task) rows
  * whose counters add up, mirrored into the session's totals in the same transaction.
  */
-import { InvalidInputError, SessionNotFoundError } from "../errors.js";
+import type { Row } from "../driver.js";
+import { InvalidInputError } from "../errors.js";
 import type { StoreContext } from "./context.js";
-import { toUsageRow } from "./rows.js";
+import { toUsageRow, usageColumns } from "./rows.js";
 import { requireSession } from "./sessions.js";
 import type { UsageInput, UsageRow } from "./types.js";
 import * as valid from "./validate.js";
+
+/** The counters of one call: input field, session column, usage-row column. */
+const COUNTERS = [
+  ["inputTokens", "input_tokens", "input_tokens"],
+  ["outputTokens", "output_tokens", "output_tokens"],
+  ["cacheReadTokens", "cache_read_tokens", "cache_read_tokens"],
+  ["cacheWriteTokens", "cache_write_tokens", "cache_write_tokens"],
+  ["reasoningTokens", "reasoning_tokens", "reasoning_tokens"],
+  ["costUsd", "estimated_cost_usd", "cost_usd"],
+] as const;
+
+/** The largest sum kept: every runtime reads integers exactly up to here, and cost stays finite. */
+const limitOf = (field: string): number => (field === "costUsd" ? Number.MAX_VALUE : Number.MAX_SAFE_INTEGER);
+
+/**
+ * `col + ? <= ?` for every counter, so the write itself refuses a sum that would leave the exact
+ * range (SQLite turns an int64 overflow into a REAL, and a REAL overflow into Inf, both of which
+ * compare above the limit). Adding 0 is never refused, so one counter an older version let pass
+ * the limit does not block the others. Binds: (added, added, limit) per counter.
+ */
+const guard = (column: ColumnOf): string =>
+  COUNTERS.map((counter) => `(? = 0 OR ${column(counter)} + ? <= ?)`).join(" AND ");
+
+type Counter = (typeof COUNTERS)[number];
+type ColumnOf = (counter: Counter) => string;
+const sessionColumn: ColumnOf = ([, column]) => column;
+const usageColumn: ColumnOf = ([, , column]) => column;
+
+/** Binds: the added counters, the session id, then the guard's. */
+const ADD_TO_SESSION = `UPDATE sessions SET input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
+   cache_read_tokens = cache_read_tokens + ?, cache_write_tokens = cache_write_tokens + ?,
+   reasoning_tokens = reasoning_tokens + ?, estimated_cost_usd = estimated_cost_usd + ?
+   WHERE id = ? AND ${guard(sessionColumn)}`;
+
+/** Binds: the row's key, the added counters, the time, then the guard's. */
+const ADD_TO_USAGE_ROW = `INSERT INTO session_model_usage (session_id, model, provider, base_url, billing_mode, task,
+         call_count, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, cost_usd, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT(session_id, model, provider, base_url, billing_mode, task) DO UPDATE SET
+         call_count = call_count + 1,
+         input_tokens = input_tokens + excluded.input_tokens,
+         output_tokens = output_tokens + excluded.output_tokens,
+         cache_read_tokens = cache_read_tokens + excluded.cache_read_tokens,
+         cache_write_tokens = cache_write_tokens + excluded.cache_write_tokens,
+         reasoning_tokens = reasoning_tokens + excluded.reasoning_tokens,
+         cost_usd = cost_usd + excluded.cost_usd,
+         updated_at = excluded.updated_at
+       WHERE session_model_usage.call_count < ${Number.MAX_SAFE_INTEGER} AND ${guard((c) => `session_model_usage.${usageColumn(c)}`)}`;
 
 /** Add token and cost counters for one (model, provider, base URL, billing mode, task). */
 export function recordUsage(ctx: StoreContext, sessionId: string, usage: UsageInput): void {
@@ -20,41 +69,62 @@ export function recordUsage(ctx: StoreContext, sessionId: string, usage: UsageIn
     valid.optionalText(usage.billingMode, "usage.billingMode", 200) ?? "",
     valid.optionalText(usage.task, "usage.task", 200) ?? "",
   ];
-  const counters = [
-    valid.count(usage.inputTokens, "usage.inputTokens") ?? 0,
-    valid.count(usage.outputTokens, "usage.outputTokens") ?? 0,
-    valid.count(usage.cacheReadTokens, "usage.cacheReadTokens") ?? 0,
-    valid.count(usage.cacheWriteTokens, "usage.cacheWriteTokens") ?? 0,
-    valid.count(usage.reasoningTokens, "usage.reasoningTokens") ?? 0,
-  ];
-  const cost = valid.amount(usage.costUsd, "usage.costUsd");
+  const added = COUNTERS.map(([field]) =>
+    field === "costUsd"
+      ? valid.amount(usage.costUsd, "usage.costUsd")
+      : (valid.count(usage[field], `usage.${field}`) ?? 0),
+  );
+  const guardParams = COUNTERS.flatMap(([field], i) => [
+    added[i] as number,
+    added[i] as number,
+    limitOf(field),
+  ]);
   const now = ctx.now() / 1000;
   ctx.write(() => {
-    const { changes } = ctx
-      .statement(
-        `UPDATE sessions SET input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
-         cache_read_tokens = cache_read_tokens + ?, cache_write_tokens = cache_write_tokens + ?,
-         reasoning_tokens = reasoning_tokens + ?, estimated_cost_usd = estimated_cost_usd + ? WHERE id = ?`,
-      )
-      .run(...counters, cost, id);
-    if (changes === 0) throw new SessionNotFoundError(id);
-    ctx
-      .statement(
-        `INSERT INTO session_model_usage (session_id, model, provider, base_url, billing_mode, task, call_count,
-         input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, cost_usd, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT(session_id, model, provider, base_url, billing_mode, task) DO UPDATE SET
-         call_count = call_count + 1,
-         input_tokens = input_tokens + excluded.input_tokens,
-         output_tokens = output_tokens + excluded.output_tokens,
-         cache_read_tokens = cache_read_tokens + excluded.cache_read_tokens,
-         cache_write_tokens = cache_write_tokens + excluded.cache_write_tokens,
-         reasoning_tokens = reasoning_tokens + excluded.reasoning_tokens,
-         cost_usd = cost_usd + excluded.cost_usd,
-         updated_at = excluded.updated_at`,
-      )
-      .run(id, ...key, ...counters, cost, now);
+    const { changes } = ctx.statement(ADD_TO_SESSION).run(...added, id, ...guardParams);
+    if (changes === 0) {
+      requireSession(ctx, id);
+      const totals = ctx
+        .statement(`SELECT ${COUNTERS.map(sessionColumn)} FROM sessions WHERE id = ?`)
+        .get(id);
+      throw refusal(totals, sessionColumn, added, "the session's total");
+    }
+    const upsert = ctx.statement(ADD_TO_USAGE_ROW).run(id, ...key, ...added, now, ...guardParams);
+    if (upsert.changes === 0) {
+      const row = ctx
+        .statement(
+          `SELECT ${COUNTERS.map(usageColumn)} FROM session_model_usage
+           WHERE session_id = ? AND model = ? AND provider = ? AND base_url = ? AND billing_mode = ? AND task = ?`,
+        )
+        .get(id, ...key);
+      // Throwing rolls the session's totals back with it.
+      throw refusal(row, usageColumn, added, "this usage row's total");
+    }
   });
+}
+
+/** The INVALID_INPUT for a refused guard: the first counter whose sum with the stored `row`
+ * (read in the same transaction) leaves the exact range, else the usage row's call count. */
+function refusal(row: Row | undefined, column: ColumnOf, added: number[], what: string): InvalidInputError {
+  const stored = (i: number): number => Number(row?.[column(COUNTERS[i] as Counter)]);
+  const index = COUNTERS.findIndex(
+    ([field], i) => added[i] !== 0 && !(stored(i) + (added[i] as number) <= limitOf(field)),
+  );
+  if (index < 0) {
+    return new InvalidInputError(
+      "usage",
+      `${what} has counted ${Number.MAX_SAFE_INTEGER} calls, the most it can`,
+    );
+  }
+  const [field] = COUNTERS[index] as Counter;
+  const limit =
+    field === "costUsd"
+      ? "the largest finite number"
+      : `${Number.MAX_SAFE_INTEGER}, the largest integer every runtime reads back exactly`;
+  return new InvalidInputError(
+    `usage.${field}`,
+    `adding ${added[index]} to ${what} of ${stored(index)} would pass ${limit}`,
+  );
 }
 
 /** Usage rows of a session. */
@@ -64,7 +134,8 @@ export function getUsage(ctx: StoreContext, sessionId: string): UsageRow[] {
     requireSession(ctx, id);
     return ctx
       .statement(
-        "SELECT * FROM session_model_usage WHERE session_id = ? ORDER BY model, provider, base_url, billing_mode, task",
+        `SELECT ${usageColumns(ctx)} FROM session_model_usage WHERE session_id = ?
+         ORDER BY model, provider, base_url, billing_mode, task`,
       )
       .all(id)
       .map(toUsageRow);

@@ -247,7 +247,9 @@ export function listOption(
   return [...distinct];
 }
 
-/** Deep-check that `value` is plain JSON, replacing lone surrogates in every string. */
+/** Deep-check that `value` is plain JSON, replacing lone surrogates in every string. Every key
+ * JSON.parse can produce is kept, `__proto__` included; a getter (or proxy trap) that throws is
+ * bad input at its field. */
 export function cleanJson(value: unknown, field: string, depth = 0): Json {
   if (depth > 64) throw new InvalidInputError(field, "is nested more than 64 levels deep");
   if (value === null || typeof value === "boolean") return value;
@@ -256,15 +258,52 @@ export function cleanJson(value: unknown, field: string, depth = 0): Json {
     if (!Number.isFinite(value)) throw new InvalidInputError(field, "contains a non-finite number");
     return value;
   }
-  if (Array.isArray(value)) return value.map((item, i) => cleanJson(item, `${field}[${i}]`, depth + 1));
-  if (typeof value === "object" && [Object.prototype, null].includes(Object.getPrototypeOf(value))) {
-    const out: { [key: string]: Json } = {};
-    for (const [key, item] of Object.entries(value)) {
-      if (item !== undefined) out[wellFormed(key)] = cleanJson(item, `${field}.${key}`, depth + 1);
+  if (reading(field, () => Array.isArray(value))) {
+    const array = value as unknown[];
+    const out: Json[] = [];
+    for (let i = 0, length = reading(field, () => array.length); i < length; i++) {
+      const item = `${field}[${i}]`;
+      out.push(
+        cleanJson(
+          reading(item, () => array[i]),
+          item,
+          depth + 1,
+        ),
+      );
+    }
+    return out;
+  }
+  if (
+    typeof value === "object" &&
+    reading(field, () => [Object.prototype, null].includes(Object.getPrototypeOf(value)))
+  ) {
+    // A null prototype: on an ordinary object, `out["__proto__"] = …` would set the prototype
+    // and drop the key. JSON.stringify writes it like any other own key.
+    const out: { [key: string]: Json } = Object.create(null);
+    for (const key of reading(field, () => Object.keys(value))) {
+      const item = `${field}.${key}`;
+      const child = reading(item, () => (value as Record<string, unknown>)[key]);
+      if (child !== undefined) out[wellFormed(key)] = cleanJson(child, item, depth + 1);
     }
     return out;
   }
   throw new InvalidInputError(field, `must be plain JSON, got ${describe(value)}`);
+}
+
+/** Run `read` (it may call the caller's getters or proxy traps); what it throws is bad input at
+ * `field`, not a foreign error escaping the store. */
+function reading<T>(field: string, read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    let reason = "";
+    try {
+      reason = `: ${error instanceof Error ? error.message : String(error)}`;
+    } catch {
+      // an error whose message cannot be read either
+    }
+    throw new InvalidInputError(field, `could not be read, its getter threw${reason}`);
+  }
 }
 
 /** JSON text of an optional plain object (metadata). */

@@ -1,0 +1,307 @@
+/**
+ * Conformance: every value a store accepts reads back identical on every driver — text holding
+ * NUL, counters at the edge of the exact integer range (and past it, planted by another writer),
+ * JSON with `__proto__` keys — and input whose getters throw is refused with nothing stored.
+ */
+import type { Json } from "../store/types.js";
+import type { Store } from "../store.js";
+import { assert, type ConformanceTarget, fixtureTest, throwsCode } from "./harness.js";
+
+const NUL = "nulA\u0000nulB tail";
+const nul = (label: string) => `${label}\u0000${label} after the NUL`;
+const MAX = Number.MAX_SAFE_INTEGER;
+/** Past 2^53: the nearest double is 2^53 (ties to even), what every driver must read. */
+const PLANTED = "9007199254740993";
+const INT64_MAX = "9223372036854775807";
+
+/** Several objects as JSON.parse builds them: `__proto__` is an own key, at the top and nested. */
+const protoObject = (): { [key: string]: Json } =>
+  JSON.parse('{"__proto__": {"x": 1, "__proto__": [1, "two"]}, "a": {"__proto__": null}, "n": 2}');
+
+function assertProtoKeys(value: unknown, where: string): void {
+  const top = value as Record<string, Record<string, unknown>>;
+  assert.ok(Object.hasOwn(top, "__proto__"), `${where}: top-level __proto__ key lost`);
+  assert.equal(Object.getPrototypeOf(top), Object.prototype, `${where}: prototype changed`);
+  const nested = Object.getOwnPropertyDescriptor(top, "__proto__")?.value as object;
+  assert.ok(Object.hasOwn(nested, "__proto__"), `${where}: nested __proto__ key lost`);
+  assert.ok(Object.hasOwn(top.a as object, "__proto__"), `${where}: nested __proto__: null lost`);
+}
+
+/** An object whose `bad` getter throws a plain Error. */
+function throwing<T extends object>(base: T): T {
+  return Object.defineProperty({ ...base }, "bad", {
+    enumerable: true,
+    get() {
+      throw new Error("getter exploded");
+    },
+  });
+}
+
+export function valuesSuite(target: ConformanceTarget): void {
+  const { describe } = target;
+  const test = fixtureTest(target);
+
+  describe("values read back identical", () => {
+    test("NUL in every stored text field round-trips byte for byte", ({ open }) => {
+      const store = open();
+      const created = store.createSession({
+        id: "s",
+        source: nul("source"),
+        model: nul("model"),
+        title: nul("title"),
+        cwd: nul("/cwd"),
+        metadata: { [nul("key")]: nul("value") },
+        modelConfig: { temperature: nul("t") },
+      });
+      store.createSession({ id: "parent", source: "cli" });
+      const ended = store.endSession("s", nul("reason"));
+      const user = store.appendMessage("s", { role: "user", content: NUL, metadata: { m: nul("m") } });
+      const tool = store.appendMessage("s", {
+        role: "tool",
+        content: nul("tool output"),
+        toolName: nul("tool"),
+        toolCallId: nul("call"),
+      });
+      const assistant = store.appendMessage("s", {
+        role: "assistant",
+        content: [{ type: "text", text: nul("part") }],
+        toolCalls: [{ id: nul("c"), type: "function", function: { name: "f", arguments: nul("{}") } }],
+        finishReason: nul("stop"),
+        reasoning: nul("reasoning"),
+      });
+      store.recordUsage("s", {
+        model: nul("usage model"),
+        provider: nul("provider"),
+        baseUrl: nul("https://x"),
+        billingMode: nul("billing"),
+        task: nul("task"),
+        inputTokens: 1,
+      });
+
+      const session = store.getSession("s");
+      assert.equal(session?.source, nul("source"));
+      assert.equal(session?.model, nul("model"));
+      assert.equal(session?.title, nul("title"));
+      assert.equal(session?.cwd, nul("/cwd"));
+      assert.equal(session?.endReason, nul("reason"));
+      assert.deepEqual(session?.metadata, { [nul("key")]: nul("value") });
+      assert.deepEqual(session?.modelConfig, { temperature: nul("t") });
+      assert.equal(created.title, nul("title"), "createSession's own read");
+      assert.equal(ended.endReason, nul("reason"), "endSession's own read");
+
+      const summary = store.listSessions().find((s) => s.id === "s");
+      assert.equal(summary?.title, nul("title"));
+      assert.equal(summary?.source, nul("source"));
+      assert.equal(summary?.preview, NUL, "preview of the first user message");
+
+      const [u, t, a] = store.getMessages("s");
+      assert.equal(u?.id, user);
+      assert.equal(u?.content, NUL);
+      assert.deepEqual(u?.metadata, { m: nul("m") });
+      assert.equal(t?.id, tool);
+      assert.equal(t?.content, nul("tool output"));
+      assert.equal(t?.toolName, nul("tool"));
+      assert.equal(t?.toolCallId, nul("call"));
+      assert.equal(a?.id, assistant);
+      assert.deepEqual(a?.content, [{ type: "text", text: nul("part") }]);
+      assert.deepEqual(a?.toolCalls, [
+        { id: nul("c"), type: "function", function: { name: "f", arguments: nul("{}") } },
+      ]);
+      assert.equal(a?.finishReason, nul("stop"));
+      assert.equal(a?.reasoning, nul("reasoning"));
+
+      const [usage] = store.getUsage("s");
+      assert.equal(usage?.model, nul("usage model"));
+      assert.equal(usage?.provider, nul("provider"));
+      assert.equal(usage?.baseUrl, nul("https://x"));
+      assert.equal(usage?.billingMode, nul("billing"));
+      assert.equal(usage?.task, nul("task"));
+
+      const hit = store.search("output", { roles: ["tool"] }).hits.find((h) => h.messageId === tool);
+      assert.ok(hit, "the tool row is found by a word after the NUL");
+      assert.equal(hit.toolName, nul("tool"));
+      assert.equal(hit.sessionId, "s");
+    });
+
+    test("text without NUL, and invalid UTF-8 planted by another writer, read the same as before", ({
+      open,
+      raw,
+    }) => {
+      const store = open();
+      store.createSession({ id: "s", source: "cli", title: "plain ✓ 漢字 😀" });
+      store.appendMessage("s", { role: "user", content: "" });
+      const bad = store.appendMessage("s", { role: "user", content: "placeholder" });
+      raw().exec(`UPDATE messages SET content = CAST(x'61ff62' AS TEXT) WHERE id = ${bad}`);
+      assert.equal(store.getSession("s")?.title, "plain ✓ 漢字 😀");
+      const [empty, invalid] = store.getMessages("s");
+      assert.equal(empty?.content, "");
+      assert.equal(typeof invalid?.content, "string");
+      assert.match(
+        invalid?.content as string,
+        /^a\uFFFD+b$/,
+        "invalid UTF-8 reads with replacement characters",
+      );
+    });
+  });
+
+  describe("usage sums stay in the exact range", () => {
+    const snapshot = (store: Store) => ({ session: store.getSession("s"), usage: store.getUsage("s") });
+
+    test("MAX_SAFE_INTEGER is reached exactly; one more is refused and nothing changes", ({ open }) => {
+      const store = open();
+      store.createSession({ id: "s", source: "cli" });
+      store.recordUsage("s", { model: "m", inputTokens: MAX - 1, outputTokens: 7 });
+      store.recordUsage("s", { model: "m", inputTokens: 1 });
+      assert.equal(store.getSession("s")?.inputTokens, MAX);
+      assert.equal(store.getUsage("s")[0]?.inputTokens, MAX);
+      const before = snapshot(store);
+      const error = throwsCode(() => store.recordUsage("s", { model: "m", inputTokens: 1 }), "INVALID_INPUT");
+      assert.equal((error as { field?: string }).field, "usage.inputTokens");
+      assert.match(error.message, /9007199254740991/);
+      throwsCode(() => store.recordUsage("s", { model: "m", inputTokens: MAX }), "INVALID_INPUT");
+      assert.deepEqual(snapshot(store), before, "session totals and the usage row are unchanged");
+      // Adding 0 to the full counter is not a sum that leaves the range.
+      store.recordUsage("s", { model: "m", outputTokens: 3 });
+      assert.equal(store.getSession("s")?.outputTokens, 10);
+      assert.equal(store.getUsage("s")[0]?.callCount, 3);
+      assert.doesNotThrow(() => store.listSessions());
+    });
+
+    test("the session's total is guarded across usage rows, each row on its own", ({ open, raw }) => {
+      const store = open();
+      store.createSession({ id: "s", source: "cli" });
+      store.recordUsage("s", { model: "a", reasoningTokens: MAX });
+      const before = snapshot(store);
+      throwsCode(() => store.recordUsage("s", { model: "b", reasoningTokens: 1 }), "INVALID_INPUT");
+      assert.deepEqual(snapshot(store), before, "no row for model b, the total unchanged");
+
+      // A usage row fuller than its session (planted): the row refuses, and the session's
+      // update, already made in the same transaction, is rolled back.
+      raw().exec(
+        "UPDATE sessions SET cache_read_tokens = 0; UPDATE session_model_usage SET cache_read_tokens = " +
+          MAX,
+      );
+      const planted = snapshot(store);
+      const error = throwsCode(
+        () => store.recordUsage("s", { model: "a", cacheReadTokens: 1 }),
+        "INVALID_INPUT",
+      );
+      assert.equal((error as { field?: string }).field, "usage.cacheReadTokens");
+      assert.deepEqual(snapshot(store), planted);
+    });
+
+    test("cost that would stop being finite is refused (1e308 twice)", ({ open }) => {
+      const store = open();
+      store.createSession({ id: "s", source: "cli" });
+      store.recordUsage("s", { model: "m", costUsd: 1e308 });
+      const before = snapshot(store);
+      const error = throwsCode(() => store.recordUsage("s", { model: "m", costUsd: 1e308 }), "INVALID_INPUT");
+      assert.equal((error as { field?: string }).field, "usage.costUsd");
+      assert.deepEqual(snapshot(store), before);
+      assert.equal(store.getSession("s")?.estimatedCostUsd, 1e308);
+      assert.equal(store.getUsage("s")[0]?.costUsd, 1e308);
+      store.recordUsage("s", { model: "m", costUsd: 0.5, inputTokens: 1 });
+      assert.equal(store.getSession("s")?.inputTokens, 1);
+    });
+
+    test("integers past 2^53 planted by another writer read as the nearest double everywhere", ({
+      open,
+      raw,
+    }) => {
+      const store = open();
+      store.createSession({ id: "s", source: "cli" });
+      const id = store.appendMessage("s", { role: "user", content: "hi" });
+      store.recordUsage("s", { model: "m", inputTokens: 1 });
+      raw().exec(
+        `UPDATE sessions SET input_tokens = ${PLANTED}, message_count = ${INT64_MAX};
+         UPDATE session_model_usage SET output_tokens = ${PLANTED}, call_count = ${INT64_MAX};
+         UPDATE messages SET token_count = ${PLANTED} WHERE id = ${id};`,
+      );
+      const near = Number(BigInt(PLANTED));
+      const top = Number(BigInt(INT64_MAX));
+      const session = store.getSession("s");
+      assert.equal(session?.inputTokens, near);
+      assert.equal(session?.messageCount, top);
+      const summary = store.listSessions()[0];
+      assert.equal(summary?.inputTokens, near);
+      assert.equal(summary?.messageCount, top);
+      const [usage] = store.getUsage("s");
+      assert.equal(usage?.outputTokens, near);
+      assert.equal(usage?.callCount, top);
+      assert.equal(store.getMessages("s")[0]?.tokenCount, near);
+      // The full counters refuse to grow; a call that leaves them alone is recorded.
+      throwsCode(() => store.recordUsage("s", { model: "m", inputTokens: 1 }), "INVALID_INPUT");
+      throwsCode(() => store.recordUsage("s", { model: "m", cacheWriteTokens: 1 }), "INVALID_INPUT");
+      store.recordUsage("s", { model: "other", cacheWriteTokens: 2 });
+      assert.equal(store.getSession("s")?.cacheWriteTokens, 2);
+    });
+  });
+
+  describe("JSON with __proto__ keys", () => {
+    test("metadata, content parts, toolCalls and modelConfig keep __proto__ at every level", ({ open }) => {
+      const store = open();
+      store.createSession({ id: "s", source: "cli", metadata: protoObject(), modelConfig: protoObject() });
+      const session = store.getSession("s");
+      assertProtoKeys(session?.metadata, "session metadata");
+      assertProtoKeys(session?.modelConfig, "modelConfig");
+      assert.deepEqual(session?.metadata, protoObject());
+      assertProtoKeys(store.updateSession("s", { metadata: protoObject() }).metadata, "updated metadata");
+
+      store.appendMessage("s", {
+        role: "assistant",
+        content: [protoObject()],
+        toolCalls: [protoObject()],
+        metadata: protoObject(),
+      });
+      const [message] = store.getMessages("s");
+      assert.ok(message && Array.isArray(message.content));
+      assertProtoKeys(message.content[0], "content part");
+      assertProtoKeys(message?.toolCalls?.[0], "tool call");
+      assertProtoKeys(message?.metadata, "message metadata");
+      assert.deepEqual(message?.content, [protoObject()]);
+    });
+
+    test("a getter that throws is INVALID_INPUT naming the field, and nothing is stored", ({ open }) => {
+      const store = open();
+      const refused = (fn: () => unknown, field: string) => {
+        const error = throwsCode(fn, "INVALID_INPUT");
+        assert.equal((error as { field?: string }).field, field);
+        assert.match(error.message, /getter exploded/);
+      };
+      refused(
+        () => store.createSession({ id: "s", source: "cli", metadata: throwing({ a: 1 }) }),
+        "metadata.bad",
+      );
+      assert.equal(store.getSession("s"), undefined);
+      store.createSession({ id: "s", source: "cli", metadata: { kept: true } });
+      refused(() => store.updateSession("s", { metadata: throwing({}) }), "metadata.bad");
+      assert.deepEqual(store.getSession("s")?.metadata, { kept: true });
+
+      refused(
+        () => store.appendMessage("s", { role: "user", content: "x", metadata: throwing({}) }),
+        "messages[0].metadata.bad",
+      );
+      refused(
+        () => store.appendMessage("s", { role: "user", content: [throwing({ type: "text", text: "t" })] }),
+        "messages[0].content[0].bad",
+      );
+      const calls = [{ id: "c" }];
+      Object.defineProperty(calls, 1, {
+        enumerable: true,
+        get() {
+          throw new Error("getter exploded");
+        },
+      });
+      refused(
+        () => store.appendMessage("s", { role: "assistant", toolCalls: calls }),
+        "messages[0].toolCalls[1]",
+      );
+      refused(
+        () => store.createSession({ id: "t", source: "cli", modelConfig: throwing({}) }),
+        "modelConfig.bad",
+      );
+      assert.equal(store.messageCount("s"), 0);
+      assert.equal(store.getSession("t"), undefined);
+    });
+  });
+}
