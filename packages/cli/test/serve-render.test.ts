@@ -7,9 +7,10 @@ import { describe, expect, it } from "vitest";
 import { niceMax } from "../src/serve/chart.js";
 import { highlightCode, highlightJsonText, highlightOutput } from "../src/serve/highlight.js";
 import { html } from "../src/serve/html.js";
+import { isLoopback } from "../src/serve/loopback.js";
 import { markdown } from "../src/serve/markdown.js";
 import { markSnippet } from "../src/serve/pages/search.js";
-import { isLoopback, parseHost } from "../src/serve/security.js";
+import { parseHost } from "../src/serve/security.js";
 
 /** Tags a renderer may emit; anything else in its output came from the input. */
 const ALLOWED_TAGS = new Set([

@@ -7,9 +7,7 @@ import type { Command } from "../command.js";
 import { EXIT, ExitError, UsageError } from "../exit.js";
 import { print } from "../format.js";
 import { openFor, parseNonNegativeInt } from "../open.js";
-import { createApp } from "../serve/app.js";
-import { listen } from "../serve/listen.js";
-import { isLoopback, LOOPBACK_HOSTS } from "../serve/security.js";
+import { isLoopback, LOOPBACK_HOSTS } from "../serve/loopback.js";
 
 const DEFAULT_PORT = 7345;
 
@@ -90,6 +88,11 @@ export const serve: Command = {
     const fromEnv = process.env.SESSIONDB_SERVE_TOKEN || undefined;
     const token = fromEnv ?? (isLoopback(host) ? undefined : randomBytes(24).toString("base64url"));
 
+    // The web app (Hono and the pages) loads only for this command, not on every CLI start.
+    const [{ createApp }, { listen }] = await Promise.all([
+      import("../serve/app.js"),
+      import("../serve/listen.js"),
+    ]);
     const rt = await runtime();
     const store = openFor(rt, values, "read");
     let bound: number | undefined;

@@ -23,14 +23,6 @@ export interface Guard {
   token: string | undefined;
 }
 
-export const LOOPBACK_HOSTS: readonly string[] = ["localhost", "127.0.0.1", "[::1]"];
-
-/** Is this listen address reachable only from this machine? */
-export function isLoopback(host: string): boolean {
-  const h = host.toLowerCase().replace(/^\[|\]$/g, "");
-  return h === "localhost" || h === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
-}
-
 /** `Host` header → [host name, port]; undefined when malformed. */
 export function parseHost(header: string | undefined): [string, number] | undefined {
   const m = header ? /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::(\d{1,5}))?$/i.exec(header.trim()) : null;
