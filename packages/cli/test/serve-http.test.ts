@@ -156,6 +156,25 @@ describe.each(SERVE_RUNTIMES)("serve on $name", ({ runtime, env }) => {
     });
   });
 
+  it("health and search report a backfill in progress (state, progress, route fts+like)", async () => {
+    const partial = path.join(dir, `backfill-${runtime[0]?.split("/").at(-1)}.db`);
+    fs.copyFileSync(db, partial);
+    const [indexed, total] = withStore(partial, (store) => {
+      store.startFtsBackfill();
+      store.ftsBackfillStep({ chunkRows: 100 });
+      const status = store.ftsStatus();
+      return [status.indexed as number, status.total as number];
+    });
+    expect(indexed).toBeLessThan(total);
+    await withServer(await startServe(runtime, partial, [], env), async ({ port }) => {
+      const health = await request(port, "/health");
+      expect(health.body).toMatch(/<div class="finding warn" data-check="fts">.*backfilling/s);
+      expect(health.body).toContain(`<progress max="${total}" value="${indexed}">`);
+      const search = await request(port, "/search?q=error");
+      expect(search.body).toMatch(/Route <b>fts\+like<\/b>/);
+    });
+  });
+
   it("off loopback: a token printed once is required; ?token= sets a cookie; Bearer works; Host still checked", async () => {
     await withServer(await startServe(runtime, db, ["--host", "0.0.0.0"], env), async (served) => {
       const { port, token } = served;
