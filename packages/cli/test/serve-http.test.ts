@@ -78,6 +78,16 @@ describe.each(SERVE_RUNTIMES)("serve on $name", ({ runtime, env }) => {
     expect(await served.stop()).toBe(0);
   });
 
+  it("a port in use is one clear line and exit 1", async () => {
+    await withServer(await startServe(runtime, db, [], env), async ({ port }) => {
+      const r = cli(["--db", db, "serve", "--port", String(port)], { runtime, env });
+      expect(r.code).toBe(1);
+      expect(r.stderr.trim()).toBe(
+        `sessiondb: port ${port} on 127.0.0.1 is in use; pick another with --port N (0 for any free port) [ADDRESS_IN_USE]`,
+      );
+    });
+  });
+
   it("rejects a Host that is not this server's (DNS rebinding) with 403", async () => {
     await withServer(await startServe(runtime, db, [], env), async ({ port }) => {
       for (const host of [
