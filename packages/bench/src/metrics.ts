@@ -78,6 +78,14 @@ for (const kind of SEARCH_KINDS) {
   METRICS[`search.${kind}.raw.p50`] = ms(`search ${kind}: raw FTS5 p50`);
   METRICS[`search.${kind}.ratio`] = ratio(`search ${kind}: store / raw (p50)`, "lower", 0.5);
 }
+METRICS["search.worst.store.p50"] = {
+  label: "search worst case (substring hitting a 1 MB run): store p50",
+  unit: "ms",
+  better: "lower",
+  goal: 50,
+};
+METRICS["search.worst.store.p99"] = ms("search worst case (substring hitting a 1 MB run): store p99");
+METRICS["search.worst.ratio"] = ratio("search worst case / ordinary substring (store p50)", "lower", 0.5);
 
 /** True when `value` meets the metric's goal (undefined when there is none). */
 export function meetsGoal(def: MetricDef, value: number): boolean | undefined {

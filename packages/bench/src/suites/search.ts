@@ -2,7 +2,11 @@
  * Search latency p50/p99 for a word, a phrase, a substring and a CJK query through
  * `store.search`, against the raw FTS5 query the route stands on (MATCH on the same index,
  * bm25 order, snippet, joined to messages, LIMIT 20) through the raw binding, same file.
+ * Then the worst case: a substring search that hits a 1 MB run of one character (a pasted log
+ * line), against the ordinary substring search through the store, measured side by side.
  */
+
+import type { Store } from "@sessiondb/core";
 import { Bench } from "tinybench";
 import type { Engine } from "../engine.js";
 import type { SuiteContext } from "./context.js";
@@ -24,9 +28,59 @@ const QUERIES = {
   cjk: { query: "数据库连接", options: {}, table: "messages_fts_trigram", match: '"数据库连接"' },
 } as const;
 
+/** The worst case: one row of a million `z`, found by a substring search for ten of them
+ * (unbounded, this search did not finish in 100 s: snippet() is quadratic in a row's matches). */
+const RUN_CHARS = 1_000_000;
+const WORST = { query: "z".repeat(10), options: { substring: true } } as const;
+
 const rawSql = (table: string) =>
   `SELECT m.id, m.session_id, m.role, m.timestamp, m.tool_name, snippet(${table}, 0, '«', '»', '…', 16) AS snippet
    FROM ${table} JOIN messages m ON m.id = ${table}.rowid WHERE ${table} MATCH ? ORDER BY rank LIMIT 20`;
+
+function newBench(ctx: SuiteContext): Bench {
+  return new Bench({
+    time: ctx.plan.benchTimeMs,
+    iterations: ctx.plan.benchIterations,
+    warmup: ctx.plan.benchTimeMs > 0,
+    warmupIterations: 5,
+  });
+}
+
+/** Run `bench` and return each task's latency statistics, in the order they were added. */
+async function latencies(bench: Bench) {
+  await bench.run();
+  const [a, b] = bench.tasks.map((task) => {
+    if (task.result.state !== "completed")
+      throw new Error(`tinybench task ${task.name}: ${task.result.state}`);
+    return task.result.latency;
+  });
+  if (!a || !b) throw new Error("tinybench returned no tasks");
+  return [a, b] as const;
+}
+
+/** The 1 MB run, in a session of its own that is deleted afterwards (later suites see the
+ * corpus as it was). */
+async function worstCase(store: Store, ctx: SuiteContext): Promise<void> {
+  const session = "bench-search-worst-case";
+  store.createSession({ id: session, source: "bench" });
+  const id = store.appendMessage(session, { role: "user", content: "z".repeat(RUN_CHARS) });
+  try {
+    const first = store.search(WORST.query, WORST.options);
+    if (!first.hits.some((h) => h.messageId === id))
+      throw new Error(`the worst-case search missed the run (route ${first.route})`);
+    ctx.note("search.worst.route", `${first.route}, ${first.hits.length} hits`);
+    const ordinary = QUERIES.substring;
+    const bench = newBench(ctx);
+    bench.add("worst", () => void store.search(WORST.query, WORST.options));
+    bench.add("ordinary", () => void store.search(ordinary.query, ordinary.options));
+    const [w, o] = await latencies(bench);
+    ctx.metric("search.worst.store.p50", w.p50);
+    ctx.metric("search.worst.store.p99", w.p99);
+    ctx.metric("search.worst.ratio", w.p50 / o.p50);
+  } finally {
+    store.deleteSession(session);
+  }
+}
 
 export async function searchLatency(engine: Engine, ctx: SuiteContext): Promise<void> {
   const store = engine.openStore(ctx.db);
@@ -37,26 +91,16 @@ export async function searchLatency(engine: Engine, ctx: SuiteContext): Promise<
       const first = store.search(q.query, q.options);
       const rawHits = statement.all(q.match).length;
       ctx.note(`search.${kind}.route`, `${first.route}, ${first.hits.length} hits (raw ${rawHits})`);
-      const bench = new Bench({
-        time: ctx.plan.benchTimeMs,
-        iterations: ctx.plan.benchIterations,
-        warmup: ctx.plan.benchTimeMs > 0,
-        warmupIterations: 5,
-      });
+      const bench = newBench(ctx);
       bench.add("store", () => void store.search(q.query, q.options));
       bench.add("raw", () => void statement.all(q.match));
-      await bench.run();
-      const [s, r] = bench.tasks.map((task) => {
-        if (task.result.state !== "completed")
-          throw new Error(`tinybench task ${task.name}: ${task.result.state}`);
-        return task.result.latency;
-      });
-      if (!s || !r) throw new Error("tinybench returned no tasks");
+      const [s, r] = await latencies(bench);
       ctx.metric(`search.${kind}.store.p50`, s.p50);
       ctx.metric(`search.${kind}.store.p99`, s.p99);
       ctx.metric(`search.${kind}.raw.p50`, r.p50);
       ctx.metric(`search.${kind}.ratio`, s.p50 / r.p50);
     }
+    await worstCase(store, ctx);
   } finally {
     raw.close();
     store.close();
