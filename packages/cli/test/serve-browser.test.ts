@@ -15,6 +15,13 @@ import { type Served, startServe } from "./serve-process.js";
 
 const OUTPUT = fileURLToPath(new URL("../test-output/serve/", import.meta.url));
 const NODE = [process.env.SESSIONDB_HOST_NODE || process.execPath];
+const QUIET_ARGS = [
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--disable-quic",
+  "--no-first-run",
+];
 const UNWANTED_ARGS = new Set([
   "--single-process",
   "--disable-web-security",
@@ -127,8 +134,9 @@ beforeAll(async () => {
   browser = await chromium.launch({
     executablePath: await chromiumPkg.executablePath(),
     // Its Lambda defaults run one process (closing a page would end the browser) and turn off
-    // web security; a browser tested for XSS keeps its normal defences.
-    args: chromiumPkg.args.filter((a) => !UNWANTED_ARGS.has(a)),
+    // web security; a browser tested for XSS keeps its normal defences. The extra flags keep
+    // Chromium from calling home: the tests talk to 127.0.0.1 only.
+    args: [...chromiumPkg.args.filter((a) => !UNWANTED_ARGS.has(a)), ...QUIET_ARGS],
     headless: true,
   });
 }, 180_000);
