@@ -8,7 +8,6 @@ import { CHECKPOINT_EVERY_WRITES } from "./constants.js";
 import type { SqliteConnection, SqliteDriver, SqliteStatement } from "./driver.js";
 import {
   hasResultCode,
-  isDiskFull,
   SessionDbError,
   StoreClosedError,
   StoreCorruptError,
@@ -34,6 +33,7 @@ import type { StoreContext, WriteOptions } from "./store/context.js";
 import * as messages from "./store/messages.js";
 import {
   configureConnection,
+  diskFullAt,
   hasRollbackJournal,
   initializeSchema,
   openFailure,
@@ -309,7 +309,7 @@ export class Store {
   /** READONLY → StoreReadOnlyError; a full disk → StoreFullError naming `what` was not stored;
    * structural corruption → sticky StoreCorruptError. */
   #classifyFailure(error: unknown, what = "the operation"): unknown {
-    if (isDiskFull(error)) return new StoreFullError(what, { cause: error });
+    if (diskFullAt(error, this.path, this.#host)) return new StoreFullError(what, { cause: error });
     if (hasResultCode(error, "READONLY")) {
       return new StoreReadOnlyError(`SQLite refused the write (${error.message})`, { cause: error });
     }
@@ -530,7 +530,7 @@ export class Store {
     } catch (error) {
       // A full disk cannot take the checkpoint's pages; every commit stays in the WAL, and the
       // next writer's checkpoint moves them. Closing loses nothing, so it does not fail for that.
-      if (!isDiskFull(error)) throw error;
+      if (!diskFullAt(error, this.path, this.#host)) throw error;
     } finally {
       this.#statements.clear();
       this.#conn.close();

@@ -35,6 +35,9 @@ export interface Host {
   writeFileAtomic(path: string, text: string): void;
   /** Read a small text file, or undefined when it does not exist. */
   readFile(path: string): string | undefined;
+  /** False when a new file of `bytes` does not fit in `dir` (ENOSPC, EDQUOT); true when it does
+   * or when that cannot be told. Writes and removes a probe file of its own there. */
+  hasRoom(dir: string, bytes: number): boolean;
   /** Whether `path` itself is a symbolic link (not followed; a dangling one counts). */
   isSymbolicLink(path: string): boolean;
   /** `path` with every symlink resolved, or undefined when it does not exist. */

@@ -106,6 +106,22 @@ export const nodeFsHost: Host = {
       throw error;
     }
   },
+  hasRoom(dir, bytes) {
+    const probe = `${dir}/.sessiondb-room-${process.pid}-${Date.now()}.tmp`;
+    try {
+      fs.writeFileSync(probe, new Uint8Array(bytes), { mode: 0o600 });
+      return true;
+    } catch (error) {
+      const code = (error as { code?: unknown } | null)?.code;
+      return code !== "ENOSPC" && code !== "EDQUOT";
+    } finally {
+      try {
+        fs.rmSync(probe, { force: true });
+      } catch {
+        // Asked while explaining another failure: never replace that one.
+      }
+    }
+  },
   isSymbolicLink(path) {
     return fs.lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() === true;
   },

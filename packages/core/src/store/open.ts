@@ -183,6 +183,21 @@ export function readOnlyBlockedReason(path: string, host: Host | undefined): str
     : `a read-only open of a WAL store needs its -wal and -shm files, which do not exist and cannot be created in ${dirnameOf(path)} (not writable by this user, or a read-only mount); open it while a writer has it open, or make the directory writable`;
 }
 
+/** SQLite's first -shm region: what a WAL store's first reader must be able to allocate. */
+const SHM_REGION_BYTES = 32 * 1024;
+
+/**
+ * Whether `error` means the disk or quota holding the store is full. A binding that reports only
+ * SQLite's message (Deno's @db/sqlite; Deno's node:sqlite for exec) turns a -shm that cannot be
+ * allocated into a bare IOERR; then the file system is asked whether a region that size fits.
+ */
+export function diskFullAt(error: unknown, path: string, host: Host | undefined): boolean {
+  if (isDiskFull(error)) return true;
+  if (!hasResultCode(error, "IOERR") || error.extendedCode !== undefined) return false;
+  if (!host || path === ":memory:" || path === "") return false;
+  return !host.hasRoom(dirnameOf(path), SHM_REGION_BYTES);
+}
+
 /** Map errors from the open sequence to the public error types. */
 export function openFailure(
   path: string,
@@ -207,7 +222,7 @@ export function openFailure(
   if (hasResultCode(error, "PERM"))
     return new StoreOpenError(path, `permission denied (${error.message})`, { cause: error });
   if (hasResultCode(error, "CORRUPT")) return new StoreCorruptError(error.message, { cause: error });
-  if (isDiskFull(error)) {
+  if (diskFullAt(error, path, host)) {
     return new StoreFullError(`opening ${JSON.stringify(path)}`, {
       cause: error,
       outcome:
