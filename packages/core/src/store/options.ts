@@ -47,6 +47,8 @@ const HOST_METHODS = [
   "chmod",
   "writeFileAtomic",
   "readFile",
+  "isSymbolicLink",
+  "hasRoom",
 ] as const satisfies readonly (keyof Host)[];
 
 /** The driver argument: an object with a name and an `open` method. */
