@@ -69,7 +69,7 @@ function mainHelp(): string {
     "  -V, --version",
     "",
     "Exit codes: 0 ok · 1 failure · 2 usage · 3 no store · 4 busy · 5 corrupt · 6 unusable store",
-    "            7 no such session · 8 bad import lines · 9 unhealthy · 130 interrupted",
+    "            7 no such session · 8 bad import lines · 9 unhealthy · 10 disk full · 130 interrupted",
     'Run "sessiondb <command> --help" for details.',
   ].join("\n");
 }
