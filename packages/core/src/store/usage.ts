@@ -10,38 +10,38 @@ import { requireSession } from "./sessions.js";
 import type { UsageInput, UsageRow } from "./types.js";
 import * as valid from "./validate.js";
 
-/** The counters of one call: input field, session column, usage-row column. */
+/** How far a counter may grow: integers every runtime reads exactly; a finite cost. The test is
+ * SQL text, not a bind (@db/sqlite cannot bind an integral double as large as MAX_VALUE); SQLite
+ * reads 9e999 as Infinity, which an overflowing REAL sum becomes. */
+const TOKENS = { max: Number.MAX_SAFE_INTEGER, sql: `<= ${Number.MAX_SAFE_INTEGER}` };
+const COST = { max: Number.MAX_VALUE, sql: "< 9e999" };
+
+/** The counters of one call: input field, session column, usage-row column, limit. */
 const COUNTERS = [
-  ["inputTokens", "input_tokens", "input_tokens"],
-  ["outputTokens", "output_tokens", "output_tokens"],
-  ["cacheReadTokens", "cache_read_tokens", "cache_read_tokens"],
-  ["cacheWriteTokens", "cache_write_tokens", "cache_write_tokens"],
-  ["reasoningTokens", "reasoning_tokens", "reasoning_tokens"],
-  ["costUsd", "estimated_cost_usd", "cost_usd"],
+  { field: "inputTokens", session: "input_tokens", usage: "input_tokens", limit: TOKENS },
+  { field: "outputTokens", session: "output_tokens", usage: "output_tokens", limit: TOKENS },
+  { field: "cacheReadTokens", session: "cache_read_tokens", usage: "cache_read_tokens", limit: TOKENS },
+  { field: "cacheWriteTokens", session: "cache_write_tokens", usage: "cache_write_tokens", limit: TOKENS },
+  { field: "reasoningTokens", session: "reasoning_tokens", usage: "reasoning_tokens", limit: TOKENS },
+  { field: "costUsd", session: "estimated_cost_usd", usage: "cost_usd", limit: COST },
 ] as const;
 
-/** The largest sum kept: every runtime reads integers exactly up to here, and cost stays finite. */
-const limitOf = (field: string): number => (field === "costUsd" ? Number.MAX_VALUE : Number.MAX_SAFE_INTEGER);
+type Counter = (typeof COUNTERS)[number];
 
 /**
- * `col + ? <= ?` for every counter, so the write itself refuses a sum that would leave the exact
- * range (SQLite turns an int64 overflow into a REAL, and a REAL overflow into Inf, both of which
- * compare above the limit). Adding 0 is never refused, so one counter an older version let pass
- * the limit does not block the others. Binds: (added, added, limit) per counter.
+ * `col + ? <limit>` for every counter, so the write itself refuses a sum that would leave the
+ * exact range (an int64 overflow turns into a REAL, which compares above the limit too). Adding 0
+ * is never refused, so a counter an older version let pass the limit does not block the others.
+ * Binds: (added, added) per counter.
  */
-const guard = (column: ColumnOf): string =>
-  COUNTERS.map((counter) => `(? = 0 OR ${column(counter)} + ? <= ?)`).join(" AND ");
-
-type Counter = (typeof COUNTERS)[number];
-type ColumnOf = (counter: Counter) => string;
-const sessionColumn: ColumnOf = ([, column]) => column;
-const usageColumn: ColumnOf = ([, , column]) => column;
+const guard = (column: (counter: Counter) => string): string =>
+  COUNTERS.map((counter) => `(? = 0 OR ${column(counter)} + ? ${counter.limit.sql})`).join(" AND ");
 
 /** Binds: the added counters, the session id, then the guard's. */
 const ADD_TO_SESSION = `UPDATE sessions SET input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
    cache_read_tokens = cache_read_tokens + ?, cache_write_tokens = cache_write_tokens + ?,
    reasoning_tokens = reasoning_tokens + ?, estimated_cost_usd = estimated_cost_usd + ?
-   WHERE id = ? AND ${guard(sessionColumn)}`;
+   WHERE id = ? AND ${guard((c) => c.session)}`;
 
 /** Binds: the row's key, the added counters, the time, then the guard's. */
 const ADD_TO_USAGE_ROW = `INSERT INTO session_model_usage (session_id, model, provider, base_url, billing_mode, task,
@@ -56,7 +56,7 @@ const ADD_TO_USAGE_ROW = `INSERT INTO session_model_usage (session_id, model, pr
          reasoning_tokens = reasoning_tokens + excluded.reasoning_tokens,
          cost_usd = cost_usd + excluded.cost_usd,
          updated_at = excluded.updated_at
-       WHERE session_model_usage.call_count < ${Number.MAX_SAFE_INTEGER} AND ${guard((c) => `session_model_usage.${usageColumn(c)}`)}`;
+       WHERE session_model_usage.call_count < ${Number.MAX_SAFE_INTEGER} AND ${guard((c) => `session_model_usage.${c.usage}`)}`;
 
 /** Add token and cost counters for one (model, provider, base URL, billing mode, task). */
 export function recordUsage(ctx: StoreContext, sessionId: string, usage: UsageInput): void {
@@ -69,46 +69,47 @@ export function recordUsage(ctx: StoreContext, sessionId: string, usage: UsageIn
     valid.optionalText(usage.billingMode, "usage.billingMode", 200) ?? "",
     valid.optionalText(usage.task, "usage.task", 200) ?? "",
   ];
-  const added = COUNTERS.map(([field]) =>
+  const added = COUNTERS.map(({ field }) =>
     field === "costUsd"
       ? valid.amount(usage.costUsd, "usage.costUsd")
       : (valid.count(usage[field], `usage.${field}`) ?? 0),
   );
-  const guardParams = COUNTERS.flatMap(([field], i) => [
-    added[i] as number,
-    added[i] as number,
-    limitOf(field),
-  ]);
+  const guardParams = added.flatMap((value) => [value, value]);
   const now = ctx.now() / 1000;
   ctx.write(() => {
     const { changes } = ctx.statement(ADD_TO_SESSION).run(...added, id, ...guardParams);
     if (changes === 0) {
       requireSession(ctx, id);
       const totals = ctx
-        .statement(`SELECT ${COUNTERS.map(sessionColumn)} FROM sessions WHERE id = ?`)
+        .statement(`SELECT ${COUNTERS.map((c) => c.session)} FROM sessions WHERE id = ?`)
         .get(id);
-      throw refusal(totals, sessionColumn, added, "the session's total");
+      throw refusal(totals, "session", added, "the session's total");
     }
     const upsert = ctx.statement(ADD_TO_USAGE_ROW).run(id, ...key, ...added, now, ...guardParams);
     if (upsert.changes === 0) {
       const row = ctx
         .statement(
-          `SELECT ${COUNTERS.map(usageColumn)} FROM session_model_usage
+          `SELECT ${COUNTERS.map((c) => c.usage)} FROM session_model_usage
            WHERE session_id = ? AND model = ? AND provider = ? AND base_url = ? AND billing_mode = ? AND task = ?`,
         )
         .get(id, ...key);
       // Throwing rolls the session's totals back with it.
-      throw refusal(row, usageColumn, added, "this usage row's total");
+      throw refusal(row, "usage", added, "this usage row's total");
     }
   });
 }
 
 /** The INVALID_INPUT for a refused guard: the first counter whose sum with the stored `row`
  * (read in the same transaction) leaves the exact range, else the usage row's call count. */
-function refusal(row: Row | undefined, column: ColumnOf, added: number[], what: string): InvalidInputError {
-  const stored = (i: number): number => Number(row?.[column(COUNTERS[i] as Counter)]);
+function refusal(
+  row: Row | undefined,
+  table: "session" | "usage",
+  added: number[],
+  what: string,
+): InvalidInputError {
+  const stored = (i: number): number => Number(row?.[(COUNTERS[i] as Counter)[table]]);
   const index = COUNTERS.findIndex(
-    ([field], i) => added[i] !== 0 && !(stored(i) + (added[i] as number) <= limitOf(field)),
+    (counter, i) => added[i] !== 0 && !(stored(i) + (added[i] as number) <= counter.limit.max),
   );
   if (index < 0) {
     return new InvalidInputError(
@@ -116,14 +117,14 @@ function refusal(row: Row | undefined, column: ColumnOf, added: number[], what: 
       `${what} has counted ${Number.MAX_SAFE_INTEGER} calls, the most it can`,
     );
   }
-  const [field] = COUNTERS[index] as Counter;
-  const limit =
-    field === "costUsd"
+  const { field, limit } = COUNTERS[index] as Counter;
+  const bound =
+    limit === COST
       ? "the largest finite number"
       : `${Number.MAX_SAFE_INTEGER}, the largest integer every runtime reads back exactly`;
   return new InvalidInputError(
     `usage.${field}`,
-    `adding ${added[index]} to ${what} of ${stored(index)} would pass ${limit}`,
+    `adding ${added[index]} to ${what} of ${stored(index)} would pass ${bound}`,
   );
 }
 
