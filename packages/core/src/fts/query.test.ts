@@ -144,6 +144,9 @@ describe("bounded index queries", () => {
     expect(sql.match(/instr\(lower\(ifnull\(m\.content, ''\)\), lower\(\?\)\) > 0/g)).toHaveLength(3);
     expect(sql).toContain("AND NOT (");
     expect(sql).not.toMatch(/LIKE/);
+    // Nothing to fold in digits or CJK: the bytes are compared as they are.
+    const plain = termsSql(parseQuery("404 東京"), ["content"]).sql;
+    expect(plain).toBe("(((instr(ifnull(m.content, ''), ?) > 0) AND (instr(ifnull(m.content, ''), ?) > 0)))");
   });
 
   it("refuses a word query with more than MAX_SEARCH_WORDS words", () => {
