@@ -3,6 +3,7 @@
  * highlighter and the template emit only escaped text and the few elements they know, and links
  * only to safe schemes. (The browser test proves the same end to end in Chromium.)
  */
+import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import { niceMax } from "../src/serve/chart.js";
 import { highlightCode, highlightJsonText, highlightOutput } from "../src/serve/highlight.js";
@@ -11,6 +12,7 @@ import { isLoopback } from "../src/serve/loopback.js";
 import { markdown } from "../src/serve/markdown.js";
 import { markSnippet } from "../src/serve/pages/search.js";
 import { parseHost } from "../src/serve/security.js";
+import { streamHtml } from "../src/serve/stream.js";
 
 /** Tags a renderer may emit; anything else in its output came from the input. */
 const ALLOWED_TAGS = new Set([
@@ -133,5 +135,30 @@ describe("host rules", () => {
 
   it("rounds chart axes up to 1, 2, 2.5 or 5 times a power of ten", () => {
     expect([0, 0.7, 1, 3, 24, 251, 9_999].map(niceMax)).toEqual([1, 1, 1, 5, 25, 500, 10_000]);
+  });
+});
+
+describe("streamed pages", () => {
+  it("send parts as they come; a failure after the first part ends the page with a notice and is logged", async () => {
+    const logged: unknown[] = [];
+    const app = new Hono();
+    async function* parts(fail: boolean): AsyncGenerator<string> {
+      yield "<html><body><main><p>head</p>";
+      if (fail) throw new Error("SQLITE_CORRUPT reading /secret/path/store.db");
+      yield "<p>rest</p></main></body></html>";
+    }
+    app.get("/:mode", (c) => streamHtml(c, parts(c.req.param("mode") === "fail"), (e) => logged.push(e)));
+    const ok = await app.request("/ok");
+    expect(ok.status).toBe(200);
+    expect(await ok.text()).toBe("<html><body><main><p>head</p><p>rest</p></main></body></html>");
+    const failed = await app.request("/fail");
+    expect(failed.status).toBe(200);
+    const text = await failed.text();
+    expect(text.startsWith("<html><body><main><p>head</p>")).toBe(true);
+    expect(text).toContain("The rest of this page could not be read");
+    expect(text).not.toContain("/secret/path");
+    expect(text).not.toContain("SQLITE_CORRUPT");
+    expect(text.endsWith("</html>")).toBe(true);
+    expect(logged).toHaveLength(1);
   });
 });

@@ -10,10 +10,11 @@ import { errorPage } from "./errors.js";
 import { healthPage } from "./pages/health.js";
 import { searchPage } from "./pages/search.js";
 import { sessionsPage } from "./pages/sessions.js";
-import { pageOf, rawContent, transcriptPage } from "./pages/transcript.js";
+import { pageOf, rawContent, transcriptParts } from "./pages/transcript.js";
 import { usagePage } from "./pages/usage.js";
 import { BadRequest, optionalId, type Params } from "./params.js";
 import { type Guard, guard, headers } from "./security.js";
+import { streamHtml } from "./stream.js";
 
 export interface AppInput {
   store: Store;
@@ -56,8 +57,11 @@ export function createApp({ store, runtime, storeName, guard: rules, log }: AppI
   app.get("/sessions/:id", async (c) => {
     const found = await session(c.req.param("id"));
     if (!found) return missing(c);
-    return c.html(
-      (await transcriptPage(store, found, optionalId(c.req.query("after"), "after"), storeName)).value,
+    const after = optionalId(c.req.query("after"), "after");
+    return streamHtml(c, transcriptParts(store, found, after, storeName), (error) =>
+      log(
+        `sessiondb serve: ${c.req.path} failed while streaming: ${(error as Error)?.stack ?? String(error)}`,
+      ),
     );
   });
   app.get("/sessions/:id/messages/:mid", async (c) => {

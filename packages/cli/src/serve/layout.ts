@@ -1,7 +1,7 @@
 /** The page shell every view shares (head, navigation, footer) and small view helpers. */
 import { count } from "../format.js";
 import { ASSET_URL } from "./assets.js";
-import { type Html, html, type Part } from "./html.js";
+import { type Html, html, type Part, trusted } from "./html.js";
 
 export type Section = "sessions" | "search" | "usage" | "health" | "none";
 
@@ -45,6 +45,14 @@ ${body}
 <footer>sessiondb serve${store ? html` · ${store}` : ""} · read-only</footer>
 </body>
 </html>`;
+}
+
+/** A page's markup before and after its body, for a page sent in parts (a transcript streams).
+ * The marker is a comment: escaped content can never contain it, since every `<` is escaped. */
+export function pageShell(input: Omit<PageInput, "body">): [string, string] {
+  const marker = "<!--body-->";
+  const [before = "", after = ""] = page({ ...input, body: trusted(marker) }).value.split(marker);
+  return [before, after];
 }
 
 /** Epoch seconds → `<time>` showing UTC (the script switches it to local time). */

@@ -7,7 +7,7 @@ import type { Message, Session, Store, UsageRow } from "@sessiondb/core";
 import { bytes, contentText, count } from "../../format.js";
 import { highlightJsonText, highlightOutput, prettyJson } from "../highlight.js";
 import { type Html, html, trusted } from "../html.js";
-import { compact, dollars, messageHref, page, query, sessionHref, when } from "../layout.js";
+import { compact, dollars, messageHref, pageShell, query, sessionHref, when } from "../layout.js";
 import { markdown } from "../markdown.js";
 
 /** Messages per transcript page (almost every session fits on one). */
@@ -162,33 +162,43 @@ ${s.archived ? html`<span class="tag">archived</span>` : ""}
 </div>`;
 }
 
-export async function transcriptPage(
+/** Messages rendered per streamed part. */
+const STREAM_BATCH = 50;
+
+/**
+ * A transcript page in parts, sent as they are ready: the header goes out before any message is
+ * read, then the messages in batches (a long session starts drawing at once).
+ */
+export async function* transcriptParts(
   store: Store,
   session: Session,
   afterId: number | undefined,
   storeName: string,
-): Promise<Html> {
-  const [rows, usage] = [
-    await store.getMessages(session.id, {
-      limit: TRANSCRIPT_PAGE + 1,
-      ...(afterId !== undefined ? { afterId } : {}),
-    }),
-    await store.getUsage(session.id),
-  ];
-  const messages = rows.slice(0, TRANSCRIPT_PAGE);
-  const more = rows.length > TRANSCRIPT_PAGE;
-  const { results, paired } = pairResults(messages);
+): AsyncGenerator<string> {
   const title = session.title ?? "Untitled session";
-  const body = html`<div class="sub"><a href="/sessions">Sessions</a> / <span class="mono">${session.id}</span></div>
+  const [before, after] = pageShell({ title, section: "sessions", store: storeName });
+  const usage = await store.getUsage(session.id);
+  yield before +
+    html`<div class="sub"><a href="/sessions">Sessions</a> / <span class="mono">${session.id}</span></div>
 <h1>${title}</h1>
 ${facts(session)}
 <div class="sub">${session.parentSessionId ? html`Child of <a href="${sessionHref(session.parentSessionId)}">${session.parentSessionId}</a> · ` : ""}<a href="/sessions${query({ parent: session.id })}">Child sessions</a></div>
 ${usageTable(usage)}
 ${afterId !== undefined ? html`<div class="pager"><a href="${sessionHref(session.id)}">← From the start</a><span>messages after #${afterId}</span></div>` : ""}
-<section class="thread" id="thread">${messages.map((m) => message(m, results, paired))}</section>
+<section class="thread" id="thread">`.value;
+  const rows = await store.getMessages(session.id, {
+    limit: TRANSCRIPT_PAGE + 1,
+    ...(afterId !== undefined ? { afterId } : {}),
+  });
+  const messages = rows.slice(0, TRANSCRIPT_PAGE);
+  const { results, paired } = pairResults(messages);
+  for (let i = 0; i < messages.length; i += STREAM_BATCH)
+    yield html`${messages.slice(i, i + STREAM_BATCH).map((m) => message(m, results, paired))}`.value;
+  const more = rows.length > TRANSCRIPT_PAGE;
+  yield html`</section>
 ${messages.length === 0 ? html`<div class="panel empty">No messages${afterId !== undefined ? " after this point" : ""}.</div>` : ""}
-${more ? html`<div class="pager"><a rel="next" href="${sessionHref(session.id)}${query({ after: messages.at(-1)?.id })}">Next ${count(TRANSCRIPT_PAGE)} messages →</a></div>` : ""}`;
-  return page({ title, section: "sessions", body, store: storeName });
+${more ? html`<div class="pager"><a rel="next" href="${sessionHref(session.id)}${query({ after: messages.at(-1)?.id })}">Next ${count(TRANSCRIPT_PAGE)} messages →</a></div>` : ""}`
+    .value + after;
 }
 
 /** The `after` value of the transcript page holding message `id`, or null when the session has no such message. */
