@@ -23,8 +23,10 @@ function allowedHosts(host: string, extra: string[]): Set<string> {
   return hosts;
 }
 
-/** Open `url` in the desktop's browser; a failure to do so is only reported. */
+/** Open `url` in the desktop's browser; a failure to do so is only reported (without the
+ * address again: it may carry the token, which is printed once). */
 function openBrowser(url: string): void {
+  const failed = "sessiondb serve: could not start a browser; open the address above yourself\n";
   const [command, args] =
     process.platform === "darwin"
       ? ["open", [url]]
@@ -33,12 +35,10 @@ function openBrowser(url: string): void {
         : ["xdg-open", [url]];
   try {
     const child = spawn(command, args as string[], { stdio: "ignore", detached: true });
-    child.on("error", () =>
-      process.stderr.write(`sessiondb serve: could not start ${command}; open ${url} yourself\n`),
-    );
+    child.on("error", () => process.stderr.write(failed));
     child.unref();
   } catch {
-    process.stderr.write(`sessiondb serve: could not start ${command}; open ${url} yourself\n`);
+    process.stderr.write(failed);
   }
 }
 
