@@ -160,7 +160,7 @@ export interface UsageReport {
   total: Totals;
 }
 
-export function dayOf(seconds: number): string {
+function dayOf(seconds: number): string {
   return new Date(seconds * 1000).toISOString().slice(0, 10);
 }
 

@@ -11,7 +11,7 @@ import { compact, dollars, messageHref, pageShell, query, sessionHref, when } fr
 import { markdown } from "../markdown.js";
 
 /** Messages per transcript page (almost every session fits on one). */
-export const TRANSCRIPT_PAGE = 500;
+const TRANSCRIPT_PAGE = 500;
 /** Tool output longer than this (characters or lines) is folded behind its first lines. */
 const FOLD_CHARS = 1500;
 const FOLD_LINES = 20;
