@@ -106,8 +106,8 @@ const READ_ONLY = /^\s*(SELECT|VALUES)\b/i;
 /**
  * Run `read`; when a row holds an integer past 2^53, read it again with bigints and return each
  * as the nearest double. better-sqlite3 and bun:sqlite return that double themselves; node:sqlite
- * throws ERR_OUT_OF_RANGE for the whole call instead (and reading every integer as a bigint
- * made ordinary reads half again as slow), so only such reads pay. A statement that may write is not
+ * throws ERR_OUT_OF_RANGE for the whole call instead. Reading every integer as a bigint made
+ * ordinary reads half again as slow, so only such reads pay. A statement that may write is not
  * repeated: its error passes through.
  */
 function readWide<T extends Row | Row[] | undefined>(statement: NodeSqliteApiStatement, read: () => T): T {
