@@ -22,6 +22,7 @@ export default defineConfig([
       "proc/open-raw": "src/proc/open-raw.ts",
       "proc/fts-op": "src/proc/fts-op.ts",
       "proc/writer": "src/proc/writer.ts",
+      "proc/backup-op": "src/proc/backup-op.ts",
     },
     format: ["esm"],
     dts: false,

@@ -113,6 +113,8 @@ for (const size of sizes) {
       JSON.stringify(exec),
       "--out",
       out,
+      // Suites to run (substring match), for measuring one suite without the rest.
+      ...(option("only") ? ["--only", option("only") as string] : []),
     ];
     const result = results.find((r) => r.target === target) as TargetResult;
     try {

@@ -13,6 +13,7 @@ import type { SizeResult } from "./metrics.js";
 import { PLANS } from "./plans.js";
 import { now } from "./stats.js";
 import { appendSuite } from "./suites/append.js";
+import { backupSuite } from "./suites/backup.js";
 import { coldOpenInProcess, coldOpenProcess } from "./suites/cold.js";
 import type { SuiteContext } from "./suites/context.js";
 import { ftsThroughput, writerUnderLoad } from "./suites/fts.js";
@@ -99,6 +100,7 @@ const suites: Array<[string, () => unknown]> = [
   ["append", () => appendSuite(engine, ctx)],
   ["fts throughput", () => ftsThroughput(engine, ctx)],
   ["writer under load", () => writerUnderLoad(engine, ctx)],
+  ["backup", () => backupSuite(engine, ctx)],
 ];
 const only = process.argv.includes("--only") ? arg("only").split(",") : undefined;
 for (const [name, run] of suites) {
