@@ -38,9 +38,9 @@ export const TRIGRAM_MIN_CHARS = 3;
  * longer grows with the term's length. */
 export const TRIGRAMS_PER_TERM = 4;
 /** Words in all the terms of a word (non-substring) query: FTS5 walks one position list per
- * phrase word, so on a row repeating one word 500 000 times (1 MB) each word costs ~2–4 ms;
- * 64 bounds a search to well under a second on such a row, and leaves room for a pasted
- * sentence in quotes. */
+ * phrase word, so on a row repeating one word 500 000 times (1 MB) each word costs ~2–8 ms with
+ * bm25; 64 bounds a search to about half a second per such megabyte, and leaves room for a
+ * pasted sentence in quotes. */
 export const MAX_SEARCH_WORDS = 64;
 /** FTS5's snippet() scores every match against every other match of the row (quadratic: ~90 ms
  * for 4 000 matches in 8 KB, minutes for a 1 MB run of one word). It runs only when the row's
