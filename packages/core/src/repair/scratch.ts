@@ -112,12 +112,13 @@ export async function copyForRepair(
       }
     }
   } catch (error) {
-    closeQuietly(reader);
     throw error instanceof StoreInUseError
       ? error
       : new StoreOpenError(path, message(error), { cause: error });
+  } finally {
+    // Closed before any byte of the file is read below: then no lock of ours can be dropped.
+    closeQuietly(reader);
   }
-  closeQuietly(reader);
   host.copyFile(path, scratch);
   for (const companion of ["-wal", "-journal"]) {
     if (host.stat(`${path}${companion}`)) host.copyFile(`${path}${companion}`, `${scratch}${companion}`);
