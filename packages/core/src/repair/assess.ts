@@ -11,9 +11,11 @@ import type { TableCounts } from "./types.js";
 
 export const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
-/** Open a store on a scratch file (never the user's store): writable, no repair at open. */
-export function openScratch(driver: SqliteDriver, host: Host, path: string): Store {
-  return createStore(driver, path, { host, repairFtsOnOpen: false });
+/** Open a store on a scratch file (never the user's store): writable, no repair at open unless
+ * asked. Only this process ever opens a scratch file, one connection at a time, so a SQLite with
+ * the WAL-reset bug may write it in WAL mode (the bug needs concurrent connections). */
+export function openScratch(driver: SqliteDriver, host: Host, path: string, repairAtOpen = false): Store {
+  return createStore(driver, path, { host, repairFtsOnOpen: repairAtOpen, allowUnsafeWal: true });
 }
 
 /** `NOT INDEXED`: count through the table's own b-tree, so a damaged index cannot mislead. */

@@ -8,7 +8,6 @@ import type { SqliteConnection, SqliteDriver } from "../driver.js";
 import { ftsDropDdl } from "../fts/index.js";
 import type { Host } from "../host/host.js";
 import { META_FINGERPRINT } from "../schema/definition.js";
-import { createStore } from "../store.js";
 import { openScratch } from "./assess.js";
 
 function withConnection(driver: SqliteDriver, path: string, fn: (conn: SqliteConnection) => void): void {
@@ -39,7 +38,7 @@ export function rebuildIndex(driver: SqliteDriver, host: Host, path: string): vo
     conn.prepare("DELETE FROM state_meta WHERE key = ?").run(META_FINGERPRINT);
     conn.exec("COMMIT");
   });
-  createStore(driver, path, { host }).close();
+  openScratch(driver, host, path, true).close();
 }
 
 /** Rebuild every ordinary index from its table. */
