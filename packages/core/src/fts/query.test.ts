@@ -80,6 +80,7 @@ describe("router", () => {
     substring: false,
     baseUsable: true,
     trigramUsable: true,
+    trigramReadsPastNul: true,
     backfill: undefined,
   };
   const route = (q: string, extra: Partial<Parameters<typeof chooseRoute>[0]> = {}) =>
@@ -92,6 +93,10 @@ describe("router", () => {
     expect(route("ell", { substring: true })).toBe("trigram");
     expect(route("el", { substring: true })).toBe("like");
     expect(route("東京都", { trigramUsable: false })).toBe("like");
+    // An old trigram tokenizer stops at a NUL: its index may lack text a LIKE scan finds.
+    expect(route("ell", { substring: true, trigramReadsPastNul: false })).toBe("like");
+    expect(route("東京都", { trigramReadsPastNul: false })).toBe("like");
+    expect(route("hello", { trigramReadsPastNul: false })).toBe("fts");
   });
 
   it("a tool-role filter or an untrusted index goes to LIKE; a backfill adds a top-up", () => {

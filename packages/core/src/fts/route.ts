@@ -21,6 +21,8 @@ export interface RouteInput {
   baseUsable: boolean;
   /** The trigram index exists and is trusted. */
   trigramUsable: boolean;
+  /** This SQLite's trigram tokenizer indexes text after a NUL character (older ones stop). */
+  trigramReadsPastNul: boolean;
   /** The running backfill, if any. */
   backfill: BackfillWindow | undefined;
 }
@@ -48,6 +50,8 @@ export function chooseRoute(input: RouteInput): RoutePlan {
   let index: "base" | "trigram" = "base";
   if (input.substring || hasCjk(input.query)) {
     if (!input.trigramUsable) return like("substring/CJK search without a trigram index");
+    if (!input.trigramReadsPastNul)
+      return like("this SQLite's trigram tokenizer stops at a NUL character: text after one is not indexed");
     const short = queryTerms(input.query).some((t) => charLength(t.text) < TRIGRAM_MIN_CHARS);
     if (short) return like("a term shorter than 3 characters cannot use the trigram index");
     index = "trigram";

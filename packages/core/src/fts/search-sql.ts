@@ -207,3 +207,17 @@ export function likeWindowSql(column: (typeof LIKE_COLUMNS)[number]): string {
   const start = `max(1, p - ${LIKE_WINDOW_BEFORE_BYTES})`;
   return `SELECT p, ${start} AS start, substr(b, ${start}, ${LIKE_WINDOW_BYTES}) AS w, length(b) AS n FROM (SELECT CAST(${column} AS BLOB) AS b, instr(CAST(lower(${column}) AS BLOB), CAST(lower(?) AS BLOB)) AS p FROM messages WHERE id = ?)`;
 }
+
+/** The probe's temporary table (TEMP: nothing reaches the store file; works read-only too). */
+const PROBE = "temp.sessiondb_trigram_nul_probe";
+
+/**
+ * Whether this SQLite's trigram tokenizer reads past a NUL character: older ones (3.40 does)
+ * stop at the first NUL, so text after it never reaches the trigram index. `setup` then `query`
+ * (one row, `n` = 1 when the text after the NUL was indexed), then `teardown`.
+ */
+export const TRIGRAM_NUL_PROBE = {
+  setup: `CREATE VIRTUAL TABLE ${PROBE} USING fts5(c, tokenize='trigram'); INSERT INTO ${PROBE}(c) VALUES ('ab' || char(0) || 'cde')`,
+  query: `SELECT count(*) AS n FROM ${PROBE} WHERE sessiondb_trigram_nul_probe MATCH '"cde"'`,
+  teardown: `DROP TABLE ${PROBE}`,
+} as const;

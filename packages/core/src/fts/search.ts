@@ -36,6 +36,7 @@ import {
   likeWindowSql,
   type Page,
   type Sql,
+  TRIGRAM_NUL_PROBE,
   termsSql,
 } from "./search-sql.js";
 import { backfillWindow, hasIndex, isStale, readSnapshot } from "./state.js";
@@ -55,6 +56,29 @@ function toHit(row: Row, snippet: string): SearchHit {
 /** A MATCH expression FTS5 still refuses is a query problem, answered with no hits. */
 function isQuerySyntaxError(error: unknown): boolean {
   return hasResultCode(error, "ERROR") && /fts5|syntax error|unterminated|MATCH/i.test(error.message);
+}
+
+/** Per connection (one SQLite library): does its trigram tokenizer read past a NUL? */
+const readsPastNul = new WeakMap<object, boolean>();
+
+/** Ask this connection's SQLite once (see TRIGRAM_NUL_PROBE). */
+function trigramReadsPastNul(ctx: StoreContext): boolean {
+  let known = readsPastNul.get(ctx.conn);
+  if (known === undefined) {
+    try {
+      ctx.conn.exec(TRIGRAM_NUL_PROBE.setup);
+      try {
+        known = Number(ctx.conn.prepare(TRIGRAM_NUL_PROBE.query).get()?.n) === 1;
+      } finally {
+        ctx.conn.exec(TRIGRAM_NUL_PROBE.teardown);
+      }
+    } catch {
+      // Cannot tell (no room for a temporary table?): LIKE never misses, so assume the worst.
+      known = false;
+    }
+    readsPastNul.set(ctx.conn, known);
+  }
+  return known;
 }
 
 /** The trigram route's exact test runs over the columns the trigram index holds. */
@@ -198,12 +222,14 @@ export function runSearch(ctx: StoreContext, query: string, options?: SearchOpti
     return ctx.snapshot(() => {
       const snap = readSnapshot((sql) => ctx.statement(sql));
       const trusted = !isStale(snap);
+      const trigramUsable = trusted && hasIndex(snap, TRIGRAM_INDEX);
       plan = chooseRoute({
         query: parsed,
         roles: search.filters.roles,
         substring: search.substring,
         baseUsable: trusted && hasIndex(snap, BASE_INDEX),
-        trigramUsable: trusted && hasIndex(snap, TRIGRAM_INDEX),
+        trigramUsable,
+        trigramReadsPastNul: trigramUsable && trigramReadsPastNul(ctx),
         backfill: backfillWindow(snap.meta),
       });
       return { route: plan.route, hits: executeSearch(ctx, plan, parsed, search) };
