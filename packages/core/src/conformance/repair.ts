@@ -12,6 +12,7 @@ import { closeSync, existsSync, openSync, readFileSync, statSync, truncateSync, 
 import { STORE_FILE_MODE } from "../constants.js";
 import { repairStore } from "../repair/repair.js";
 import type { RepairOptions, RepairReport } from "../repair/types.js";
+import { ackedCount, waitForAcks } from "./appender.js";
 import { assert, type ConformanceTarget, type Fixture, fixtureTest, SAFE_SQLITE } from "./harness.js";
 
 const SESSIONS = 6;
@@ -260,6 +261,31 @@ export function repairSuite(target: ConformanceTarget): void {
       assert.equal(report.strategy, "salvage", JSON.stringify(report.attempts));
       assert.deepEqual(expandRanges(report.lost?.messageIdRanges ?? []), expectedLost);
       assert.equal(report.countsAfter?.messages, SESSIONS * PER_SESSION - expectedLost.length);
+    });
+
+    test("a WAL left by a killed writer: the check reads it and writes neither the store nor its WAL", async (f) => {
+      const appender = target.appender;
+      if (needsHost("repair beside a killed writer's WAL")) return;
+      if (!appender) {
+        console.log(
+          `[conformance] ${target.name}: skipped "repair beside a killed writer's WAL": the target has no appender`,
+        );
+        return;
+      }
+      f.open({ sqliteVersion: SAFE_SQLITE }).close();
+      const ledger = f.file("ledger.txt");
+      const child = await appender({ path: f.file(), sessionId: "child", ledger });
+      await waitForAcks(ledger, 50);
+      await child.stop(); // SIGKILL: no close, no checkpoint
+      const acked = ackedCount(ledger);
+      const wal = `${f.file()}-wal`;
+      assert.ok(existsSync(wal) && statSync(wal).size > 0, "the killed writer left no WAL to test with");
+      const before = { db: sha(f.file()), wal: sha(wal) };
+      const report = await repairStore(f.file(), options({ checkOnly: true }));
+      assert.equal(report.strategy, "none", JSON.stringify(report.problemsBefore));
+      const counted = report.countsBefore.messages ?? -1;
+      assert.ok(counted >= acked && counted <= acked + 1, `${counted} messages, ${acked} acknowledged`);
+      assert.deepEqual({ db: sha(f.file()), wal: sha(wal) }, before, "repair wrote the store or its WAL");
     });
 
     test("a store whose write lock another connection holds is refused with the lock named; force overrides", async (f) => {
