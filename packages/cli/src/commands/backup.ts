@@ -42,6 +42,7 @@ export const backup: Command = {
     process.on("SIGINT", onSigint);
     const progress = new Progress({ label: "backup", unit: "pages" });
     let paged = false;
+    let pages = 0;
     try {
       let result: BackupResult;
       try {
@@ -49,8 +50,13 @@ export const backup: Command = {
           overwrite: values.overwrite === true,
           signal: controller.signal,
           onProgress: (p) => {
-            if (p.copiedPages === undefined || p.totalPages === undefined) return;
+            if (p.copiedPages === undefined || p.totalPages === undefined) {
+              // VACUUM INTO is one statement: a terminal gets the phase, since there are no pages to count.
+              if (!paged && process.stderr.isTTY) process.stderr.write(`backup: ${p.phase}…\n`);
+              return;
+            }
             paged = true;
+            pages = p.totalPages;
             progress.update(p.copiedPages, p.totalPages);
           },
         });
@@ -58,7 +64,11 @@ export const backup: Command = {
         if (!controller.signal.aborted) throw error;
         throw new ExitError(EXIT.INTERRUPTED, "backup interrupted; nothing was written", "INTERRUPTED");
       }
-      if (paged) progress.finish("copied");
+      if (paged) {
+        // The last step copies the rest without a report of its own.
+        progress.update(pages, pages, true);
+        progress.finish("copied");
+      }
       if (values.json) {
         printJson({ from: store.path, ...result });
         return EXIT.OK;
