@@ -212,7 +212,8 @@ export class StoreClosedError extends SessionDbError {
 /** Why a backup destination was refused. */
 export type BackupRefusal = "is-store" | "exists" | "no-folder" | "not-a-file";
 
-/** `store.backup(dest)` refused the destination; nothing was written anywhere. */
+/** `store.backup(dest)` (or `repairStore`'s `output`) refused the destination; nothing was
+ * written anywhere. */
 export class BackupDestinationError extends SessionDbError {
   readonly destination: string;
   readonly reason: BackupRefusal;
@@ -220,7 +221,7 @@ export class BackupDestinationError extends SessionDbError {
   constructor(destination: string, reason: BackupRefusal, detail: string) {
     super(
       "BACKUP_DESTINATION_REFUSED",
-      `Backup refused: ${JSON.stringify(destination)} ${detail}. Nothing was written and the store is unchanged; pick a new file name${reason === "exists" ? " or pass { overwrite: true }" : ""}.`,
+      `Will not write a copy of the store to ${JSON.stringify(destination)}: it ${detail}. Nothing was written and the store is unchanged; pick a new file name${reason === "exists" ? " (or, for a backup, pass { overwrite: true })" : ""}.`,
     );
     this.destination = destination;
     this.reason = reason;
