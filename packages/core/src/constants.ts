@@ -75,6 +75,13 @@ export const MAX_PATH_CHARS = 32_767;
 /** Longest wait any option may ask for (patience budgets, admission timeouts, recovery
  * backoff): a day. A larger value is a unit mistake, and an unbounded one could block forever. */
 export const MAX_WAIT_MS = 86_400_000;
+/** Largest timestamp, in epoch seconds, either way from 1970 (about the year 5138). A larger one
+ * is almost always milliseconds passed as seconds, and every binding can store it exactly
+ * (@db/sqlite binds integral numbers as 64-bit integers and refuses those past 2^63). */
+export const MAX_EPOCH_SECONDS = 1e11;
+/** Largest cost, in US dollars, one call may record and a total may reach: far past any real
+ * bill, and an integral value every binding can bind (see MAX_EPOCH_SECONDS). */
+export const MAX_COST_USD = 1e15;
 
 /** Store file permissions: transcripts are private. */
 export const STORE_FILE_MODE = 0o600;

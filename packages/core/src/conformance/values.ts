@@ -3,6 +3,7 @@
  * NUL, counters at the edge of the exact integer range (and past it, planted by another writer),
  * JSON with `__proto__` keys — and input whose getters throw is refused with nothing stored.
  */
+import { MAX_COST_USD, MAX_EPOCH_SECONDS } from "../constants.js";
 import type { Json } from "../store/types.js";
 import type { Store } from "../store.js";
 import { assert, type ConformanceTarget, fixtureTest, throwsCode } from "./harness.js";
@@ -190,28 +191,39 @@ export function valuesSuite(target: ConformanceTarget): void {
       assert.deepEqual(snapshot(store), planted);
     });
 
-    test("cost that would stop being finite is refused (1e308 twice)", ({ open, raw, file }) => {
-      try {
-        raw(file("probe.db")).prepare("SELECT ? AS v").get(1e308);
-      } catch (error) {
-        // @db/sqlite binds every integral number as a 64-bit integer, and refuses larger ones.
-        const why = error instanceof Error ? error.message : String(error);
-        console.log(
-          `[conformance] ${target.name}: skipped "cost 1e308 twice": the driver cannot bind 1e308 (${why})`,
-        );
-        return;
-      }
+    test("a cost past MAX_COST_USD is refused, per call and as a total; nothing changes", ({ open }) => {
       const store = open();
       store.createSession({ id: "s", source: "cli" });
-      store.recordUsage("s", { model: "m", costUsd: 1e308 });
+      const huge = throwsCode(() => store.recordUsage("s", { model: "m", costUsd: 1e308 }), "INVALID_INPUT");
+      assert.equal((huge as { field?: string }).field, "usage.costUsd");
+      store.recordUsage("s", { model: "m", costUsd: MAX_COST_USD });
       const before = snapshot(store);
-      const error = throwsCode(() => store.recordUsage("s", { model: "m", costUsd: 1e308 }), "INVALID_INPUT");
+      const error = throwsCode(() => store.recordUsage("s", { model: "m", costUsd: 1 }), "INVALID_INPUT");
       assert.equal((error as { field?: string }).field, "usage.costUsd");
       assert.deepEqual(snapshot(store), before);
-      assert.equal(store.getSession("s")?.estimatedCostUsd, 1e308);
-      assert.equal(store.getUsage("s")[0]?.costUsd, 1e308);
-      store.recordUsage("s", { model: "m", costUsd: 0.5, inputTokens: 1 });
+      assert.equal(store.getSession("s")?.estimatedCostUsd, MAX_COST_USD);
+      assert.equal(store.getUsage("s")[0]?.costUsd, MAX_COST_USD);
+      store.recordUsage("s", { model: "m", costUsd: 0, inputTokens: 1 });
       assert.equal(store.getSession("s")?.inputTokens, 1);
+    });
+
+    test("timestamps past MAX_EPOCH_SECONDS (milliseconds by mistake) are refused; nothing changes", ({
+      open,
+    }) => {
+      const store = open();
+      store.createSession({ id: "s", source: "cli" });
+      const ms = Date.now();
+      const error = throwsCode(
+        () => store.appendMessage("s", { role: "user", content: "hi", timestamp: ms }),
+        "INVALID_INPUT",
+      );
+      assert.match(error.message, /milliseconds/);
+      throwsCode(() => store.createSession({ id: "t", source: "cli", startedAt: 1e300 }), "INVALID_INPUT");
+      throwsCode(() => store.search("hi", { since: -1e20 }), "INVALID_INPUT");
+      assert.equal(store.getSession("t"), undefined);
+      assert.equal(store.messageCount("s"), 0);
+      store.appendMessage("s", { role: "user", content: "hi", timestamp: MAX_EPOCH_SECONDS });
+      assert.equal(store.getMessages("s")[0]?.timestamp, MAX_EPOCH_SECONDS);
     });
 
     test("integers past 2^53 planted by another writer read as the nearest double everywhere", ({
@@ -312,6 +324,33 @@ export function valuesSuite(target: ConformanceTarget): void {
       );
       assert.equal(store.messageCount("s"), 0);
       assert.equal(store.getSession("t"), undefined);
+    });
+
+    test("a throwing getter on the input object itself is INVALID_INPUT naming the field", ({ open }) => {
+      const store = open();
+      const exploding = <T extends object>(base: T, key: string): T =>
+        Object.defineProperty({ ...base }, key, {
+          enumerable: true,
+          get() {
+            throw new Error("getter exploded");
+          },
+        });
+      const refused = (fn: () => unknown, field: string) => {
+        const error = throwsCode(fn, "INVALID_INPUT");
+        assert.equal((error as { field?: string }).field, field);
+      };
+      refused(() => store.createSession(exploding({ id: "s" }, "source") as never), "source");
+      assert.equal(store.getSession("s"), undefined);
+      store.createSession({ id: "s", source: "cli", title: "kept" });
+      refused(() => store.updateSession("s", exploding({}, "title")), "title");
+      refused(
+        () => store.appendMessage("s", exploding({ content: "x" }, "role") as never),
+        "messages[0].role",
+      );
+      refused(() => store.recordUsage("s", exploding({ model: "m" }, "inputTokens")), "usage.inputTokens");
+      assert.equal(store.getSession("s")?.title, "kept");
+      assert.equal(store.messageCount("s"), 0);
+      assert.deepEqual(store.getUsage("s"), []);
     });
   });
 }

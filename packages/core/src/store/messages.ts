@@ -25,9 +25,21 @@ interface ValidMessage {
   metadata: string | null;
 }
 
-function validMessage(ctx: StoreContext, input: MessageInput, field: string): ValidMessage {
-  if (!input || typeof input !== "object" || Array.isArray(input))
-    throw new InvalidInputError(field, "expected an object");
+const MESSAGE_FIELDS = [
+  "role",
+  "content",
+  "toolName",
+  "toolCallId",
+  "toolCalls",
+  "tokenCount",
+  "finishReason",
+  "reasoning",
+  "timestamp",
+  "metadata",
+] as const satisfies readonly (keyof MessageInput)[];
+
+function validMessage(ctx: StoreContext, given: MessageInput, field: string): ValidMessage {
+  const input = valid.record(given, field, MESSAGE_FIELDS, field);
   const body = valid.content(input.content, `${field}.content`);
   const toolCalls = valid.jsonArray(input.toolCalls, `${field}.toolCalls`);
   return {

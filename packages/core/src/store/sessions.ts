@@ -23,8 +23,27 @@ export function requireSession(ctx: StoreContext, id: string): void {
 }
 
 /** Create a session, or fill in what an existing one lacks (stored non-null values are kept). */
-export function createSession(ctx: StoreContext, input: CreateSessionInput): Session {
-  if (!input || typeof input !== "object") throw new InvalidInputError("input", "expected an object");
+const CREATE_FIELDS = [
+  "id",
+  "source",
+  "model",
+  "modelConfig",
+  "title",
+  "parentSessionId",
+  "startedAt",
+  "cwd",
+  "metadata",
+] as const satisfies readonly (keyof CreateSessionInput)[];
+
+const UPDATE_FIELDS = [
+  "title",
+  "archived",
+  "pinned",
+  "metadata",
+] as const satisfies readonly (keyof UpdateSessionInput)[];
+
+export function createSession(ctx: StoreContext, given: CreateSessionInput): Session {
+  const input = valid.record(given, "input", CREATE_FIELDS);
   const id = input.id === undefined ? globalThis.crypto.randomUUID() : valid.sessionId(input.id, "id");
   const source = valid.requiredText(input.source, "source", 200);
   const parent =
@@ -108,9 +127,9 @@ export function listSessions(ctx: StoreContext, options?: ListSessionsOptions | 
 }
 
 /** Change title, archived, pinned or metadata. */
-export function updateSession(ctx: StoreContext, id: string, patch: UpdateSessionInput): Session {
+export function updateSession(ctx: StoreContext, id: string, given: UpdateSessionInput): Session {
   const sessionId = valid.sessionId(id, "id");
-  if (!patch || typeof patch !== "object") throw new InvalidInputError("patch", "expected an object");
+  const patch = valid.record(given, "patch", UPDATE_FIELDS);
   const sets: string[] = [];
   const values: SqlValue[] = [];
   if (patch.title !== undefined) {

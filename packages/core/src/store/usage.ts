@@ -2,6 +2,8 @@
  * Token and cost accounting (spec §8): per (model, provider, base URL, billing mode, task) rows
  * whose counters add up, mirrored into the session's totals in the same transaction.
  */
+
+import { MAX_COST_USD } from "../constants.js";
 import type { Row } from "../driver.js";
 import { InvalidInputError } from "../errors.js";
 import type { StoreContext } from "./context.js";
@@ -10,11 +12,10 @@ import { requireSession } from "./sessions.js";
 import type { UsageInput, UsageRow } from "./types.js";
 import * as valid from "./validate.js";
 
-/** How far a counter may grow: integers every runtime reads exactly; a finite cost. The test is
- * SQL text, not a bind (@db/sqlite cannot bind an integral double as large as MAX_VALUE); SQLite
- * reads 9e999 as Infinity, which an overflowing REAL sum becomes. */
+/** How far a counter may grow: integers every runtime reads exactly; a cost up to MAX_COST_USD.
+ * The limits are SQL text, not binds. */
 const TOKENS = { max: Number.MAX_SAFE_INTEGER, sql: `<= ${Number.MAX_SAFE_INTEGER}` };
-const COST = { max: Number.MAX_VALUE, sql: "< 9e999" };
+const COST = { max: MAX_COST_USD, sql: `<= ${MAX_COST_USD}` };
 
 /** The counters of one call: input field, session column, usage-row column, limit. */
 const COUNTERS = [
@@ -59,9 +60,18 @@ const ADD_TO_USAGE_ROW = `INSERT INTO session_model_usage (session_id, model, pr
        WHERE session_model_usage.call_count < ${Number.MAX_SAFE_INTEGER} AND ${guard((c) => `session_model_usage.${c.usage}`)}`;
 
 /** Add token and cost counters for one (model, provider, base URL, billing mode, task). */
-export function recordUsage(ctx: StoreContext, sessionId: string, usage: UsageInput): void {
+const USAGE_FIELDS = [
+  "model",
+  "provider",
+  "baseUrl",
+  "billingMode",
+  "task",
+  ...COUNTERS.map((counter) => counter.field),
+] as const satisfies readonly (keyof UsageInput)[];
+
+export function recordUsage(ctx: StoreContext, sessionId: string, given: UsageInput): void {
   const id = valid.sessionId(sessionId);
-  if (!usage || typeof usage !== "object") throw new InvalidInputError("usage", "expected an object");
+  const usage = valid.record(given, "usage", USAGE_FIELDS, "usage");
   const key = [
     valid.requiredText(usage.model, "usage.model", 500),
     valid.optionalText(usage.provider, "usage.provider", 500) ?? "",
@@ -120,7 +130,7 @@ function refusal(
   const { field, limit } = COUNTERS[index] as Counter;
   const bound =
     limit === COST
-      ? "the largest finite number"
+      ? `${MAX_COST_USD} dollars, the most a total may reach`
       : `${Number.MAX_SAFE_INTEGER}, the largest integer every runtime reads back exactly`;
   return new InvalidInputError(
     `usage.${field}`,

@@ -3,7 +3,13 @@
  * rejected call changes nothing. Lone UTF-16 surrogates are replaced (U+FFFD), not rejected:
  * they come from truncated model output, and losing the message would be worse.
  */
-import { MAX_CONTENT_CHARS, MAX_SESSION_ID_CHARS, MAX_WAIT_MS } from "../constants.js";
+import {
+  MAX_CONTENT_CHARS,
+  MAX_COST_USD,
+  MAX_EPOCH_SECONDS,
+  MAX_SESSION_ID_CHARS,
+  MAX_WAIT_MS,
+} from "../constants.js";
 import { InvalidInputError } from "../errors.js";
 import { type Json, ROLES, type Role, type StructuredContent } from "./types.js";
 
@@ -63,13 +69,25 @@ export function requiredText(value: unknown, field: string, max = 1000): string 
   return text;
 }
 
-/** A finite number of seconds, or `fallback` when undefined. */
-export function timestamp(value: unknown, field: string, fallback: number): number {
-  if (value === undefined) return fallback;
+/** Epoch seconds within MAX_EPOCH_SECONDS of 1970; a finite number past that is refused with a
+ * hint, since it is almost always milliseconds. */
+function epochSeconds(value: unknown, field: string): number {
   if (typeof value !== "number" || !Number.isFinite(value)) {
     throw new InvalidInputError(field, `expected a finite number of epoch seconds, got ${describe(value)}`);
   }
-  return value;
+  if (Math.abs(value) > MAX_EPOCH_SECONDS) {
+    const hint = Math.abs(value) <= MAX_EPOCH_SECONDS * 1000 ? " (milliseconds? divide by 1000)" : "";
+    throw new InvalidInputError(
+      field,
+      `${value} is more than ${MAX_EPOCH_SECONDS} epoch seconds from 1970${hint}`,
+    );
+  }
+  return value + 0;
+}
+
+/** Epoch seconds (see epochSeconds), or `fallback` when undefined. */
+export function timestamp(value: unknown, field: string, fallback: number): number {
+  return value === undefined ? fallback : epochSeconds(value, field);
 }
 
 /** A non-negative integer (token counts), or null/`fallback` when undefined. */
@@ -81,13 +99,13 @@ export function count(value: unknown, field: string): number | null {
   return value;
 }
 
-/** A non-negative finite amount (cost). */
+/** A non-negative amount of US dollars up to MAX_COST_USD (cost); 0 when absent. */
 export function amount(value: unknown, field: string): number {
   if (value === undefined || value === null) return 0;
-  if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
-    throw new InvalidInputError(field, `expected a non-negative finite number, got ${describe(value)}`);
+  if (typeof value !== "number" || !(value >= 0 && value <= MAX_COST_USD)) {
+    throw new InvalidInputError(field, `expected dollars from 0 to ${MAX_COST_USD}, got ${describe(value)}`);
   }
-  return value;
+  return value + 0;
 }
 
 /** A boolean. */
@@ -108,14 +126,50 @@ export function role(value: unknown, field = "message.role"): Role {
 // ── options: the optional bags every method and openStore take ─────────────────────────────
 
 /** Run `read` (a property read of the caller's object); a getter or proxy trap that throws is
- * the caller's bad input, not ours. */
+ * the caller's bad input at `field`, not a foreign error escaping the store. */
 function guarded<T>(field: string, read: () => T): T {
   try {
     return read();
   } catch (error) {
-    const why = error instanceof Error ? error.message : "a non-Error value";
-    throw new InvalidInputError(field, `reading it threw (${why.slice(0, 200)})`);
+    let reason = "";
+    try {
+      reason = ` (${(error instanceof Error ? error.message : String(error)).slice(0, 200)})`;
+    } catch {
+      // an error whose message cannot be read either
+    }
+    throw new InvalidInputError(field, `could not be read, its getter threw${reason}`);
   }
+}
+
+/** Read each of `keys` of `value` exactly once (a getter cannot pass validation with one value
+ * and run with another), naming a failed read `fieldOf(key)`. */
+function readOnce<K extends string>(
+  value: object,
+  keys: readonly K[],
+  fieldOf: (key: K) => string,
+  keepNull: boolean,
+): { [P in K]?: unknown } {
+  const out: { [P in K]?: unknown } = {};
+  for (const key of keys) {
+    const item = guarded(fieldOf(key), () => (value as Record<K, unknown>)[key]);
+    if (item !== undefined && (keepNull || item !== null)) out[key] = item;
+  }
+  return out;
+}
+
+/** The fields of a required input object (a session, a message, a usage record, a patch), each
+ * read once; null values are kept for the field's own validator to judge. `prefix` names the
+ * fields in errors (`messages[0]` → `messages[0].role`). */
+export function record<K extends string>(
+  value: unknown,
+  field: string,
+  keys: readonly K[],
+  prefix = "",
+): { [P in K]?: unknown } {
+  if (value === null || typeof value !== "object" || guarded(field, () => Array.isArray(value))) {
+    throw new InvalidInputError(field, `expected an object, got ${describe(value)}`);
+  }
+  return readOnce(value, keys, (key) => (prefix ? `${prefix}.${key}` : key), true);
 }
 
 /**
@@ -134,12 +188,7 @@ export function options<K extends string>(
   if (typeof value !== "object" || guarded(field, () => Array.isArray(value))) {
     throw new InvalidInputError(field, `expected an object or nothing, got ${describe(value)}`);
   }
-  const out: { [P in K]?: unknown } = {};
-  for (const key of keys) {
-    const item = guarded(`${owner}.${key}`, () => (value as Record<K, unknown>)[key]);
-    if (item !== undefined && item !== null) out[key] = item;
-  }
-  return out;
+  return readOnce(value, keys, (key) => `${owner}.${key}`, false);
 }
 
 /** An integer option in [min, max], or undefined. Only safe integers: a fractional or larger
@@ -164,13 +213,9 @@ export function durationOption(value: unknown, field: string): number | undefine
   return value + 0;
 }
 
-/** Epoch seconds: any finite number, or undefined. */
+/** Epoch seconds (see epochSeconds), or undefined. */
 export function instantOption(value: unknown, field: string): number | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== "number" || !Number.isFinite(value)) {
-    throw new InvalidInputError(field, `expected epoch seconds (a finite number), got ${describe(value)}`);
-  }
-  return value + 0;
+  return value === undefined ? undefined : epochSeconds(value, field);
 }
 
 /** A boolean option, or undefined. */
@@ -258,14 +303,14 @@ export function cleanJson(value: unknown, field: string, depth = 0): Json {
     if (!Number.isFinite(value)) throw new InvalidInputError(field, "contains a non-finite number");
     return value;
   }
-  if (reading(field, () => Array.isArray(value))) {
+  if (guarded(field, () => Array.isArray(value))) {
     const array = value as unknown[];
     const out: Json[] = [];
-    for (let i = 0, length = reading(field, () => array.length); i < length; i++) {
+    for (let i = 0, length = guarded(field, () => array.length); i < length; i++) {
       const item = `${field}[${i}]`;
       out.push(
         cleanJson(
-          reading(item, () => array[i]),
+          guarded(item, () => array[i]),
           item,
           depth + 1,
         ),
@@ -275,35 +320,19 @@ export function cleanJson(value: unknown, field: string, depth = 0): Json {
   }
   if (
     typeof value === "object" &&
-    reading(field, () => [Object.prototype, null].includes(Object.getPrototypeOf(value)))
+    guarded(field, () => [Object.prototype, null].includes(Object.getPrototypeOf(value)))
   ) {
     // A null prototype: on an ordinary object, `out["__proto__"] = …` would set the prototype
     // and drop the key. JSON.stringify writes it like any other own key.
     const out: { [key: string]: Json } = Object.create(null);
-    for (const key of reading(field, () => Object.keys(value))) {
+    for (const key of guarded(field, () => Object.keys(value))) {
       const item = `${field}.${key}`;
-      const child = reading(item, () => (value as Record<string, unknown>)[key]);
+      const child = guarded(item, () => (value as Record<string, unknown>)[key]);
       if (child !== undefined) out[wellFormed(key)] = cleanJson(child, item, depth + 1);
     }
     return out;
   }
   throw new InvalidInputError(field, `must be plain JSON, got ${describe(value)}`);
-}
-
-/** Run `read` (it may call the caller's getters or proxy traps); what it throws is bad input at
- * `field`, not a foreign error escaping the store. */
-function reading<T>(field: string, read: () => T): T {
-  try {
-    return read();
-  } catch (error) {
-    let reason = "";
-    try {
-      reason = `: ${error instanceof Error ? error.message : String(error)}`;
-    } catch {
-      // an error whose message cannot be read either
-    }
-    throw new InvalidInputError(field, `could not be read, its getter threw${reason}`);
-  }
 }
 
 /** JSON text of an optional plain object (metadata). */
