@@ -122,11 +122,7 @@ describe.each(TARGETS)("$name", (target) => {
     expect(asJson.sessions).toMatchObject({ imported: 4, failed: 9 });
   });
 
-  // Deno's node:sqlite (Deno 2.9) cuts TEXT at the first NUL when it reads a column: the store
-  // holds the whole value, but Deno reads back "a". A driver problem, not the import's.
-  const nulCut = target.name === "deno";
-  if (nulCut) console.warn(`skipped on ${target.name}: its node:sqlite truncates TEXT at NUL on read`);
-  it.skipIf(nulCut)("NUL in content is imported and exported whole", () => {
+  it("NUL in content is imported and exported whole", () => {
     const db = path.join(dir, `${name}-nul.db`);
     const input = path.join(dir, `${name}-nul.jsonl`);
     fs.writeFileSync(input, `${session("nul", 1)}\n${message("a\u0000b")}\n`);
