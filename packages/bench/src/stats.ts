@@ -17,7 +17,14 @@ export function percentile(samples: readonly number[], p: number): number {
 export const median = (samples: readonly number[]): number => percentile(samples, 50);
 
 /** p50, p99 and count of latency samples (ms). */
-export function latency(samples: readonly number[]): { p50: number; p99: number; n: number } {
+/** Median and 99th percentile of a sample, with its size. */
+export interface Latency {
+  p50: number;
+  p99: number;
+  n: number;
+}
+
+export function latency(samples: readonly number[]): Latency {
   return { p50: percentile(samples, 50), p99: percentile(samples, 99), n: samples.length };
 }
 

@@ -4,13 +4,12 @@
  * binding, each in a fresh process. Writer: a second process appends one message at a time
  * while backups run back to back; its latencies before the first backup are the idle reference.
  */
-import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import type { Engine } from "../engine.js";
 import { lastJson, runTimed, script, start } from "../spawn.js";
-import { latency, sleep } from "../stats.js";
 import type { SuiteContext } from "./context.js";
+import { describeWriter, writerDuring } from "./writer-during.js";
 
 interface BackupJob {
   method: string;
@@ -36,39 +35,14 @@ export async function backupSuite(engine: Engine, ctx: SuiteContext): Promise<vo
     if (op === "store") ctx.note("backup.method", job.method);
   }
 
-  const stopFile = join(ctx.work, `writer-stop-${process.pid}-backup`);
-  rmSync(stopFile, { force: true });
-  const writer = start(ctx.exec, script("proc/writer.js"), [
-    engine.target,
-    ctx.db,
-    stopFile,
-    String(ctx.plan.writerPauseMs),
-  ]);
-  let job: BackupJob;
-  try {
-    await writer.line("ready");
-    await sleep(ctx.plan.writerIdleMs);
+  const run = await writerDuring(engine, ctx, "backup", async () => {
     // At least 200 ms even in a smoke run, so a few appends overlap a backup of a tiny store.
     const minMs = Math.max(ctx.plan.writerMinJobMs, 200);
     const proc = start(ctx.exec, script("proc/backup-op.js"), backupJob(engine, ctx, "store", minMs));
-    job = lastJson<BackupJob>(await proc.done);
-    await sleep(Math.min(300, ctx.plan.writerIdleMs));
-  } finally {
-    writeFileSync(stopFile, "stop");
-  }
-  const out = lastJson<{ samples: Array<[number, number]>; errors: string[] }>(await writer.done);
-  rmSync(stopFile, { force: true });
-  const idle = out.samples.filter(([at]) => at < job.startedAt).map(([, ms]) => ms);
-  const during = out.samples.filter(([at]) => at >= job.startedAt && at <= job.endedAt).map(([, ms]) => ms);
-  if (during.length === 0)
-    throw new Error(`no writer append overlapped the backups (${job.endedAt - job.startedAt} ms)`);
-  const d = latency(during);
-  const i = latency(idle);
-  ctx.metric("writer.backup.idle.p99", i.p99);
-  ctx.metric("writer.backup.p50", d.p50);
-  ctx.metric("writer.backup.p99", d.p99);
-  ctx.note(
-    "writer.backup",
-    `${during.length} appends during ${job.repeats}× backup (${job.method}) in ${((job.endedAt - job.startedAt) / 1000).toFixed(1)} s, max ${Math.max(...during).toFixed(1)} ms, ${out.errors.length} errors${out.errors[0] ? `: ${out.errors[0]}` : ""}`,
-  );
+    return lastJson<BackupJob>(await proc.done);
+  });
+  ctx.metric("writer.backup.idle.p99", run.idle.p99);
+  ctx.metric("writer.backup.p50", run.during.p50);
+  ctx.metric("writer.backup.p99", run.during.p99);
+  ctx.note("writer.backup", describeWriter(run, `${run.job.repeats}× backup (${run.job.method})`));
 }

@@ -5,13 +5,11 @@
  * no other writer. Writer: a second process appends one message at a time while the job runs;
  * its latencies before the job are the idle reference.
  */
-import { rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import process from "node:process";
 import type { Engine } from "../engine.js";
 import { lastJson, runTimed, script, start } from "../spawn.js";
-import { latency, median, sleep } from "../stats.js";
+import { median } from "../stats.js";
 import type { SuiteContext } from "./context.js";
+import { describeWriter, writerDuring } from "./writer-during.js";
 
 interface FtsJob {
   op: string;
@@ -66,50 +64,21 @@ export function ftsThroughput(engine: Engine, ctx: SuiteContext): void {
 
 export async function writerUnderLoad(engine: Engine, ctx: SuiteContext): Promise<void> {
   for (const op of ["backfill", "rebuild"] as const) {
-    const stopFile = join(ctx.work, `writer-stop-${process.pid}-${op}`);
-    rmSync(stopFile, { force: true });
-    const writer = start(ctx.exec, script("proc/writer.js"), [
-      engine.target,
-      ctx.db,
-      stopFile,
-      String(ctx.plan.writerPauseMs),
-    ]);
-    let result: FtsJob;
-    try {
-      await writer.line("ready");
-      await sleep(ctx.plan.writerIdleMs);
-      const jobProc = start(ctx.exec, script("proc/fts-op.js"), [
+    const run = await writerDuring(engine, ctx, op, async () => {
+      const proc = start(ctx.exec, script("proc/fts-op.js"), [
         engine.target,
         ctx.db,
         op,
         String(ctx.plan.writerMinJobMs),
       ]);
-      result = lastJson<FtsJob>(await jobProc.done);
-      await sleep(Math.min(300, ctx.plan.writerIdleMs)); // a little tail, then stop
-    } finally {
-      writeFileSync(stopFile, "stop");
-    }
-    const out = lastJson<{ samples: Array<[number, number]>; errors: string[] }>(await writer.done);
-    rmSync(stopFile, { force: true });
-    const idle = out.samples.filter(([at]) => at < result.startedAt).map(([, ms]) => ms);
-    // An append that started before the job ended may have waited for it: it belongs to the job.
-    const during = out.samples
-      .filter(([at]) => at >= result.startedAt && at <= result.endedAt)
-      .map(([, ms]) => ms);
-    if (during.length === 0)
-      throw new Error(`no writer append overlapped the ${op} job (${result.endedAt - result.startedAt} ms)`);
-    const d = latency(during);
-    ctx.metric(`writer.${op}.p50`, d.p50);
-    ctx.metric(`writer.${op}.p99`, d.p99);
+      return lastJson<FtsJob>(await proc.done);
+    });
+    ctx.metric(`writer.${op}.p50`, run.during.p50);
+    ctx.metric(`writer.${op}.p99`, run.during.p99);
     if (op === "backfill") {
-      const i = latency(idle);
-      ctx.metric("writer.idle.p50", i.p50);
-      ctx.metric("writer.idle.p99", i.p99);
+      ctx.metric("writer.idle.p50", run.idle.p50);
+      ctx.metric("writer.idle.p99", run.idle.p99);
     }
-    const span = (result.endedAt - result.startedAt) / 1000;
-    ctx.note(
-      `writer.${op}`,
-      `${during.length} appends during ${result.repeats}× ${op} in ${span.toFixed(1)} s, max ${Math.max(...during).toFixed(1)} ms, ${out.errors.length} errors${out.errors[0] ? `: ${out.errors[0]}` : ""}`,
-    );
+    ctx.note(`writer.${op}`, describeWriter(run, `${run.job.repeats}× ${op}`));
   }
 }
