@@ -11,39 +11,65 @@
  */
 
 /** SQLite primary result codes the drivers normalize to (sqlite.org/rescode.html). */
-export type SqliteResultCode =
-  | "ERROR"
-  | "INTERNAL"
-  | "PERM"
-  | "ABORT"
-  | "BUSY"
-  | "LOCKED"
-  | "NOMEM"
-  | "READONLY"
-  | "INTERRUPT"
-  | "IOERR"
-  | "CORRUPT"
-  | "CORRUPT_VTAB"
-  | "NOTFOUND"
-  | "FULL"
-  | "CANTOPEN"
-  | "PROTOCOL"
-  | "SCHEMA"
-  | "TOOBIG"
-  | "CONSTRAINT"
-  | "MISMATCH"
-  | "MISUSE"
-  | "NOLFS"
-  | "AUTH"
-  | "RANGE"
-  | "NOTADB";
+export const SQLITE_RESULT_CODES = [
+  "ERROR",
+  "INTERNAL",
+  "PERM",
+  "ABORT",
+  "BUSY",
+  "LOCKED",
+  "NOMEM",
+  "READONLY",
+  "INTERRUPT",
+  "IOERR",
+  "CORRUPT",
+  "CORRUPT_VTAB",
+  "NOTFOUND",
+  "FULL",
+  "CANTOPEN",
+  "PROTOCOL",
+  "SCHEMA",
+  "TOOBIG",
+  "CONSTRAINT",
+  "MISMATCH",
+  "MISUSE",
+  "NOLFS",
+  "AUTH",
+  "RANGE",
+  "NOTADB",
+] as const;
+
+/** A primary result code, e.g. "BUSY". */
+export type SqliteResultCode = (typeof SQLITE_RESULT_CODES)[number];
+
+/** The codes of sessiondb's own errors, one per `SessionDbError` subclass below. */
+export const ERROR_CODES = [
+  "INVALID_INPUT",
+  "SESSION_NOT_FOUND",
+  "STORE_BUSY",
+  "STORE_READONLY",
+  "STORE_CORRUPT",
+  "STORE_FULL",
+  "STORE_OPEN_FAILED",
+  "SCHEMA_OUTDATED",
+  "SCHEMA_TOO_NEW",
+  "UNSAFE_SQLITE",
+  "DRIVER_UNAVAILABLE",
+  "STORE_CLOSED",
+  "BACKUP_DESTINATION_REFUSED",
+  "STORE_IN_USE",
+] as const;
+
+/** Every `code` a `SessionDbError` can carry: one of ours, or `SQLITE_<result code>` for a
+ * `SqliteError`. A closed union, so a `switch` over it can be checked for exhaustiveness. */
+export type SessionDbErrorCode = (typeof ERROR_CODES)[number] | `SQLITE_${SqliteResultCode}`;
 
 /** Base class: every sessiondb error has a stable machine-readable `code`. */
-export class SessionDbError extends Error {
+export class SessionDbError<Code extends SessionDbErrorCode = SessionDbErrorCode> extends Error {
   /** Stable identifier for this kind of failure. */
-  readonly code: string;
+  readonly code: Code;
 
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
+  constructor(code: Code, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.code = code;
     this.name = new.target.name;
@@ -51,7 +77,7 @@ export class SessionDbError extends Error {
 }
 
 /** A SQLite failure, normalized by the driver: `resultCode` is the primary code on every runtime. */
-export class SqliteError extends SessionDbError {
+export class SqliteError extends SessionDbError<`SQLITE_${SqliteResultCode}`> {
   /** Primary result code, e.g. "BUSY". `CORRUPT_VTAB` is kept apart from `CORRUPT`. */
   readonly resultCode: SqliteResultCode;
   /** Extended result code as the binding exposes it (number or name), when it does. */
@@ -69,7 +95,7 @@ export class SqliteError extends SessionDbError {
 }
 
 /** The caller passed something invalid; nothing was stored or changed. */
-export class InvalidInputError extends SessionDbError {
+export class InvalidInputError extends SessionDbError<"INVALID_INPUT"> {
   /** The argument or field that was wrong, e.g. "message.role". */
   readonly field: string;
 
@@ -80,7 +106,7 @@ export class InvalidInputError extends SessionDbError {
 }
 
 /** The named session does not exist. */
-export class SessionNotFoundError extends SessionDbError {
+export class SessionNotFoundError extends SessionDbError<"SESSION_NOT_FOUND"> {
   readonly sessionId: string;
 
   constructor(sessionId: string) {
@@ -93,7 +119,7 @@ export class SessionNotFoundError extends SessionDbError {
 }
 
 /** Other processes kept the store locked for longer than the patience budget. */
-export class StoreBusyError extends SessionDbError {
+export class StoreBusyError extends SessionDbError<"STORE_BUSY"> {
   /** How long we waited, in milliseconds. */
   readonly waitedMs: number;
 
@@ -108,14 +134,14 @@ export class StoreBusyError extends SessionDbError {
 }
 
 /** A write was attempted on a store that is read-only (opened so, or the file is not writable). */
-export class StoreReadOnlyError extends SessionDbError {
+export class StoreReadOnlyError extends SessionDbError<"STORE_READONLY"> {
   constructor(detail: string, options?: { cause?: unknown }) {
     super("STORE_READONLY", `The store is read-only: ${detail}. Nothing was changed.`, options);
   }
 }
 
 /** The database file is structurally corrupt; the store refuses every write from now on. */
-export class StoreCorruptError extends SessionDbError {
+export class StoreCorruptError extends SessionDbError<"STORE_CORRUPT"> {
   constructor(detail: string, options?: { cause?: unknown }) {
     super(
       "STORE_CORRUPT",
@@ -127,7 +153,7 @@ export class StoreCorruptError extends SessionDbError {
 
 /** The disk (or the quota) that holds the store is full: the change was not stored. SQLite rolled
  * the transaction back, so what was acknowledged before is intact. */
-export class StoreFullError extends SessionDbError {
+export class StoreFullError extends SessionDbError<"STORE_FULL"> {
   /** What was not stored, e.g. `the append of 3 messages to session "s1"`. */
   readonly operation: string;
 
@@ -143,7 +169,7 @@ export class StoreFullError extends SessionDbError {
 }
 
 /** The store cannot be opened at all: missing, a directory, not a database, no permission. */
-export class StoreOpenError extends SessionDbError {
+export class StoreOpenError extends SessionDbError<"STORE_OPEN_FAILED"> {
   readonly path: string;
 
   constructor(path: string, detail: string, options?: { cause?: unknown }) {
@@ -153,7 +179,7 @@ export class StoreOpenError extends SessionDbError {
 }
 
 /** A read-only open found the store behind this build's schema; open it writable once to upgrade. */
-export class SchemaOutdatedError extends SessionDbError {
+export class SchemaOutdatedError extends SessionDbError<"SCHEMA_OUTDATED"> {
   /** What is missing, e.g. `messages.reasoning` or `state_meta`. */
   readonly missing: string;
 
@@ -168,7 +194,7 @@ export class SchemaOutdatedError extends SessionDbError {
 }
 
 /** The store was written by a newer sessiondb; this version refuses to write to it. */
-export class SchemaTooNewError extends SessionDbError {
+export class SchemaTooNewError extends SessionDbError<"SCHEMA_TOO_NEW"> {
   readonly storeVersion: number;
   readonly supportedVersion: number;
 
@@ -183,7 +209,7 @@ export class SchemaTooNewError extends SessionDbError {
 }
 
 /** This SQLite build has the WAL-reset bug; opening a WAL store writable could corrupt it. */
-export class UnsafeSqliteError extends SessionDbError {
+export class UnsafeSqliteError extends SessionDbError<"UNSAFE_SQLITE"> {
   readonly sqliteVersion: string;
 
   constructor(sqliteVersion: string, detail: string) {
@@ -196,14 +222,14 @@ export class UnsafeSqliteError extends SessionDbError {
 }
 
 /** No usable SQLite binding for this runtime. */
-export class DriverUnavailableError extends SessionDbError {
+export class DriverUnavailableError extends SessionDbError<"DRIVER_UNAVAILABLE"> {
   constructor(detail: string, options?: { cause?: unknown }) {
     super("DRIVER_UNAVAILABLE", detail, options);
   }
 }
 
 /** The store was closed; open it again to continue. */
-export class StoreClosedError extends SessionDbError {
+export class StoreClosedError extends SessionDbError<"STORE_CLOSED"> {
   constructor() {
     super("STORE_CLOSED", "The store is closed; open it again with openStore(path).");
   }
@@ -214,7 +240,7 @@ export type BackupRefusal = "is-store" | "exists" | "no-folder" | "not-a-file";
 
 /** `store.backup(dest)` (or `repairStore`'s `output`) refused the destination; nothing was
  * written anywhere. */
-export class BackupDestinationError extends SessionDbError {
+export class BackupDestinationError extends SessionDbError<"BACKUP_DESTINATION_REFUSED"> {
   readonly destination: string;
   readonly reason: BackupRefusal;
 
@@ -229,7 +255,7 @@ export class BackupDestinationError extends SessionDbError {
 }
 
 /** Repair refused to touch a store that another process has open or locked. */
-export class StoreInUseError extends SessionDbError {
+export class StoreInUseError extends SessionDbError<"STORE_IN_USE"> {
   readonly path: string;
   /** The lock that was seen, e.g. "write lock (RESERVED)". */
   readonly lock: string;
