@@ -3,6 +3,7 @@ import { packageBuild } from "../../tsup.shared.js";
 export default packageBuild({
   entry: {
     index: "src/index.ts",
+    driver: "src/driver-entry.ts",
     "conformance/index": "src/conformance/index.ts",
     host: "src/host/node-fs.ts",
   },

@@ -10,6 +10,10 @@ export default defineConfig({
         find: /^@sessiondb\/core\/host$/,
         replacement: fileURLToPath(new URL("./src/host/node-fs.ts", import.meta.url)),
       },
+      {
+        find: /^@sessiondb\/core\/driver$/,
+        replacement: fileURLToPath(new URL("./src/driver-entry.ts", import.meta.url)),
+      },
       { find: /^@sessiondb\/core$/, replacement: fileURLToPath(new URL("./src/index.ts", import.meta.url)) },
     ],
   },

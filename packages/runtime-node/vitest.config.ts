@@ -10,9 +10,10 @@ const core = (file: string) => fileURLToPath(new URL(`../core/src/${file}`, impo
  */
 export default defineConfig({
   resolve: {
-    // Most specific first: "@sessiondb/core" is a prefix of the other two.
+    // Most specific first: "@sessiondb/core" is a prefix of the others.
     alias: [
       { find: /^@sessiondb\/core\/host$/, replacement: core("host/node-fs.ts") },
+      { find: /^@sessiondb\/core\/driver$/, replacement: core("driver-entry.ts") },
       { find: /^@sessiondb\/core\/conformance$/, replacement: core("conformance/index.ts") },
       { find: /^@sessiondb\/core$/, replacement: core("index.ts") },
     ],

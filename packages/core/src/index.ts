@@ -1,54 +1,51 @@
 /**
- * @sessiondb/core — the runtime-agnostic core: driver seam, schema, FTS, locks, journal policy,
- * the Store and its errors. Adapters (@sessiondb/node, @sessiondb/bun, @sessiondb/deno) wrap
- * `createStore` with their runtime's driver; the node:sqlite-API driver that Node and Deno share
- * lives here, taking the runtime's `DatabaseSync` class as a parameter.
+ * @sessiondb/core — the public API every adapter builds on: the Store, `createStore` (a Store over
+ * any driver), `repairStore`, the errors and the public types. Runtime adapters
+ * (@sessiondb/node, @sessiondb/bun, @sessiondb/deno) give you `openStore(path)`; driver and
+ * adapter authors find the driver seam and the runtime contract in `@sessiondb/core/driver`.
+ *
+ * Every name here is a decision (src/exports.test.ts pins the list): tuning constants and
+ * internal helpers stay inside the package.
  */
 export type { BackupOptions, BackupProgress, BackupResult } from "./backup/backup.js";
 export type { BackupMethod } from "./backup/copy.js";
-export * from "./constants.js";
+export type { OpenFlags, SqliteDriver } from "./driver.js";
 export {
-  type BackupPageProgress,
-  type BackupStepOptions,
-  defineDriver,
-  normalizeError,
-  type OpenFlags,
-  type RawDriver,
-  type Row,
-  type RunResult,
-  type SqliteConnection,
-  type SqliteDriver,
-  type SqliteStatement,
-  type SqlValue,
-} from "./driver.js";
-export {
-  classifyNodeSqliteError,
-  isBlankSql,
-  type NodeSqliteApiBackup,
-  type NodeSqliteApiDatabase,
-  type NodeSqliteApiDatabaseClass,
-  type NodeSqliteApiDriverOptions,
-  type NodeSqliteApiOpenOptions,
-  type NodeSqliteApiStatement,
-  nodeSqliteApiDriver,
-} from "./drivers/node-sqlite-api.js";
-export * from "./errors.js";
+  BackupDestinationError,
+  type BackupRefusal,
+  DriverUnavailableError,
+  ERROR_CODES,
+  InvalidInputError,
+  SchemaOutdatedError,
+  SchemaTooNewError,
+  SessionDbError,
+  type SessionDbErrorCode,
+  SessionNotFoundError,
+  SQLITE_RESULT_CODES,
+  SqliteError,
+  type SqliteResultCode,
+  StoreBusyError,
+  StoreClosedError,
+  StoreCorruptError,
+  StoreFullError,
+  StoreInUseError,
+  StoreOpenError,
+  StoreReadOnlyError,
+  UnsafeSqliteError,
+} from "./errors.js";
 export type {
+  BackfillProgress,
   FtsStatus,
   RebuildResult,
   SearchHit,
   SearchOptions,
   SearchResult,
   SearchRoute,
+  SearchSort,
 } from "./fts/index.js";
 export { FTS_DETACHED_PROBLEM } from "./fts/integrity.js";
 export type { Host, PathInfo } from "./host/host.js";
-export {
-  isWalResetVulnerable,
-  type JournalMode,
-  type JournalPolicyOptions,
-  walSupported,
-} from "./journal.js";
+export { isWalResetVulnerable, type JournalMode, type JournalPolicyOptions } from "./journal.js";
 export { type AdmissionHolder, admissionLockPath, readAdmissionHolder } from "./locks/admission.js";
 export { repairStore } from "./repair/repair.js";
 export type {
@@ -60,8 +57,28 @@ export type {
   RepairStrategy,
   TableCounts,
 } from "./repair/types.js";
-export { resultCodeFromMessage, resultCodeFromName, resultCodeFromNumber } from "./sqlite-codes.js";
-export { type AdapterOptions, adapterOptions } from "./store/options.js";
-export type * from "./store/types.js";
-export { ROLES } from "./store/types.js";
+export type {
+  RuntimeName,
+  RuntimeRepairOptions,
+  RuntimeStoreOptions,
+  SessionDbRuntime,
+} from "./runtime.js";
+export {
+  type CreateSessionInput,
+  type GetMessagesOptions,
+  type IntegrityReport,
+  type Json,
+  type ListSessionsOptions,
+  type Message,
+  type MessageInput,
+  ROLES,
+  type Role,
+  type Session,
+  type SessionSummary,
+  type StoreOptions,
+  type StructuredContent,
+  type UpdateSessionInput,
+  type UsageInput,
+  type UsageRow,
+} from "./store/types.js";
 export { createStore, Store } from "./store.js";

@@ -14,7 +14,7 @@ import {
   resultCodeFromNumber,
   type SqliteDriver,
   type SqlValue,
-} from "@sessiondb/core";
+} from "@sessiondb/core/driver";
 import { isDirectoryPath } from "@sessiondb/core/host";
 
 /** bun:sqlite throws `SQLiteError` with `code` (extended name) and `errno` (extended number). */

@@ -1,6 +1,7 @@
 /**
  * @sessiondb/bun — sessiondb on Bun: `openStore(path, options?)` over the built-in bun:sqlite,
- * plus everything core exports, so one import is enough.
+ * the Store and every error class, so one import is enough. Each export is listed in the
+ * README; test/exports.test.ts pins the list.
  *
  * @example
  * import { openStore } from "@sessiondb/bun";
@@ -9,33 +10,63 @@
  * store.appendMessage("s1", { role: "user", content: "hello" });
  * store.close();
  */
-import {
-  type AdapterRepairOptions,
-  adapterOptions,
-  createStore,
-  type RepairReport,
-  repairStore as repairWith,
-  type SqliteDriver,
-  type Store,
-  type StoreOptions,
-} from "@sessiondb/core";
+import type { RuntimeRepairOptions, RuntimeStoreOptions } from "@sessiondb/core";
+import { defineRuntime } from "@sessiondb/core/driver";
 import { nodeFsHost } from "@sessiondb/core/host";
 import { bunSqliteDriver } from "./bun-sqlite.js";
 
-export * from "@sessiondb/core";
-export { bunSqliteDriver } from "./bun-sqlite.js";
+/** `openStore` options: core's, plus `driver` ("bun:sqlite" or a SqliteDriver). */
+export type BunStoreOptions = RuntimeStoreOptions<"bun:sqlite">;
+/** `repairStore` options: core's, plus `driver`. */
+export type BunRepairOptions = RuntimeRepairOptions<"bun:sqlite">;
 
-let driver: SqliteDriver | undefined;
+/** Bun as a sessiondb runtime: one driver, the built-in bun:sqlite. */
+export const runtime = defineRuntime({
+  name: "bun",
+  version: Bun.version,
+  host: nodeFsHost,
+  drivers: { "bun:sqlite": bunSqliteDriver },
+  installHint: "bun:sqlite is built into Bun ≥ 1.1: upgrade Bun.",
+});
 
-/** Open (creating or upgrading when writable) the store at `path` with bun:sqlite. */
-export function openStore(path: string, options?: StoreOptions | null): Store {
-  const { storeOptions } = adapterOptions(options, nodeFsHost);
-  driver ??= bunSqliteDriver();
-  return createStore(driver, path, storeOptions);
-}
-
-/** Repair a damaged store with bun:sqlite (core's `repairStore`); never writes the damaged file. */
-export function repairStore(path: string, options: AdapterRepairOptions = {}): Promise<RepairReport> {
-  driver ??= bunSqliteDriver();
-  return repairWith(path, { ...options, driver, host: nodeFsHost });
-}
+export const { openStore, repairStore, resolveDriver } = runtime;
+export type {
+  CreateSessionInput,
+  FtsStatus,
+  IntegrityReport,
+  Message,
+  MessageInput,
+  RepairReport,
+  Role,
+  SearchHit,
+  SearchOptions,
+  SearchResult,
+  Session,
+  SessionDbErrorCode,
+  SessionSummary,
+  SqliteDriver,
+  StoreOptions,
+  UsageInput,
+  UsageRow,
+} from "@sessiondb/core";
+// The Store and the errors callers catch, from core, so one import is enough.
+export {
+  BackupDestinationError,
+  DriverUnavailableError,
+  InvalidInputError,
+  SchemaOutdatedError,
+  SchemaTooNewError,
+  SessionDbError,
+  SessionNotFoundError,
+  SqliteError,
+  Store,
+  StoreBusyError,
+  StoreClosedError,
+  StoreCorruptError,
+  StoreFullError,
+  StoreInUseError,
+  StoreOpenError,
+  StoreReadOnlyError,
+  UnsafeSqliteError,
+} from "@sessiondb/core";
+export { bunSqliteDriver };

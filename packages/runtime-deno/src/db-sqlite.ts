@@ -30,7 +30,7 @@ import {
   resultCodeFromNumber,
   type SqliteDriver,
   type SqlValue,
-} from "@sessiondb/core";
+} from "@sessiondb/core/driver";
 import { isDirectoryPath } from "@sessiondb/core/host";
 
 /** The part of @db/sqlite's `Statement` this driver uses. */
@@ -94,7 +94,7 @@ function bindable(params: SqlValue[]): SqlValue[] {
 }
 
 /** Classify an @db/sqlite error: the numeric code when there is one, else SQLite's message. */
-export function classifyDbSqliteError(error: unknown): ReturnType<RawDriver["classify"]> {
+function classifyDbSqliteError(error: unknown): ReturnType<RawDriver["classify"]> {
   if (!(error instanceof Error)) return undefined;
   const code = (error as { code?: unknown }).code;
   if (error.name === "SqliteError" && typeof code === "number") {

@@ -1,7 +1,8 @@
 /**
  * @sessiondb/deno — sessiondb on Deno: `openStore(path, options?)` over the built-in
- * node:sqlite (default) or @db/sqlite (pass `dbSqliteDriver(Database)`), plus everything core
- * exports, so one import is enough.
+ * node:sqlite (default) or @db/sqlite (pass `{ driver: dbSqliteDriver(Database) }`), the Store
+ * and every error class, so one import is enough. Each export is listed in the README;
+ * test/exports.test.ts pins the list.
  *
  * Permissions: read and write on the store's folder, nothing else (see README).
  *
@@ -12,84 +13,75 @@
  * store.appendMessage("s1", { role: "user", content: "hello" });
  * store.close();
  */
-import {
-  type AdapterRepairOptions,
-  adapterOptions,
-  createStore,
-  DriverUnavailableError,
-  InvalidInputError,
-  type RepairReport,
-  repairStore as repairWith,
-  type SqliteDriver,
-  type Store,
-  type StoreOptions,
-} from "@sessiondb/core";
+import process from "node:process";
+import type { RuntimeRepairOptions, RuntimeStoreOptions } from "@sessiondb/core";
+import { defineRuntime } from "@sessiondb/core/driver";
 import { nodeFsHost } from "@sessiondb/core/host";
 import { nodeSqliteDriver } from "./node-sqlite.js";
 
-export * from "@sessiondb/core";
+/** `openStore` options: core's, plus `driver` ("node:sqlite" or a SqliteDriver such as
+ * `dbSqliteDriver(Database)`). */
+export type DenoStoreOptions = RuntimeStoreOptions<"node:sqlite">;
+/** `repairStore` options: core's, plus `driver`. */
+export type DenoRepairOptions = RuntimeRepairOptions<"node:sqlite">;
+
+/** Deno as a sessiondb runtime. @db/sqlite has no name here: it needs the caller's `Database`
+ * class, so it is passed as a driver object. */
+export const runtime = defineRuntime({
+  name: "deno",
+  // Deno reports its own version here, without a permission.
+  version: process.versions.deno ?? "unknown",
+  host: nodeFsHost,
+  drivers: { "node:sqlite": nodeSqliteDriver },
+  installHint:
+    "node:sqlite is built into Deno ≥ 2.2: upgrade Deno, or pass { driver: dbSqliteDriver(Database) }.",
+});
+
+export const { openStore, repairStore, resolveDriver } = runtime;
+export type {
+  CreateSessionInput,
+  FtsStatus,
+  IntegrityReport,
+  Message,
+  MessageInput,
+  RepairReport,
+  Role,
+  SearchHit,
+  SearchOptions,
+  SearchResult,
+  Session,
+  SessionDbErrorCode,
+  SessionSummary,
+  SqliteDriver,
+  StoreOptions,
+  UsageInput,
+  UsageRow,
+} from "@sessiondb/core";
+// The Store and the errors callers catch, from core, so one import is enough.
 export {
-  classifyDbSqliteError,
+  BackupDestinationError,
+  DriverUnavailableError,
+  InvalidInputError,
+  SchemaOutdatedError,
+  SchemaTooNewError,
+  SessionDbError,
+  SessionNotFoundError,
+  SqliteError,
+  Store,
+  StoreBusyError,
+  StoreClosedError,
+  StoreCorruptError,
+  StoreFullError,
+  StoreInUseError,
+  StoreOpenError,
+  StoreReadOnlyError,
+  UnsafeSqliteError,
+} from "@sessiondb/core";
+export {
   type DbSqliteDatabase,
   type DbSqliteDatabaseClass,
   type DbSqliteOpenOptions,
   type DbSqliteStatement,
   dbSqliteDriver,
 } from "./db-sqlite.js";
-export { classifyNodeSqliteError, nodeSqliteDriver } from "./node-sqlite.js";
-
-/** Core's store options plus the choice of binding. */
-export interface DenoStoreOptions extends StoreOptions {
-  /** The SQLite driver; default: Deno's built-in node:sqlite. */
-  driver?: SqliteDriver;
-}
-
-let defaultDriver: SqliteDriver | undefined;
-
-function nodeSqliteDefault(): SqliteDriver {
-  defaultDriver ??= nodeSqliteDriver();
-  return defaultDriver;
-}
-
-/**
- * The SQLite library this process's stores use: node:sqlite is built into Deno, @db/sqlite
- * loads another build through FFI, and two builds touching one file in one process break each
- * other's POSIX locks (sqlite.org "How To Corrupt", §2.3). Set by the first open.
- */
-let processLibrary: string | undefined;
-
-function claimLibrary(driver: SqliteDriver): void {
-  if (processLibrary && processLibrary !== driver.name) {
-    throw new DriverUnavailableError(
-      `This process already opened a store with ${processLibrary}, so it will not also use ${driver.name}: two SQLite libraries in one process break each other's file locks (sqlite.org "How To Corrupt", §2.3). Use the same driver for every store, or open this one from another process.`,
-    );
-  }
-  processLibrary = driver.name;
-}
-
-/** Open (creating or upgrading when writable) the store at `path`. */
-export function openStore(path: string, options?: DenoStoreOptions | null): Store {
-  const { driver: choice, storeOptions } = adapterOptions(options, nodeFsHost);
-  // Deno has no driver names: node:sqlite is the default, @db/sqlite a driver object.
-  if (typeof choice === "string") {
-    throw new InvalidInputError(
-      "openStore.driver",
-      "expected a SqliteDriver such as dbSqliteDriver(Database); leave it out for node:sqlite",
-    );
-  }
-  const driver = choice ?? nodeSqliteDefault();
-  claimLibrary(driver);
-  return createStore(driver, path, storeOptions);
-}
-
-/** Repair a damaged store (core's `repairStore`) with node:sqlite or the given driver; never
- * writes the damaged file. */
-export function repairStore(
-  path: string,
-  options: AdapterRepairOptions & { driver?: SqliteDriver } = {},
-): Promise<RepairReport> {
-  const { driver: choice, ...rest } = options;
-  const driver = choice ?? nodeSqliteDefault();
-  claimLibrary(driver);
-  return repairWith(path, { ...rest, driver, host: nodeFsHost });
-}
+export { nodeSqliteDriver };

@@ -15,10 +15,8 @@ import {
   type NodeSqliteApiDatabaseClass,
   nodeSqliteApiDriver,
   type SqliteDriver,
-} from "@sessiondb/core";
+} from "@sessiondb/core/driver";
 import { isDirectoryPath } from "@sessiondb/core/host";
-
-export { classifyNodeSqliteError } from "@sessiondb/core";
 
 /** The node:sqlite driver for Deno. */
 export function nodeSqliteDriver(): SqliteDriver {

@@ -1,6 +1,6 @@
-/** `openStore`'s own handling of its options: bad ones (a driver name, which Deno does not
- * take, included) are refused before any file exists, and null or an explicit undefined mean
- * the defaults (the runtime's host included). */
+/** `openStore`'s own handling of its options: bad ones are refused before any file exists, an
+ * unknown driver name is DRIVER_UNAVAILABLE, and null or an explicit undefined mean the defaults
+ * (the runtime's host included). */
 import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -24,7 +24,6 @@ describe("openStore options", () => {
       42,
       "options",
       [],
-      { driver: "node:sqlite" },
       { driver: 42 },
       { driver: {} },
       { readOnly: "yes" },
@@ -39,5 +38,13 @@ describe("openStore options", () => {
     openStore(path, { driver: null, host: undefined } as never).close();
     assert.equal(statSync(path).mode & 0o777, 0o600);
     openStore(path, null).close();
+  });
+
+  it("a driver is named the way the store reports it; an unknown name is DRIVER_UNAVAILABLE", () => {
+    const path = join(dir, "named.db");
+    const store = openStore(path, { driver: "node:sqlite" });
+    assert.equal(store.driverName, "node:sqlite");
+    store.close();
+    assert.throws(() => openStore(path, { driver: "sqlite3" as never }), { code: "DRIVER_UNAVAILABLE" });
   });
 });

@@ -6,8 +6,8 @@
 
 import { createRequire } from "node:module";
 import process from "node:process";
+import { DriverUnavailableError } from "@sessiondb/core";
 import {
-  DriverUnavailableError,
   defineDriver,
   type RawDriver,
   type Row,
@@ -16,7 +16,7 @@ import {
   type SqliteConnection,
   type SqliteDriver,
   type SqlValue,
-} from "@sessiondb/core";
+} from "@sessiondb/core/driver";
 import { isDirectoryPath } from "@sessiondb/core/host";
 import type BetterSqlite3 from "better-sqlite3";
 
@@ -25,7 +25,7 @@ type DatabaseClass = typeof BetterSqlite3;
 let cached: DatabaseClass | undefined;
 
 /** Load the binding and its native addon, or throw `DriverUnavailableError` saying what to do. */
-export function loadBetterSqlite3(): DatabaseClass {
+function loadBetterSqlite3(): DatabaseClass {
   if (cached) return cached;
   let Database: DatabaseClass;
   try {

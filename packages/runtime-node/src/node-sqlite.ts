@@ -11,19 +11,17 @@
 
 import { createRequire } from "node:module";
 import process from "node:process";
+import { DriverUnavailableError } from "@sessiondb/core";
 import {
-  DriverUnavailableError,
   type NodeSqliteApiBackup,
   type NodeSqliteApiDatabaseClass,
   nodeSqliteApiDriver,
   type SqliteDriver,
-} from "@sessiondb/core";
+} from "@sessiondb/core/driver";
 import { isDirectoryPath } from "@sessiondb/core/host";
 
-export { classifyNodeSqliteError } from "@sessiondb/core";
-
 /** The `node:sqlite` module, structurally. */
-export interface NodeSqliteModule {
+interface NodeSqliteModule {
   DatabaseSync: NodeSqliteApiDatabaseClass;
   /** Online backup: Node ≥ 22.16 / 23.8. */
   backup?: NodeSqliteApiBackup;
@@ -32,7 +30,7 @@ export interface NodeSqliteModule {
 let cached: NodeSqliteModule | undefined;
 
 /** Load `node:sqlite`, or throw `DriverUnavailableError` saying which Node version has it. */
-export function loadNodeSqlite(): NodeSqliteModule {
+function loadNodeSqlite(): NodeSqliteModule {
   if (cached) return cached;
   let loaded: Partial<NodeSqliteModule> | undefined;
   let cause: unknown;
