@@ -1,51 +1,36 @@
 /**
- * Which runtime runs the CLI, and the sessiondb adapter that serves it: @sessiondb/node on Node,
- * @sessiondb/bun on Bun, @sessiondb/deno on Deno. Adapters are imported lazily by a computed
- * name, so a runtime never loads another runtime's binding (and a missing adapter is reported,
- * not a crash at startup).
+ * Which runtime runs the CLI, and the sessiondb adapter that serves it. `#adapter` (this
+ * package's "imports" map) resolves by export condition: @sessiondb/bun under Bun,
+ * @sessiondb/deno under Deno, @sessiondb/node under Node; each exports core's runtime contract
+ * as `runtime`, so there is one shape to use and nothing to sniff. The import is lazy, so a
+ * missing adapter is reported, not a crash at startup.
  */
 import process from "node:process";
-import type { SqliteDriver, Store, StoreOptions } from "@sessiondb/core";
+import type { SessionDbRuntime, SqliteDriver, Store, StoreOptions } from "@sessiondb/core";
 import { DriverUnavailableError } from "@sessiondb/core";
 
-export type RuntimeName = "node" | "bun" | "deno";
+export type { RuntimeName } from "@sessiondb/core";
 
 /** What the CLI needs from an adapter. */
 export interface Runtime {
-  name: RuntimeName;
+  name: SessionDbRuntime["name"];
   version: string;
-  /** Open a store (the adapter's `openStore`). */
+  /** The adapter's runtime contract: host, SQLite version probe, repairStore. */
+  adapter: SessionDbRuntime;
+  /** The driver every store of this process opens with: SESSIONDB_DRIVER, else the default. */
+  driver: SqliteDriver;
+  /** Open a store with `driver`. */
   open(path: string, options: StoreOptions): Store;
-  /** The driver behind `open`, for read-only side queries (role counts); undefined if the adapter hides it. */
-  driver: SqliteDriver | undefined;
 }
 
-/** Structural view of an adapter module: `openStore` always, a driver resolver where exported. */
-interface AdapterModule {
-  openStore(path: string, options?: StoreOptions & { driver?: unknown }): Store;
-  /** @sessiondb/node: pick better-sqlite3 or node:sqlite. */
-  resolveDriver?: (choice?: string) => SqliteDriver;
-  /** @sessiondb/bun. */
-  bunSqliteDriver?: () => SqliteDriver;
-  /** @sessiondb/deno (its default binding). */
-  nodeSqliteDriver?: () => SqliteDriver;
-}
-
-/** The adapter's driver: the one its openStore is given (Node, Deno) or uses by default (Bun). */
-function driverOf(adapter: AdapterModule, choice: string | undefined): SqliteDriver | undefined {
-  if (adapter.resolveDriver) return adapter.resolveDriver(choice);
-  if (choice) return undefined;
-  return adapter.bunSqliteDriver?.() ?? adapter.nodeSqliteDriver?.();
-}
-
-const ADAPTERS: Record<RuntimeName, { pkg: string; hint: string }> = {
-  node: { pkg: "@sessiondb/node", hint: "npm install @sessiondb/node better-sqlite3" },
-  bun: { pkg: "@sessiondb/bun", hint: "bun add @sessiondb/bun" },
-  deno: { pkg: "@sessiondb/deno", hint: "deno add npm:@sessiondb/deno" },
+const HINTS: Record<SessionDbRuntime["name"], string> = {
+  node: "npm install @sessiondb/node better-sqlite3",
+  bun: "bun add @sessiondb/bun",
+  deno: "deno add npm:@sessiondb/deno",
 };
 
-/** The runtime executing this process. */
-export function detectRuntime(): { name: RuntimeName; version: string } {
+/** The runtime executing this process, for the message when its adapter does not load. */
+function detectRuntime(): { name: SessionDbRuntime["name"]; version: string } {
   const g = globalThis as { Bun?: { version: string }; Deno?: { version: { deno: string } } };
   if (g.Bun) return { name: "bun", version: g.Bun.version };
   if (g.Deno) return { name: "deno", version: g.Deno.version.deno };
@@ -53,41 +38,36 @@ export function detectRuntime(): { name: RuntimeName; version: string } {
 }
 
 /**
- * Load the adapter for this runtime. `SESSIONDB_DRIVER` picks a binding where the adapter offers
- * a choice (Node: "better-sqlite3" or "node:sqlite").
+ * Load this runtime's adapter. `SESSIONDB_DRIVER` names the driver (Node: "better-sqlite3" or
+ * "node:sqlite"); an unknown name is the adapter's DriverUnavailableError listing the choices.
  */
 export async function loadRuntime(): Promise<Runtime> {
-  const { name, version } = detectRuntime();
-  const { pkg, hint } = ADAPTERS[name];
-  let adapter: AdapterModule;
+  let adapter: SessionDbRuntime | undefined;
   try {
-    // A computed specifier: bundlers and type-checkers leave it alone, and only this runtime's
-    // adapter is ever loaded.
-    const specifier: string = pkg;
-    adapter = (await import(specifier)) as AdapterModule;
+    // A computed specifier: the bundler leaves it to the runtime, whose export condition picks
+    // the adapter, so only this runtime's adapter is ever loaded.
+    const specifier: string = "#adapter";
+    adapter = ((await import(specifier)) as { runtime?: SessionDbRuntime }).runtime;
   } catch (error) {
+    const { name, version } = detectRuntime();
     const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
     throw new DriverUnavailableError(
-      `sessiondb needs ${pkg} to run on ${name} ${version}, and it could not be loaded (${reason}). Install it (${hint}), or run the CLI with Node ≥ 20.`,
+      `sessiondb needs @sessiondb/${name} to run on ${name} ${version}, and it could not be loaded (${reason}). Install it (${HINTS[name]}), or run the CLI with Node ≥ 20.`,
       { cause: error },
     );
   }
-  if (typeof adapter.openStore !== "function") {
+  if (typeof adapter?.openStore !== "function") {
     throw new DriverUnavailableError(
-      `${pkg} does not export openStore(); it is older or newer than this CLI.`,
+      `The sessiondb adapter for ${detectRuntime().name} does not export its runtime; it is older or newer than this CLI.`,
     );
   }
-  const choice = process.env.SESSIONDB_DRIVER || undefined;
-  const driver = driverOf(adapter, choice);
-  if (choice && !driver) {
-    throw new DriverUnavailableError(
-      `SESSIONDB_DRIVER=${choice} was set, but ${pkg} offers no driver choice.`,
-    );
-  }
+  const driver = adapter.resolveDriver(process.env.SESSIONDB_DRIVER || undefined);
+  const runtime = adapter;
   return {
-    name,
-    version,
+    name: runtime.name,
+    version: runtime.version,
+    adapter: runtime,
     driver,
-    open: (path, options) => adapter.openStore(path, driver ? { ...options, driver } : options),
+    open: (path, options) => runtime.openStore(path, { ...options, driver }),
   };
 }

@@ -6,7 +6,7 @@ import type { Command } from "../command.js";
 import { classify, EXIT, oneLine, StoreMissingError } from "../exit.js";
 import { bold, green, print, printJson, red, yellow } from "../format.js";
 import { storePath } from "../open.js";
-import type { Runtime } from "../runtime.js";
+import { denial, writeAccess } from "../permissions.js";
 import { integrity, openForCheck } from "./check.js";
 import { describeFts } from "./fts.js";
 
@@ -17,16 +17,6 @@ export interface Finding {
   check: string;
   status: Status;
   detail: string;
-}
-
-function sqliteVersionOf(runtime: Runtime): string | undefined {
-  if (!runtime.driver) return undefined;
-  const conn = runtime.driver.open(":memory:", { readOnly: false });
-  try {
-    return String(conn.prepare("SELECT sqlite_version() AS v").get()?.v);
-  } finally {
-    conn.close();
-  }
 }
 
 export function walVerdict(version: string | undefined, journalMode: string | undefined): Finding {
@@ -71,13 +61,19 @@ function permissions(path: string): Finding[] {
       out.push({ check: `permissions ${name}`, status: "ok", detail: `${file} is mode ${octal}` });
     }
   }
-  try {
-    fs.accessSync(path, fs.constants.W_OK);
-  } catch {
+  // Asked after the store is closed: the probe opens and closes the file (see writeAccess).
+  const access = writeAccess(path);
+  if (access === "read-only") {
     out.push({
       check: "writable",
       status: "warn",
       detail: `${path} is not writable by this user: reads work, writes fail`,
+    });
+  } else if (access === "not-allowed") {
+    out.push({
+      check: "writable",
+      status: "note",
+      detail: `not checked: Deno was not given --allow-write for ${path}`,
     });
   }
   return out;
@@ -94,10 +90,18 @@ export function lockHolder(path: string): Finding {
       process.kill(holder.pid, 0);
       alive = true;
     } catch (error) {
-      alive = (error as { code?: unknown }).code === "EPERM";
+      // Deno without --allow-run may not ask: then nobody knows, and the report says so.
+      alive = denial(error) ? undefined : (error as { code?: unknown }).code === "EPERM";
     }
   }
   const who = `pid ${holder.pid} (${holder.runtime}, ${holder.driver}${holder.host ? `, host ${holder.host}` : ""}) since ${holder.acquiredAt}`;
+  if (sameHost && alive === undefined) {
+    return {
+      check: "admission lock",
+      status: "note",
+      detail: `last taken by ${who}; whether it still runs is unknown: Deno was not given --allow-run to ask`,
+    };
+  }
   if (alive === false) {
     return {
       check: "admission lock",
@@ -184,11 +188,11 @@ export const doctor: Command = {
       // Nothing to diagnose: the usual "no store" error and exit code.
       throw new StoreMissingError(path);
     }
-    const version = sqliteVersionOf(rt);
+    const version = rt.adapter.sqliteVersion(rt.driver);
     findings.push({
       check: "sqlite",
       status: "ok",
-      detail: `${rt.name} ${rt.version}, ${rt.driver?.name ?? "adapter default driver"}, SQLite ${version ?? "unknown"}`,
+      detail: `${rt.name} ${rt.version}, ${rt.driver.name}, SQLite ${version ?? "unknown"}`,
     });
     let openExit: number | undefined;
     try {

@@ -1,9 +1,8 @@
 import * as fs from "node:fs";
 import * as nodePath from "node:path";
-import { type RepairReport, repairStore, type TableCounts } from "@sessiondb/core";
-import { nodeFsHost } from "@sessiondb/core/host";
+import type { RepairReport, TableCounts } from "@sessiondb/core";
 import type { Command } from "../command.js";
-import { EXIT, ExitError, StoreMissingError } from "../exit.js";
+import { EXIT, StoreMissingError } from "../exit.js";
 import { count, print, printJson } from "../format.js";
 import { storePath } from "../open.js";
 
@@ -96,17 +95,9 @@ export const repair: Command = {
     const { path } = storePath(values);
     if (!fs.existsSync(path)) throw new StoreMissingError(path);
     const rt = await runtime();
-    if (!rt.driver) {
-      throw new ExitError(
-        EXIT.UNUSABLE,
-        `the ${rt.name} adapter does not expose its SQLite driver, which repair needs`,
-        "DRIVER_UNAVAILABLE",
-      );
-    }
     const output = typeof values.output === "string" ? nodePath.resolve(values.output) : undefined;
-    const report = await repairStore(path, {
+    const report = await rt.adapter.repairStore(path, {
       driver: rt.driver,
-      host: nodeFsHost,
       checkOnly: values["check-only"] === true,
       force: values.force === true,
       ...(output ? { output } : {}),
