@@ -8,6 +8,7 @@ import { CHECKPOINT_EVERY_WRITES } from "./constants.js";
 import type { SqliteConnection, SqliteDriver, SqliteStatement } from "./driver.js";
 import {
   hasResultCode,
+  InvalidInputError,
   SessionDbError,
   StoreClosedError,
   StoreCorruptError,
@@ -43,7 +44,6 @@ import {
   readMeta,
   readOnlyBlockedReason,
   refuseNewerSchema,
-  rollbackQuietly,
 } from "./store/open.js";
 import { openSettings, storeDriver, storePath } from "./store/options.js";
 import * as sessions from "./store/sessions.js";
@@ -63,6 +63,7 @@ import type {
 } from "./store/types.js";
 import * as usageRows from "./store/usage.js";
 import * as valid from "./store/validate.js";
+import { TransactionScope } from "./transaction.js";
 
 const FINGERPRINT = schemaFingerprint(ftsFingerprintText());
 
@@ -91,6 +92,7 @@ export class Store {
   readonly #conn: SqliteConnection;
   readonly #host: Host | undefined;
   readonly #statements = new Map<string, SqliteStatement>();
+  readonly #transactions: TransactionScope;
   readonly #patience: { openMs: number; writeMs: number; appendMs: number };
   readonly #now: () => number;
   readonly #fts: FtsIndex;
@@ -125,6 +127,7 @@ export class Store {
     try {
       conn = driver.open(path, { readOnly: this.readOnly });
       this.#conn = conn;
+      this.#transactions = new TransactionScope(conn);
       const ready = conn;
       // Even `select sqlite_version()` reads the schema first, which a DELETE-mode writer's
       // exclusive lock blocks: the open patience covers it like the rest of the open.
@@ -206,7 +209,7 @@ export class Store {
       statement: (sql) => this.#statement(sql),
       write: (fn, options) => this.#write(fn, options),
       read: (fn) => this.#read(fn),
-      snapshot: (fn) => this.#read(() => this.#transaction(fn, "BEGIN")),
+      snapshot: (fn) => this.#read(() => this.#transactions.run("read", fn)),
       now: () => this.#now(),
     };
   }
@@ -230,13 +233,27 @@ export class Store {
     if (this.#corrupt) throw this.#corrupt;
   }
 
-  /** One `BEGIN IMMEDIATE … COMMIT`, the whole callback retried on BUSY/LOCKED. */
+  /** Refuse work that cannot be part of a caller's transaction (it runs transactions, waits or
+   * files of its own). */
+  #assertOutsideTransaction(method: string): void {
+    if (this.#transactions.active) {
+      throw new InvalidInputError(
+        "transaction",
+        `${method}() cannot run inside store.transaction(): it runs on its own; call it after the transaction returns`,
+      );
+    }
+  }
+
+  /** One write transaction, the whole callback retried on BUSY/LOCKED. Inside a caller's
+   * `transaction` it joins that one (a savepoint): the caller's patience, retry and fail-open
+   * cover it, and its commit is theirs. */
   #write<T>(fn: () => T, options?: WriteOptions): T {
     this.#assertWritable();
+    if (this.#transactions.active) return this.#transactions.run("write", fn);
     let failedOpen = false;
     for (;;) {
       try {
-        const result = withPatience(() => this.#transaction(fn), {
+        const result = withPatience(() => this.#transactions.run("write", fn), {
           budgetMs: options?.patienceMs ?? this.#patience.writeMs,
           jitter: "write",
           describeHolder: () => describeAdmissionHolder(this.path, this.#host),
@@ -251,18 +268,6 @@ export class Store {
         }
         throw this.#classifyFailure(error, options?.what);
       }
-    }
-  }
-
-  #transaction<T>(fn: () => T, begin: "BEGIN IMMEDIATE" | "BEGIN" = "BEGIN IMMEDIATE"): T {
-    this.#conn.exec(begin);
-    try {
-      const result = fn();
-      this.#conn.exec("COMMIT");
-      return result;
-    } catch (error) {
-      rollbackQuietly(this.#conn);
-      throw error;
     }
   }
 
@@ -320,6 +325,32 @@ export class Store {
     return error;
   }
 
+  /**
+   * Run `fn` as one atomic unit: every Store call it makes joins one write transaction (a read
+   * transaction on a read-only store), committed when `fn` returns and rolled back entirely when
+   * it throws. Same patience and retry as a single write: when the lock is busy the whole of
+   * `fn` runs again, so keep effects outside the store out of it. Each Store call inside is
+   * atomic on its own too (a savepoint), and a nested `transaction` joins the outer one. `fn`
+   * must be synchronous; index maintenance, backups and `close` are refused inside it.
+   */
+  transaction<T>(fn: (store: this) => T): T {
+    const body = valid.callback<(store: this) => T>(fn, "transaction.fn");
+    this.#assertOpen();
+    const run = (): T => {
+      const result = body(this);
+      if (typeof (result as { then?: unknown } | null)?.then === "function") {
+        throw new InvalidInputError(
+          "transaction.fn",
+          "it returned a promise, but a transaction of this store cannot stay open across an await; the work it did before its first await was rolled back",
+        );
+      }
+      return result;
+    };
+    if (this.#transactions.active) return this.#transactions.run(this.readOnly ? "read" : "write", run);
+    if (this.readOnly) return this.#read(() => this.#transactions.run("read", run));
+    return this.#write(run, { what: "the transaction's writes" });
+  }
+
   // ── sessions, messages and usage (store/sessions.ts, store/messages.ts, store/usage.ts) ──
 
   /** Create a session, or fill in what an existing one lacks (stored non-null values are kept). */
@@ -342,9 +373,9 @@ export class Store {
     return sessions.updateSession(this.#ctx, id, patch);
   }
 
-  /** Mark a session ended (the first end wins). */
-  endSession(id: string, reason: string): Session {
-    return sessions.endSession(this.#ctx, id, reason);
+  /** Mark a session ended (the first end wins), at `at` (epoch seconds; default now). */
+  endSession(id: string, reason: string, options?: { at?: number } | null): Session {
+    return sessions.endSession(this.#ctx, id, reason, options);
   }
 
   /** Delete a session with its messages and usage; children keep living without a parent. */
@@ -401,12 +432,14 @@ export class Store {
     const o = valid.options(options, "rebuildFts", ["timeoutMs"]);
     const timeoutMs = valid.durationOption(o.timeoutMs, "rebuildFts.timeoutMs");
     this.#assertWritable();
+    this.#assertOutsideTransaction("rebuildFts");
     return this.#fts.rebuild({ timeoutMs });
   }
 
   /** Begin a chunked, resumable backfill of the index. */
   startFtsBackfill(): void {
     this.#assertWritable();
+    this.#assertOutsideTransaction("startFtsBackfill");
     this.#fts.startBackfill();
   }
 
@@ -420,6 +453,7 @@ export class Store {
       Number.MAX_SAFE_INTEGER,
     );
     this.#assertWritable();
+    this.#assertOutsideTransaction("ftsBackfillStep");
     return this.#fts.backfillStep({ chunkIds });
   }
 
@@ -440,18 +474,21 @@ export class Store {
     const signal = valid.signalOption(o.signal, "backfillFts.signal");
     const chunkIds = valid.integerOption(o.chunkRows, "backfillFts.chunkRows", 1, Number.MAX_SAFE_INTEGER);
     this.#assertWritable();
+    this.#assertOutsideTransaction("backfillFts");
     return this.#fts.backfill({ onProgress, signal, chunkIds });
   }
 
   /** Merge the FTS b-trees (FTS5 'optimize'). */
   optimizeFts(): void {
     this.#assertWritable();
+    this.#assertOutsideTransaction("optimizeFts");
     this.#fts.optimize();
   }
 
   /** Retry a deferred FTS rebuild if due (call from the host's periodic tick); true when rebuilt. */
   retryDeferredFtsRecovery(): boolean {
     this.#assertOpen();
+    this.#assertOutsideTransaction("retryDeferredFtsRecovery");
     if (this.readOnly || this.#corrupt) return false;
     return this.#fts.retryDeferredRecovery();
   }
@@ -459,6 +496,7 @@ export class Store {
   /** Periodic upkeep: deferred FTS recovery, a PASSIVE checkpoint, a bounded merge, one backfill step. */
   maintenanceTick(): void {
     this.#assertOpen();
+    this.#assertOutsideTransaction("maintenanceTick");
     if (this.readOnly || this.#corrupt) return;
     try {
       this.#fts.retryDeferredRecovery();
@@ -508,6 +546,7 @@ export class Store {
    * (backup/backup.ts). Never a file-system copy of the live file. */
   backup(destination: string, options: BackupOptions = {}): Promise<BackupResult> {
     this.#assertOpen();
+    this.#assertOutsideTransaction("backup");
     return backupStore(this.#ctx, destination, options, (path) => {
       const copy = new Store(this.#ctx.driver, path, { readOnly: true, host: this.#ctx.host });
       try {
@@ -521,6 +560,7 @@ export class Store {
   /** Close the store (PASSIVE checkpoint first when this store wrote). Idempotent. */
   close(): void {
     if (this.#closed) return;
+    this.#assertOutsideTransaction("close");
     this.#closed = true;
     try {
       // Only a connection that wrote has WAL frames of its own to move; a reader's close stays cheap.

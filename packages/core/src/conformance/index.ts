@@ -19,6 +19,7 @@ import { openSuite } from "./open.js";
 import { repairSuite } from "./repair.js";
 import { searchBoundsSuite } from "./search-bounds.js";
 import { storeApiSuite } from "./store-api.js";
+import { transactionSuite } from "./transaction.js";
 import { valuesSuite } from "./values.js";
 
 export {
@@ -42,6 +43,7 @@ export function runConformance(target: ConformanceTarget): void {
   target.describe(`sessiondb conformance (${target.name})`, () => {
     openSuite(target);
     storeApiSuite(target);
+    transactionSuite(target);
     valuesSuite(target);
     ftsSuite(target);
     badInputSuite(target);

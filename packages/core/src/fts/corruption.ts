@@ -11,6 +11,7 @@ import { WRITE_PATIENCE_MS } from "../constants.js";
 import { SqliteError } from "../errors.js";
 import { withPatience } from "../locks/patience.js";
 import type { StoreContext } from "../store/context.js";
+import { inTransaction } from "../transaction.js";
 import type { FtsIndexDef } from "./projection.js";
 import { presentIndexes, readSnapshot } from "./state.js";
 import { detachIndex } from "./triggers.js";
@@ -39,14 +40,6 @@ export function classifyFtsError(error: unknown): FtsErrorKind {
 const isCorrupt = (error: unknown) =>
   error instanceof SqliteError && ["CORRUPT", "CORRUPT_VTAB", "NOMEM"].includes(error.resultCode);
 
-function rollback(ctx: StoreContext): void {
-  try {
-    ctx.conn.exec("ROLLBACK");
-  } catch {
-    // Nothing to roll back: the BEGIN itself failed.
-  }
-}
-
 /**
  * True when the FTS objects alone reproduce a corruption error. One small write transaction,
  * always rolled back: a MATCH that decodes each index's structure record, then a dummy row
@@ -57,37 +50,36 @@ function rollback(ctx: StoreContext): void {
  * Runs on the raw connection, outside `ctx.write`, so a failure cannot re-enter fail-open.
  */
 export function ftsReproducesCorruption(ctx: StoreContext, defs: readonly FtsIndexDef[]): boolean {
-  const probe = (): boolean => {
-    ctx.conn.exec("BEGIN IMMEDIATE");
-    try {
-      for (const def of defs) {
-        try {
-          ctx.conn
-            .prepare(`SELECT rowid FROM ${def.table} WHERE ${def.table} MATCH ? LIMIT 1`)
-            .all('"sessiondb probe"');
-          const cols = def.columns.map((c) => c.name);
-          const values = cols.map(() => "?").join(", ");
-          ctx.conn
-            .prepare(`INSERT INTO ${def.table}(rowid, ${cols.join(", ")}) VALUES (-1, ${values})`)
-            .run(...cols.map(() => "sessiondb probe"));
-          ctx.conn.exec("SAVEPOINT sessiondb_fts_probe");
-          ctx.conn.exec("RELEASE sessiondb_fts_probe");
-        } catch (error) {
-          if (isCorrupt(error)) return true;
-          throw error;
-        }
-      }
-      return false;
-    } finally {
-      rollback(ctx);
-    }
-  };
+  const probe = (): boolean =>
+    inTransaction(ctx.conn, "write", () => probeIndexes(ctx, defs), { rollback: true });
   try {
     return withPatience(probe, { budgetMs: WRITE_PATIENCE_MS, jitter: "write", now: () => ctx.now() });
   } catch {
     // Could not run the probe at all (busy past patience, read-only file, …): not proven FTS.
     return false;
   }
+}
+
+/** The probe's body, inside its always-rolled-back transaction. */
+function probeIndexes(ctx: StoreContext, defs: readonly FtsIndexDef[]): boolean {
+  for (const def of defs) {
+    try {
+      ctx.conn
+        .prepare(`SELECT rowid FROM ${def.table} WHERE ${def.table} MATCH ? LIMIT 1`)
+        .all('"sessiondb probe"');
+      const cols = def.columns.map((c) => c.name);
+      const values = cols.map(() => "?").join(", ");
+      ctx.conn
+        .prepare(`INSERT INTO ${def.table}(rowid, ${cols.join(", ")}) VALUES (-1, ${values})`)
+        .run(...cols.map(() => "sessiondb probe"));
+      ctx.conn.exec("SAVEPOINT sessiondb_fts_probe");
+      ctx.conn.exec("RELEASE sessiondb_fts_probe");
+    } catch (error) {
+      if (isCorrupt(error)) return true;
+      throw error;
+    }
+  }
+  return false;
 }
 
 /**

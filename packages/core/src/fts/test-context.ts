@@ -11,6 +11,7 @@ import { withPatience } from "../locks/patience.js";
 import { resultCodeFromMessage } from "../sqlite-codes.js";
 import type { StoreContext } from "../store/context.js";
 import { testDriver } from "../test-support/driver.js";
+import { TransactionScope } from "../transaction.js";
 
 export const TEST_SCHEMA = `
 CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, source TEXT NOT NULL, started_at REAL NOT NULL);
@@ -62,21 +63,7 @@ export function openTestStore(
     return s;
   };
   const patience = { budgetMs: options.patienceMs ?? 5_000, jitter: "write" as const };
-  const transaction = <T>(begin: string, fn: () => T): T => {
-    conn.exec(begin);
-    try {
-      const result = fn();
-      conn.exec("COMMIT");
-      return result;
-    } catch (error) {
-      try {
-        conn.exec("ROLLBACK");
-      } catch {
-        // already rolled back by SQLite
-      }
-      throw error;
-    }
-  };
+  const transactions = new TransactionScope(conn);
   const ctx: StoreContext = {
     conn,
     driver,
@@ -85,12 +72,12 @@ export function openTestStore(
     host: undefined,
     statement,
     write: (fn, writeOptions) =>
-      withPatience(() => transaction("BEGIN IMMEDIATE", fn), {
+      withPatience(() => transactions.run("write", fn), {
         ...patience,
         budgetMs: writeOptions?.patienceMs ?? patience.budgetMs,
       }),
     read: (fn) => withPatience(fn, patience),
-    snapshot: (fn) => withPatience(() => transaction("BEGIN", fn), patience),
+    snapshot: (fn) => withPatience(() => transactions.run("read", fn), patience),
     now: options.now ?? Date.now,
   };
   let clock = 1_700_000_000;

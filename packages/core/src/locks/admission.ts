@@ -19,6 +19,7 @@ import { ADMISSION_POLL_MS, STORE_FILE_MODE } from "../constants.js";
 import type { SqliteConnection, SqliteDriver } from "../driver.js";
 import { isContention, SqliteError, type SqliteResultCode } from "../errors.js";
 import type { Host } from "../host/host.js";
+import { beginTransaction, rollbackQuietly } from "../transaction.js";
 import { sleepSync } from "./patience.js";
 
 /** Who took the lock: diagnostics only, never used to decide anything. */
@@ -222,7 +223,7 @@ export function acquireAdmission(driver: SqliteDriver, dbPath: string, options: 
       // Takes the EXCLUSIVE file lock at once, even on the empty lock file: a write transaction
       // on a zero-page database initializes page 1 in the cache (and opens a -journal), but
       // nothing is ever written to the lock file itself — it stays 0 bytes.
-      conn.exec("BEGIN EXCLUSIVE");
+      beginTransaction(conn, "exclusive");
       break;
     } catch (error) {
       const at = now();
@@ -280,11 +281,8 @@ export function acquireAdmission(driver: SqliteDriver, dbPath: string, options: 
       // Mark the record released while still holding the lock, so this write can never land on
       // top of the next holder's record.
       if (holder) writeHolderRecord(host, dbPath, { ...holder, releasedAt: new Date(now()).toISOString() });
-      try {
-        held.exec("ROLLBACK");
-      } catch {
-        // Closing the connection below releases the file lock regardless.
-      }
+      // Closing the connection releases the file lock even if this rollback fails.
+      rollbackQuietly(held);
       closeQuietly(held);
     },
   };

@@ -13,6 +13,7 @@ import { STORE_FILE_MODE } from "../constants.js";
 import type { SqliteConnection, SqliteDriver } from "../driver.js";
 import { hasResultCode, StoreInUseError } from "../errors.js";
 import type { Host } from "../host/host.js";
+import { beginTransaction, rollbackQuietly } from "../transaction.js";
 import { assess, message } from "./assess.js";
 import { salvage } from "./salvage.js";
 import { copyForRepair } from "./scratch.js";
@@ -56,12 +57,10 @@ function stamp(ms: number): string {
     .replace(/\.\d+Z$/, "Z");
 }
 
-function closeQuietly(conn: SqliteConnection | undefined, finish: string): void {
-  try {
-    conn?.exec(finish);
-  } catch {
-    // no transaction was open
-  }
+/** End whatever transaction `conn` holds (ending a read transaction by rollback is the same as
+ * committing it) and close it. */
+function closeQuietly(conn: SqliteConnection | undefined): void {
+  if (conn) rollbackQuietly(conn);
   try {
     conn?.close();
   } catch {
@@ -92,11 +91,11 @@ function swapIn(
       try {
         reader = driver.open(path, { readOnly: true });
         reader.exec("PRAGMA busy_timeout = 0");
-        reader.exec("BEGIN");
+        beginTransaction(reader, "read");
         reader.prepare("PRAGMA schema_version").get();
         writer = driver.open(path, { readOnly: false });
         writer.exec("PRAGMA busy_timeout = 0");
-        writer.exec("BEGIN IMMEDIATE");
+        beginTransaction(writer, "write");
       } catch (error) {
         if (hasResultCode(error, "BUSY", "LOCKED") && !force) {
           throw new StoreInUseError(path, "write lock (a process began writing during the repair)");
@@ -113,8 +112,8 @@ function swapIn(
     }
     publishFile(host, repaired, path);
   } finally {
-    closeQuietly(writer, "ROLLBACK");
-    closeQuietly(reader, "COMMIT");
+    closeQuietly(writer);
+    closeQuietly(reader);
   }
 }
 

@@ -9,6 +9,7 @@ import type { Row, SqliteConnection, SqliteDriver, SqlValue } from "../driver.js
 import type { Host } from "../host/host.js";
 import { MESSAGES, SESSION_MODEL_USAGE, SESSIONS, type TableDef } from "../schema/definition.js";
 import { createStore } from "../store.js";
+import { beginTransaction, commitTransaction } from "../transaction.js";
 import { message } from "./assess.js";
 import type { RepairLoss } from "./types.js";
 
@@ -173,7 +174,7 @@ export function salvage(
   const unreadable: string[] = [];
   try {
     dst.exec("PRAGMA foreign_keys = OFF");
-    dst.exec("BEGIN IMMEDIATE");
+    beginTransaction(dst, "write");
     const sessions = salvageTable(src, dst, SESSIONS, unreadable);
     const messages = salvageTable(src, dst, MESSAGES, unreadable);
     const usage = salvageTable(src, dst, SESSION_MODEL_USAGE, unreadable);
@@ -220,7 +221,7 @@ export function salvage(
         )
         .run(MESSAGES.name, highest);
     }
-    dst.exec("COMMIT");
+    commitTransaction(dst);
     return {
       sessions: [...new Set([...lostSessions, ...orphans])].sort(),
       messageIdRanges,

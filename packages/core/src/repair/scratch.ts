@@ -17,6 +17,7 @@ import { onlineCopy } from "../backup/copy.js";
 import type { SqliteConnection, SqliteDriver } from "../driver.js";
 import { hasResultCode, StoreInUseError, StoreOpenError } from "../errors.js";
 import type { Host } from "../host/host.js";
+import { beginTransaction, commitTransaction, inTransaction } from "../transaction.js";
 
 function closeQuietly(conn: SqliteConnection | undefined): void {
   try {
@@ -34,8 +35,7 @@ function probeWriteLock(driver: SqliteDriver, path: string): string | undefined 
   try {
     probe = driver.open(path, { readOnly: false });
     probe.exec("PRAGMA busy_timeout = 0");
-    probe.exec("BEGIN IMMEDIATE");
-    probe.exec("ROLLBACK");
+    inTransaction(probe, "write", () => undefined, { rollback: true });
     return undefined;
   } catch (error) {
     if (hasResultCode(error, "BUSY", "LOCKED")) return "write lock (another connection is writing)";
@@ -90,7 +90,7 @@ export async function copyForRepair(
       try {
         reader = driver.open(path, { readOnly: true });
         reader.exec("PRAGMA busy_timeout = 0");
-        reader.exec("BEGIN");
+        beginTransaction(reader, "read");
         reader.prepare("PRAGMA schema_version").get();
       } catch (error) {
         if (!hasResultCode(error, "CORRUPT", "NOTADB", "BUSY", "LOCKED")) throw error;
@@ -98,7 +98,7 @@ export async function copyForRepair(
         reader = undefined;
       }
       lock = probeWriteLock(driver, path);
-      reader?.exec("COMMIT");
+      if (reader) commitTransaction(reader);
     }
     if (lock && !force) throw new StoreInUseError(path, lock);
     if (reader && driver.backup) {

@@ -8,6 +8,7 @@ import type { SqliteConnection, SqliteDriver } from "../driver.js";
 import { ftsDropDdl } from "../fts/index.js";
 import type { Host } from "../host/host.js";
 import { META_FINGERPRINT } from "../schema/definition.js";
+import { inTransaction } from "../transaction.js";
 import { openScratch } from "./assess.js";
 
 function withConnection(driver: SqliteDriver, path: string, fn: (conn: SqliteConnection) => void): void {
@@ -33,10 +34,10 @@ export function rebuildIndex(driver: SqliteDriver, host: Host, path: string): vo
     // damaged beyond FTS5's own rebuild: replace the index below
   }
   withConnection(driver, path, (conn) => {
-    conn.exec("BEGIN IMMEDIATE");
-    for (const statement of ftsDropDdl()) conn.exec(statement);
-    conn.prepare("DELETE FROM state_meta WHERE key = ?").run(META_FINGERPRINT);
-    conn.exec("COMMIT");
+    inTransaction(conn, "write", () => {
+      for (const statement of ftsDropDdl()) conn.exec(statement);
+      conn.prepare("DELETE FROM state_meta WHERE key = ?").run(META_FINGERPRINT);
+    });
   });
   openScratch(driver, host, path, true).close();
 }

@@ -27,11 +27,11 @@ export interface StoreContext {
   readonly host: Host | undefined;
   /** Cached prepared statement for `sql`. */
   statement(sql: string): SqliteStatement;
-  /** Run `fn` inside `BEGIN IMMEDIATE … COMMIT`, retrying the whole callback on BUSY/LOCKED. */
+  /** Run `fn` in one write transaction, retrying the whole callback on BUSY/LOCKED. */
   write<T>(fn: () => T, options?: WriteOptions): T;
   /** Run a read, retrying on BUSY/LOCKED (DELETE-mode stores can block readers briefly). */
   read<T>(fn: () => T): T;
-  /** Like `read`, inside one read transaction (`BEGIN … COMMIT`): every statement of `fn` sees
+  /** Like `read`, inside one read transaction: every statement of `fn` sees
    * the same snapshot, whatever other processes commit meanwhile. */
   snapshot<T>(fn: () => T): T;
   /** Wall clock in ms (injectable so backoff can be tested). */

@@ -1,6 +1,6 @@
 /**
  * Opening a store (spec §4): preflight, connection pragmas, the one-query fast path, and the
- * slow path that creates or upgrades the schema inside `BEGIN IMMEDIATE`.
+ * slow path that creates or upgrades the schema inside one write transaction.
  */
 import {
   JOURNAL_SIZE_LIMIT_BYTES,
@@ -26,6 +26,7 @@ import { readProbeSql } from "../schema/ddl.js";
 import { META_FINGERPRINT, META_SCHEMA_VERSION } from "../schema/definition.js";
 import { runMigrations, storedSchemaVersion } from "../schema/migrations.js";
 import { findMissingSchema, reconcileSchema } from "../schema/reconcile.js";
+import { inTransaction } from "../transaction.js";
 
 /** Refuse paths that cannot be a store before SQLite gets to create or misread anything. */
 export function preflight(path: string, readOnly: boolean, host: Host | undefined): void {
@@ -94,7 +95,7 @@ export interface InitHooks {
 }
 
 /** The slow path: journal policy (outside any transaction), then schema, FTS objects and
- * migrations in one `BEGIN IMMEDIATE`, then the journal policy once more. Returns reconcile
+ * migrations in one write transaction, then the journal policy once more. Returns reconcile
  * warnings; when there are any, the fingerprint is not written, so the next open tries again.
  *
  * Processes creating one store at the same moment make each other's switch to WAL fail fast
@@ -115,38 +116,25 @@ export function initializeSchema(
   let warnings: string[];
   conn.exec("PRAGMA foreign_keys = OFF");
   try {
-    conn.exec("BEGIN IMMEDIATE");
-    try {
+    warnings = inTransaction(conn, "write", () => {
       const meta = readMeta(conn, []);
       refuseNewerSchema(meta);
-      warnings = reconcileSchema(conn);
+      const found = reconcileSchema(conn);
       hooks.installFts();
       runMigrations(conn, storedSchemaVersion(meta?.get(META_SCHEMA_VERSION)));
-      if (warnings.length === 0 && !journal.deferred) {
+      if (found.length === 0 && !journal.deferred) {
         conn
           .prepare(
             "INSERT INTO state_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
           )
           .run(META_FINGERPRINT, hooks.fingerprint);
       }
-      conn.exec("COMMIT");
-    } catch (error) {
-      rollbackQuietly(conn);
-      throw error;
-    }
+      return found;
+    });
   } finally {
     conn.exec("PRAGMA foreign_keys = ON");
   }
   return { journalMode: applyJournalPolicy(conn, policy).mode, warnings };
-}
-
-/** ROLLBACK, ignoring "no transaction is active" (SQLite may have rolled back already). */
-export function rollbackQuietly(conn: SqliteConnection): void {
-  try {
-    conn.exec("ROLLBACK");
-  } catch {
-    // nothing to roll back
-  }
 }
 
 /** Read-only opens: the read probe tells whether this build can read the store. */

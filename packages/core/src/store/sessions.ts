@@ -161,11 +161,17 @@ export function updateSession(ctx: StoreContext, id: string, given: UpdateSessio
   });
 }
 
-/** Mark a session ended (the first end wins). */
-export function endSession(ctx: StoreContext, id: string, reason: string): Session {
+/** Mark a session ended (the first end wins), at `options.at` (epoch seconds) or now. */
+export function endSession(
+  ctx: StoreContext,
+  id: string,
+  reason: string,
+  options?: { at?: number } | null,
+): Session {
   const sessionId = valid.sessionId(id, "id");
   const why = valid.requiredText(reason, "reason", 1000);
-  const now = ctx.now() / 1000;
+  const o = valid.options(options, "endSession", ["at"]);
+  const now = valid.timestamp(o.at ?? undefined, "endSession.at", ctx.now() / 1000);
   return ctx.write(() => {
     const { changes } = ctx
       .statement(

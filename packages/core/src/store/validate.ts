@@ -238,7 +238,11 @@ export function choiceOption<T extends string>(
 
 /** A function option (a callback), or undefined. */
 export function callbackOption<F>(value: unknown, field: string): F | undefined {
-  if (value === undefined) return undefined;
+  return value === undefined ? undefined : callback<F>(value, field);
+}
+
+/** A function. */
+export function callback<F>(value: unknown, field: string): F {
   if (typeof value !== "function")
     throw new InvalidInputError(field, `expected a function, got ${describe(value)}`);
   return value as F;

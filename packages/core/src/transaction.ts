@@ -1,0 +1,119 @@
+/**
+ * The one transaction runner. Every BEGIN, COMMIT, ROLLBACK and SAVEPOINT that sessiondb sends
+ * is written here: the Store's writes and snapshot reads, the open path's schema transaction, the
+ * FTS corruption probe, repair's copies and lock probes, and the admission lock's hold on its
+ * lock file. Patience (retrying a whole body on BUSY/LOCKED) wraps these calls from outside
+ * (locks/patience.ts); this module only makes a body atomic.
+ */
+import type { SqliteConnection } from "./driver.js";
+
+/** `write` takes the write lock at BEGIN (so a busy store fails before the body runs, and the
+ * body can be retried whole); `read` is a snapshot; `exclusive` also keeps readers out (the
+ * admission lock file, which is never WAL). */
+export type TransactionMode = "write" | "read" | "exclusive";
+
+const BEGIN: Record<TransactionMode, string> = {
+  write: "BEGIN IMMEDIATE",
+  read: "BEGIN",
+  exclusive: "BEGIN EXCLUSIVE",
+};
+
+/** Open a transaction that the caller ends with `commitTransaction` or `rollbackQuietly` — for
+ * locks held across work that is not a function body (the admission lock, repair's probes). */
+export function beginTransaction(conn: SqliteConnection, mode: TransactionMode): void {
+  conn.exec(BEGIN[mode]);
+}
+
+export function commitTransaction(conn: SqliteConnection): void {
+  conn.exec("COMMIT");
+}
+
+/** ROLLBACK, ignoring "no transaction is active" (SQLite may have rolled back already, or the
+ * BEGIN itself failed). */
+export function rollbackQuietly(conn: SqliteConnection): void {
+  try {
+    conn.exec("ROLLBACK");
+  } catch {
+    // nothing to roll back
+  }
+}
+
+/** Run `fn` in one transaction: commit when it returns, roll back when it throws. With
+ * `{ rollback: true }` the transaction is always rolled back (probes that must leave nothing). */
+export function inTransaction<T>(
+  conn: SqliteConnection,
+  mode: TransactionMode,
+  fn: () => T,
+  options?: { rollback?: boolean },
+): T {
+  conn.exec(BEGIN[mode]);
+  let result: T;
+  try {
+    result = fn();
+  } catch (error) {
+    rollbackQuietly(conn);
+    throw error;
+  }
+  if (options?.rollback) {
+    rollbackQuietly(conn);
+    return result;
+  }
+  try {
+    conn.exec("COMMIT");
+  } catch (error) {
+    // A failed COMMIT (BUSY in DELETE mode, a full disk) can leave the transaction open; the
+    // caller retries or reports, and either way must find the connection in autocommit.
+    rollbackQuietly(conn);
+    throw error;
+  }
+  return result;
+}
+
+/**
+ * The transactions of one connection, nesting. The outermost `run` is a real transaction; a
+ * nested `run` joins it: a nested write runs inside a SAVEPOINT, so a nested body that throws
+ * undoes only its own statements (and the caller decides whether the outer body goes on), and a
+ * nested read simply runs (it already sees the outer transaction's snapshot).
+ */
+export class TransactionScope {
+  readonly #conn: SqliteConnection;
+  #depth = 0;
+
+  constructor(conn: SqliteConnection) {
+    this.#conn = conn;
+  }
+
+  /** True while a `run` body is executing. */
+  get active(): boolean {
+    return this.#depth > 0;
+  }
+
+  run<T>(mode: TransactionMode, fn: () => T): T {
+    this.#depth++;
+    try {
+      if (this.#depth === 1) return inTransaction(this.#conn, mode, fn);
+      if (mode === "read") return fn();
+      return this.#savepoint(fn);
+    } finally {
+      this.#depth--;
+    }
+  }
+
+  #savepoint<T>(fn: () => T): T {
+    const name = `sessiondb_nested_${this.#depth}`;
+    this.#conn.exec(`SAVEPOINT ${name}`);
+    try {
+      const result = fn();
+      this.#conn.exec(`RELEASE ${name}`);
+      return result;
+    } catch (error) {
+      try {
+        this.#conn.exec(`ROLLBACK TO ${name}; RELEASE ${name}`);
+      } catch {
+        // SQLite already rolled the whole transaction back (some errors do); the outer
+        // transaction's own rollback finds nothing to undo.
+      }
+      throw error;
+    }
+  }
+}
