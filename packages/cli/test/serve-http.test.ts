@@ -173,7 +173,8 @@ describe.each(SERVE_RUNTIMES)("serve on $name", ({ runtime, env }) => {
       store.startFtsBackfill();
       store.ftsBackfillStep({ chunkRows: 100 });
       const status = store.ftsStatus();
-      return [status.indexed as number, status.total as number];
+      if (status.state !== "backfilling") throw new Error(`expected a backfill, got ${status.state}`);
+      return [status.indexed, status.total];
     });
     expect(indexed).toBeLessThan(total);
     await withServer(await startServe(runtime, partial, [], env), async ({ port }) => {

@@ -35,7 +35,6 @@ const ENTRIES: Record<string, { file: string; names: string[] }> = {
     names: [
       ...ERRORS,
       "ERROR_CODES",
-      "FTS_DETACHED_PROBLEM",
       "ROLES",
       "SQLITE_RESULT_CODES",
       "Store",

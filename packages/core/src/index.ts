@@ -43,7 +43,6 @@ export type {
   SearchRoute,
   SearchSort,
 } from "./fts/index.js";
-export { FTS_DETACHED_PROBLEM } from "./fts/integrity.js";
 export type { Host, PathInfo } from "./host/host.js";
 export { isWalResetVulnerable, type JournalMode, type JournalPolicyOptions } from "./journal.js";
 export { type AdmissionHolder, admissionLockPath, readAdmissionHolder } from "./locks/admission.js";
@@ -66,6 +65,7 @@ export type {
 export {
   type CreateSessionInput,
   type GetMessagesOptions,
+  type IntegrityProblem,
   type IntegrityReport,
   type Json,
   type ListSessionsOptions,

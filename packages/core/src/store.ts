@@ -31,6 +31,7 @@ import { type PatienceOptions, withPatience } from "./locks/patience.js";
 import { META_FINGERPRINT } from "./schema/definition.js";
 import { schemaFingerprint } from "./schema/fingerprint.js";
 import type { StoreContext, WriteOptions } from "./store/context.js";
+import { checkIntegrity } from "./store/integrity.js";
 import * as messages from "./store/messages.js";
 import {
   configureConnection,
@@ -515,31 +516,7 @@ export class Store {
    * Reports corruption as problems rather than throwing (a damaged page can make the checks fail). */
   checkIntegrity(): IntegrityReport {
     this.#assertOpen();
-    const problems: string[] = [];
-    const attempt = (what: string, check: () => string[]) => {
-      try {
-        problems.push(...check());
-      } catch (error) {
-        const corrupt =
-          error instanceof StoreCorruptError ||
-          hasResultCode(error, "CORRUPT", "CORRUPT_VTAB", "NOTADB", "IOERR", "NOMEM");
-        if (!corrupt) throw error;
-        problems.push(`${what}: ${(error as Error).message}`);
-      }
-    };
-    attempt("integrity_check", () =>
-      withPatience(
-        () =>
-          this.#conn
-            .prepare("PRAGMA integrity_check")
-            .all()
-            .map((row) => String(Object.values(row)[0]))
-            .filter((line) => line !== "ok"),
-        { budgetMs: this.#patience.writeMs, jitter: "write" },
-      ),
-    );
-    attempt("FTS integrity", () => this.#fts.integrityProblems());
-    return { ok: problems.length === 0, problems };
+    return checkIntegrity(this.#conn, this.#patience.writeMs, () => this.#fts.integrityProblems());
   }
 
   /** Copy the store, consistently while other processes keep writing, to a new private file

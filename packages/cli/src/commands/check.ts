@@ -1,5 +1,5 @@
 import * as fs from "node:fs";
-import { FTS_DETACHED_PROBLEM, type IntegrityReport, type Store } from "@sessiondb/core";
+import type { IntegrityProblem, Store } from "@sessiondb/core";
 import type { Command } from "../command.js";
 import { EXIT } from "../exit.js";
 import { green, print, printJson, red } from "../format.js";
@@ -38,13 +38,20 @@ export function openForCheck(runtime: Runtime, options: GlobalOptions): { store:
  * run (FTS5's integrity-check is a write; core then compares index and source row counts only). */
 export function integrity(
   store: Store,
-): IntegrityReport & { corrupt: string[]; stale: string[]; skipped: string[] } {
+): {
+  ok: boolean;
+  /** Each problem's message, corruption first: what `check` prints and its --json lists. */
+  problems: string[];
+  corrupt: IntegrityProblem[];
+  stale: IntegrityProblem[];
+  skipped: string[];
+} {
   const report = store.checkIntegrity();
-  const stale = report.problems.filter((p) => p === FTS_DETACHED_PROBLEM);
-  const corrupt = report.problems.filter((p) => p !== FTS_DETACHED_PROBLEM);
+  const stale = report.problems.filter((p) => p.kind === "fts-detached");
+  const corrupt = report.problems.filter((p) => p.kind !== "fts-detached");
   return {
-    ok: corrupt.length === 0 && stale.length === 0,
-    problems: [...corrupt, ...stale],
+    ok: report.ok,
+    problems: [...corrupt, ...stale].map((p) => p.message),
     corrupt,
     stale,
     skipped: store.readOnly ? ["FTS5 integrity-check (it needs a writable connection)"] : [],

@@ -135,14 +135,14 @@ function inspectOpen(store: Store, writable: boolean, findings: Finding[]): void
   findings.push(journalFinding(store.journalMode));
   findings.push(walVerdict(store.sqliteVersion, store.journalMode));
   const report = integrity(store);
-  const integrityOk = !report.corrupt.some((p) => !p.startsWith("messages_fts"));
+  const damage = report.corrupt.filter((p) => p.kind === "database").map((p) => p.message);
   findings.push({
     check: "integrity_check",
-    status: integrityOk ? "ok" : "fail",
-    detail: integrityOk ? "ok" : report.corrupt.filter((p) => !p.startsWith("messages_fts")).join("; "),
+    status: damage.length === 0 ? "ok" : "fail",
+    detail: damage.length === 0 ? "ok" : damage.join("; "),
   });
   const fts = store.ftsStatus();
-  const ftsProblems = report.corrupt.filter((p) => p.startsWith("messages_fts"));
+  const ftsProblems = report.corrupt.filter((p) => p.kind === "fts-index").map((p) => p.message);
   findings.push(ftsFinding(fts, ftsProblems));
   if (report.skipped.length) {
     findings.push({

@@ -11,13 +11,12 @@ export function describeFts(status: FtsStatus): string {
   const trigram = status.trigram ? "" : " (no trigram index)";
   switch (status.state) {
     case "backfilling": {
-      const indexed = status.indexed ?? 0;
-      const total = status.total ?? 0;
+      const { indexed, total } = status;
       const pct = total > 0 ? ((indexed / total) * 100).toFixed(1) : "100.0";
       return `backfilling (${count(indexed)}/${count(total)} rows indexed, ${pct}%; resume with "sessiondb fts backfill")${trigram}`;
     }
     case "stale":
-      return `stale — search answers by LIKE until "sessiondb fts rebuild": ${status.reason ?? "unknown reason"}`;
+      return `stale — search answers by LIKE until "sessiondb fts rebuild": ${status.reason}`;
     case "unavailable":
       return "unavailable — this SQLite has no FTS5; search answers by LIKE";
     default:
@@ -193,8 +192,7 @@ export const ftsBackfill: Command = {
       } catch (error) {
         if (!controller.signal.aborted) throw error;
         const status = store.ftsStatus();
-        const indexed = status.indexed ?? last.indexed;
-        const total = status.total ?? last.total;
+        const { indexed, total } = status.state === "backfilling" ? status : last;
         progress.update(indexed, total, true);
         if (values.json) printJson({ done: false, interrupted: true, indexed, total });
         throw new ExitError(

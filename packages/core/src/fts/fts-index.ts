@@ -6,6 +6,7 @@
  */
 import { DEFAULT_BACKFILL_CHUNK_IDS } from "../constants.js";
 import type { StoreContext } from "../store/context.js";
+import type { IntegrityProblem } from "../store/types.js";
 import { backfillStepTx, countRows, startBackfillTx } from "./backfill.js";
 import { type BackfillProgress, runBackfill, type TimedStep } from "./backfill-loop.js";
 import { FTS_MERGE_PAGES } from "./constants.js";
@@ -152,7 +153,7 @@ export class FtsIndex {
   }
 
   /** FTS5 integrity-check (rank 1) on both indexes and docsize = source view count for each. */
-  integrityProblems(): string[] {
+  integrityProblems(): IntegrityProblem[] {
     return this.#ctx.read(() => ftsIntegrityProblems(this.#ctx, this.#snapshot()));
   }
 }

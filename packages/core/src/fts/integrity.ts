@@ -6,29 +6,36 @@
  * problem in itself: it says what to run.
  */
 import type { StoreContext } from "../store/context.js";
+import type { IntegrityProblem } from "../store/types.js";
 import { rankCommandSql } from "./projection.js";
 import { backfillWindow, type FtsSnapshot, isStale, presentIndexes } from "./state.js";
 
 const text = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
-/** The problem `checkIntegrity` reports for a detached (stale) index — the FTS problem that is
- * not corruption. Exported so callers (the CLI) can tell it apart by equality. */
-export const FTS_DETACHED_PROBLEM: string = `FTS index is detached (stale) and search answers by LIKE; run "sessiondb fts rebuild" (store.rebuildFts()) to restore it`;
+/** The problem `checkIntegrity` reports for a detached (stale) index: not corruption. */
+const DETACHED: IntegrityProblem = {
+  kind: "fts-detached",
+  message: `FTS index is detached (stale) and search answers by LIKE; run "sessiondb fts rebuild" (store.rebuildFts()) to restore it`,
+};
 
 /** Problems found in the FTS indexes; empty when they are sound (or FTS5 is not available). */
-export function ftsIntegrityProblems(ctx: StoreContext, snap: FtsSnapshot): string[] {
+export function ftsIntegrityProblems(ctx: StoreContext, snap: FtsSnapshot): IntegrityProblem[] {
   const defs = presentIndexes(snap);
   if (defs.length === 0) return [];
-  if (isStale(snap)) return [FTS_DETACHED_PROBLEM];
+  if (isStale(snap)) return [DETACHED];
   const window = backfillWindow(snap.meta);
-  const problems: string[] = [];
+  const problems: IntegrityProblem[] = [];
   for (const def of defs) {
     try {
       // The check is an INSERT of a special command, which a read-only connection refuses;
       // read-only opens still get the docsize comparison below.
       if (!ctx.readOnly) ctx.statement(rankCommandSql(def, "integrity-check")).run(window ? 0 : 1);
     } catch (error) {
-      problems.push(`${def.table}: FTS5 integrity-check failed: ${text(error)}`);
+      problems.push({
+        kind: "fts-index",
+        index: def.table,
+        message: `${def.table}: FTS5 integrity-check failed: ${text(error)}`,
+      });
       continue;
     }
     // Outside a pending window every source row must have exactly one docsize row.
@@ -42,8 +49,13 @@ export function ftsIntegrityProblems(ctx: StoreContext, snap: FtsSnapshot): stri
       .get(...params, ...params);
     const docs = Number(counts?.docs);
     const rows = Number(counts?.rows);
-    if (docs !== rows)
-      problems.push(`${def.table}: ${docs} indexed rows, but its source view ${def.view} has ${rows}`);
+    if (docs !== rows) {
+      problems.push({
+        kind: "fts-index",
+        index: def.table,
+        message: `${def.table}: ${docs} indexed rows, but its source view ${def.view} has ${rows}`,
+      });
+    }
   }
   return problems;
 }

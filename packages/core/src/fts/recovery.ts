@@ -134,7 +134,8 @@ export class FtsRecovery {
       const snap = this.#snapshot();
       if (!isStale(snap)) return;
       const anyTrigger = FTS_INDEXES.some((def) => triggerNames(def).some((n) => snap.objects.has(n)));
-      if (!anyTrigger && readFtsStatus(this.#ctx).reason === reason) return;
+      const status = readFtsStatus(this.#ctx);
+      if (!anyTrigger && status.state === "stale" && status.reason === reason) return;
       detachIndex(this.#ctx, reason);
     });
   }

@@ -7,17 +7,18 @@ import { META_FTS_STALE } from "./constants.js";
 import { BASE_INDEX, TRIGRAM_INDEX } from "./projection.js";
 import { backfillWindow, hasIndex, isStale, readSnapshot } from "./state.js";
 
-/** State of the full-text index. */
-export interface FtsStatus {
-  state: "ready" | "backfilling" | "stale" | "unavailable";
-  /** The trigram (substring/CJK) index exists. */
-  trigram: boolean;
-  /** While backfilling: rows the word index holds, and rows it will hold. */
-  indexed?: number;
-  total?: number;
-  /** While stale: why the index was detached. */
-  reason?: string;
-}
+/** State of the full-text index, told apart by `state`; `trigram`: the trigram (substring/CJK)
+ * index exists. */
+export type FtsStatus =
+  /** Search answers from the index. */
+  | { state: "ready"; trigram: boolean }
+  /** A backfill is filling the index: `indexed` of `total` rows so far; search tops the index
+   * up with a LIKE scan of the rest. */
+  | { state: "backfilling"; trigram: boolean; indexed: number; total: number }
+  /** The index was detached (`reason` says why); search answers by LIKE until a rebuild. */
+  | { state: "stale"; trigram: boolean; reason: string }
+  /** This SQLite has no FTS5; search answers by LIKE. */
+  | { state: "unavailable"; trigram: false };
 
 function staleReason(crumb: string | undefined): string {
   if (crumb === undefined) return "FTS triggers are missing (repair pending)";

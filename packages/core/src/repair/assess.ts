@@ -49,7 +49,7 @@ export function assess(
   try {
     const store = openScratch(driver, host, path);
     try {
-      problems = store.checkIntegrity().problems;
+      problems = store.checkIntegrity().problems.map((problem) => problem.message);
     } finally {
       store.close();
     }

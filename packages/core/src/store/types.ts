@@ -172,7 +172,20 @@ export interface UsageRow {
   updatedAt: number | null;
 }
 
+/** One problem `checkIntegrity` found; `kind` says what it means, `message` says it in words. */
+export type IntegrityProblem =
+  /** The database file is damaged: a line of PRAGMA integrity_check, or a read that failed as
+   * corrupt. Restore a backup or run repairStore ("sessiondb repair"). */
+  | { kind: "database"; message: string }
+  /** A full-text index is damaged or out of step with its source rows (`index` names it when
+   * known). store.rebuildFts() ("sessiondb fts rebuild") restores it from the rows. */
+  | { kind: "fts-index"; index?: string; message: string }
+  /** The full-text index is detached (stale): not corruption; search answers by LIKE until
+   * store.rebuildFts() restores it. */
+  | { kind: "fts-detached"; message: string };
+
 export interface IntegrityReport {
+  /** No problem of any kind (a detached index counts). */
   ok: boolean;
-  problems: string[];
+  problems: IntegrityProblem[];
 }

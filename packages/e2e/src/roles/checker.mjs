@@ -42,7 +42,7 @@ export async function checker({ cfg, report, adapter }) {
     try {
       const integrity = store.checkIntegrity();
       stats.integrity = integrity;
-      for (const p of integrity.problems) problem("integrity", p);
+      for (const p of integrity.problems) problem("integrity", `${p.kind}: ${p.message}`);
     } catch (error) {
       problem(
         "integrity",
