@@ -62,6 +62,7 @@ export type {
   RuntimeStoreOptions,
   SessionDbRuntime,
 } from "./runtime.js";
+export type { StoreCounts, StoreStats } from "./store/stats.js";
 export {
   type CreateSessionInput,
   type GetMessagesOptions,

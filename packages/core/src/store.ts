@@ -48,6 +48,7 @@ import {
 } from "./store/open.js";
 import { openSettings, storeDriver, storePath } from "./store/options.js";
 import * as sessions from "./store/sessions.js";
+import { readCounts, type StoreStats } from "./store/stats.js";
 import type {
   CreateSessionInput,
   GetMessagesOptions,
@@ -426,6 +427,13 @@ export class Store {
   ftsStatus(): FtsStatus {
     this.#assertOpen();
     return this.#fts.status();
+  }
+
+  /** What is in the store: sessions, messages by role, tool calls, tokens and cost, counted in one
+   * snapshot (store/stats.ts), and the FTS state. */
+  stats(): StoreStats {
+    this.#assertOpen();
+    return { ...readCounts(this.#ctx), fts: this.#fts.status() };
   }
 
   /** Full FTS rebuild under the cross-process admission lock (fail-closed). */

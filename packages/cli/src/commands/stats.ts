@@ -1,8 +1,7 @@
 import type { Command } from "../command.js";
 import { EXIT } from "../exit.js";
-import { bytes, count, pairs, print, printJson } from "../format.js";
-import { allSessions, readCounts } from "../inspect.js";
-import { fileSizes, openFor, patience } from "../open.js";
+import { bytes, count, pairs, print, printJson, usd } from "../format.js";
+import { fileSizes, openFor } from "../open.js";
 import { describeFts } from "./fts.js";
 
 export const stats: Command = {
@@ -17,11 +16,8 @@ export const stats: Command = {
     const rt = await runtime();
     const store = openFor(rt, values, "read");
     try {
-      const counts = readCounts(rt.driver, store.path, patience(values)?.writeMs);
-      const fts = store.ftsStatus();
+      const { fts, ...counts } = store.stats();
       const size = fileSizes(store.path);
-      const sessions = counts?.sessions ?? allSessions(store).length;
-      const messages = counts?.messages ?? store.messageCount();
       const report = {
         path: store.path,
         runtime: `${rt.name} ${rt.version}`,
@@ -29,8 +25,7 @@ export const stats: Command = {
         sqliteVersion: store.sqliteVersion,
         journalMode: store.journalMode,
         sizeBytes: size,
-        sessions: { total: sessions, archived: counts?.archived ?? null },
-        messages: { total: messages, byRole: counts?.byRole ?? null },
+        ...counts,
         fts,
       };
       if (values.json) {
@@ -45,9 +40,15 @@ export const stats: Command = {
           `${bytes(size.total)} (db ${bytes(size.db)}, wal ${bytes(size.wal)}, shm ${bytes(size.shm)})`,
         ],
         ["journal", store.journalMode],
-        ["sessions", counts ? `${count(sessions)} (${count(counts.archived)} archived)` : count(sessions)],
-        ["messages", count(messages)],
-        ...Object.entries(counts?.byRole ?? {}).map(([role, n]): [string, string] => [`  ${role}`, count(n)]),
+        ["sessions", `${count(counts.sessions.total)} (${count(counts.sessions.archived)} archived)`],
+        ["messages", count(counts.messages.total)],
+        ...Object.entries(counts.messages.byRole).map(([role, n]): [string, string] => [
+          `  ${role}`,
+          count(n ?? 0),
+        ]),
+        ["tool calls", count(counts.toolCalls)],
+        ["tokens", `${count(counts.tokens.input)} in, ${count(counts.tokens.output)} out`],
+        ["cost", usd(counts.costUsd)],
         ["fts", describeFts(fts)],
       ];
       print(pairs(rows));

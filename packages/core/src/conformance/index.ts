@@ -18,6 +18,7 @@ import type { ConformanceTarget } from "./harness.js";
 import { openSuite } from "./open.js";
 import { repairSuite } from "./repair.js";
 import { searchBoundsSuite } from "./search-bounds.js";
+import { statsSuite } from "./stats.js";
 import { storeApiSuite } from "./store-api.js";
 import { transactionSuite } from "./transaction.js";
 import { valuesSuite } from "./values.js";
@@ -43,6 +44,7 @@ export function runConformance(target: ConformanceTarget): void {
   target.describe(`sessiondb conformance (${target.name})`, () => {
     openSuite(target);
     storeApiSuite(target);
+    statsSuite(target);
     transactionSuite(target);
     valuesSuite(target);
     ftsSuite(target);

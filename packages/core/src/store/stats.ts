@@ -1,0 +1,62 @@
+/**
+ * `store.stats()`: what is in the store, counted in one read snapshot so the numbers agree with
+ * each other while other processes write. Sessions carry running totals (tool calls, tokens,
+ * cost: kept by appendMessage and recordUsage), so this is one scan of the sessions table and
+ * one of the messages table's role column, never a read of message content.
+ */
+import type { FtsStatus } from "../fts/index.js";
+import { MESSAGES, SESSIONS } from "../schema/definition.js";
+import type { StoreContext } from "./context.js";
+import type { Role } from "./types.js";
+
+/** Counts across the whole store (archived sessions included). */
+export interface StoreCounts {
+  sessions: { total: number; archived: number };
+  /** Messages, inactive ones included, in total and by role (roles with none are left out). */
+  messages: { total: number; byRole: Partial<Record<Role, number>> };
+  /** Tool calls the assistant messages made. */
+  toolCalls: number;
+  /** Token totals recorded with recordUsage. */
+  tokens: { input: number; output: number; cacheRead: number; cacheWrite: number; reasoning: number };
+  /** Cost recorded with recordUsage, in US dollars. */
+  costUsd: number;
+}
+
+const SESSION_TOTALS = `SELECT count(*) AS total, coalesce(sum(archived != 0), 0) AS archived,
+  coalesce(sum(tool_call_count), 0) AS tool_calls, coalesce(sum(input_tokens), 0) AS input,
+  coalesce(sum(output_tokens), 0) AS output, coalesce(sum(cache_read_tokens), 0) AS cache_read,
+  coalesce(sum(cache_write_tokens), 0) AS cache_write, coalesce(sum(reasoning_tokens), 0) AS reasoning,
+  coalesce(sum(estimated_cost_usd), 0) AS cost FROM ${SESSIONS.name}`;
+
+const BY_ROLE = `SELECT role, count(*) AS n FROM ${MESSAGES.name} GROUP BY role ORDER BY role`;
+
+/** Read the counts (in one snapshot of `ctx`). */
+export function readCounts(ctx: StoreContext): StoreCounts {
+  return ctx.snapshot(() => {
+    const s = ctx.statement(SESSION_TOTALS).get() ?? {};
+    const byRole: Partial<Record<Role, number>> = {};
+    let messages = 0;
+    for (const row of ctx.statement(BY_ROLE).all()) {
+      byRole[String(row.role) as Role] = Number(row.n);
+      messages += Number(row.n);
+    }
+    return {
+      sessions: { total: Number(s.total ?? 0), archived: Number(s.archived ?? 0) },
+      messages: { total: messages, byRole },
+      toolCalls: Number(s.tool_calls ?? 0),
+      tokens: {
+        input: Number(s.input ?? 0),
+        output: Number(s.output ?? 0),
+        cacheRead: Number(s.cache_read ?? 0),
+        cacheWrite: Number(s.cache_write ?? 0),
+        reasoning: Number(s.reasoning ?? 0),
+      },
+      costUsd: Number(s.cost ?? 0),
+    };
+  });
+}
+
+/** `store.stats()`: the counts and the full-text index's state. */
+export interface StoreStats extends StoreCounts {
+  fts: FtsStatus;
+}
