@@ -1,14 +1,24 @@
 #!/usr/bin/env node
 /**
- * CI check: every public package packs cleanly — only its built dist/, README.md and
- * package.json (plus LICENSE if present), a built entry for every export, and no test files.
+ * CI check: every public package packs cleanly — only its built dist/, README.md, package.json
+ * and LICENSE, no test files; its package.json has the license and keywords npm shows; and its
+ * type declarations import only what a consumer has installed (its dependencies and node:
+ * modules), so `skipLibCheck: false` compiles without extra @types packages.
  * Exits 1 with one line per problem.
  *
  *   node scripts/check-pack.mjs
  */
 import { execFileSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 
 const PUBLIC = ["@sessiondb/core", "@sessiondb/node", "@sessiondb/bun", "@sessiondb/deno", "sessiondb"];
+const manifests = new Map(
+  readdirSync("packages").map((dir) => {
+    const manifest = JSON.parse(readFileSync(join("packages", dir, "package.json"), "utf8"));
+    return [manifest.name, { dir: join("packages", dir), manifest }];
+  }),
+);
 const ALLOWED = /^(dist\/.+\.(js|d\.ts)|README\.md|package\.json|LICENSE)$/;
 const problems = [];
 
@@ -25,6 +35,26 @@ for (const pack of packs) {
     if (/\.test\./.test(file)) problems.push(`${pack.name}: test file in the package: ${file}`);
   }
   if (!files.includes("README.md")) problems.push(`${pack.name}: no README.md`);
+  if (!files.includes("LICENSE")) problems.push(`${pack.name}: no LICENSE`);
+  const { dir, manifest } = manifests.get(pack.name);
+  if (manifest.license !== "MIT") problems.push(`${pack.name}: license is not "MIT"`);
+  if (!manifest.keywords?.length) problems.push(`${pack.name}: no keywords`);
+  const installed = new Set(Object.keys(manifest.dependencies ?? {}));
+  for (const file of files.filter((f) => f.endsWith(".d.ts"))) {
+    // Comments hold examples ("import … from") that are not imports.
+    const text = readFileSync(join(dir, file), "utf8")
+      .replace(/\/\*[\s\S]*?\*\//g, "")
+      .replace(/^\s*\/\/.*$/gm, "");
+    for (const [, specifier] of text.matchAll(/(?:from|import\()\s*["']([^"'.][^"']*)["']/g)) {
+      const name = specifier.startsWith("@")
+        ? specifier.split("/").slice(0, 2).join("/")
+        : specifier.split("/")[0];
+      if (!specifier.startsWith("node:") && !installed.has(name))
+        problems.push(
+          `${pack.name}: ${file} imports types from "${specifier}", which a consumer may not have`,
+        );
+    }
+  }
   if (!files.some((file) => file.startsWith("dist/"))) problems.push(`${pack.name}: no dist/ (build first)`);
 }
 if (packs.length !== PUBLIC.length)

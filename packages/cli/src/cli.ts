@@ -17,7 +17,9 @@ import { search } from "./commands/search.js";
 import { serve } from "./commands/serve.js";
 import { sessionsList, sessionsShow } from "./commands/sessions.js";
 import { stats } from "./commands/stats.js";
-import { classify, EXIT, oneLine, UsageError } from "./exit.js";
+import { classify, describe, EXIT, oneLine, UsageError } from "./exit.js";
+import { flushOut, guardOutput, writeErr, writeOut } from "./output.js";
+import { envIfAllowed } from "./permissions.js";
 import { loadRuntime, type Runtime } from "./runtime.js";
 
 export const VERSION = "0.1.0";
@@ -129,7 +131,7 @@ async function run(argv: string[]): Promise<number> {
       .concat(rest.filter((a) => !a.startsWith("-")))
       .join(" ");
     const command = COMMANDS.find((c) => c.name === topic);
-    process.stdout.write(
+    writeOut(
       `${command ? commandHelp(command) : COMMANDS.some((c) => c.name.startsWith(`${topic} `)) ? groupHelp(topic) : mainHelp()}\n`,
     );
     return EXIT.OK;
@@ -140,15 +142,15 @@ async function run(argv: string[]): Promise<number> {
     if (words.length === 0 || (asGroup && words.length === 1)) {
       const wantsHelp = rest.includes("--help") || rest.includes("-h");
       if (!wantsHelp && rest.some((a) => a === "--version" || a === "-V")) {
-        process.stdout.write(`${VERSION}\n`);
+        writeOut(`${VERSION}\n`);
         return EXIT.OK;
       }
       const text = asGroup ? groupHelp(words[0] as string) : mainHelp();
       if (wantsHelp) {
-        process.stdout.write(`${text}\n`);
+        writeOut(`${text}\n`);
         return EXIT.OK;
       }
-      process.stderr.write(`${text}\n`);
+      writeErr(`${text}\n`);
       throw new UsageError(asGroup ? `"${words[0]}" needs a subcommand` : "no command given");
     }
     throw new UsageError(`unknown command "${name}"; run "sessiondb --help" for the list`);
@@ -168,7 +170,7 @@ async function run(argv: string[]): Promise<number> {
     );
   }
   if (parsed.values.help) {
-    process.stdout.write(`${commandHelp(command)}\n`);
+    writeOut(`${commandHelp(command)}\n`);
     return EXIT.OK;
   }
   const { positionals } = parsed;
@@ -196,26 +198,27 @@ function wantsJson(argv: string[]): boolean {
 
 /** Run the CLI and exit. */
 export async function main(argv: string[] = process.argv.slice(2)): Promise<never> {
+  guardOutput();
   let code: number;
   try {
     code = await run(argv);
   } catch (error) {
     const { exitCode, code: name } = classify(error);
-    let message = oneLine(error instanceof Error ? error.message : String(error));
+    let message = describe(error);
     if (exitCode === EXIT.BUSY && name.startsWith("SQLITE_")) {
       // A raw SQLite BUSY that escaped the library's patience: say what it means.
       message +=
         ": another process holds a lock on the store; nothing was changed — retry later, or wait longer with --wait MS";
     }
     if (wantsJson(argv))
-      process.stderr.write(`${JSON.stringify({ error: { code: name, exit: exitCode, message } })}\n`);
-    else process.stderr.write(`sessiondb: ${message} [${name}]\n`);
-    if (exitCode === EXIT.FAILURE && process.env.SESSIONDB_DEBUG && error instanceof Error)
-      process.stderr.write(`${error.stack}\n`);
+      writeErr(`${JSON.stringify({ error: { code: name, exit: exitCode, message } })}\n`);
+    else writeErr(`sessiondb: ${message} [${name}]\n`);
+    if (exitCode === EXIT.FAILURE && envIfAllowed("SESSIONDB_DEBUG") && error instanceof Error)
+      writeErr(`${error.stack}\n`);
     code = exitCode;
   }
   // Let stdout drain (a pipe may be slow) before exiting with the code.
-  await new Promise<void>((resolve) => process.stdout.write("", () => resolve()));
+  await flushOut();
   process.exit(code);
 }
 

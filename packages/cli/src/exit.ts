@@ -5,6 +5,7 @@
  * Errors are classified by their stable `code` (and a SQLite error's result code), not by
  * `instanceof`, so a second copy of @sessiondb/core in node_modules cannot change an exit code.
  */
+import { denial, denialMessage } from "./permissions.js";
 
 export const EXIT = {
   /** Success; for doctor/check: healthy. */
@@ -21,7 +22,8 @@ export const EXIT = {
   /** The store file is corrupt or is not a SQLite database; check/doctor found integrity problems. */
   CORRUPT: 5,
   /** The store exists but cannot be used as asked: read-only, schema too old/new, unsafe SQLite,
-   * no SQLite binding for this runtime, permission denied. */
+   * no SQLite binding for this runtime, permission denied (by the file system, or by Deno's
+   * permission flags: PERMISSION_DENIED). */
   UNUSABLE: 6,
   /** A named session does not exist. */
   NOT_FOUND: 7,
@@ -88,6 +90,7 @@ export function classify(error: unknown): { exitCode: number; code: string } {
   if (error instanceof UsageError) return { exitCode: EXIT.USAGE, code: "USAGE" };
   if (error instanceof StoreMissingError) return { exitCode: EXIT.MISSING, code: "STORE_MISSING" };
   if (error instanceof ExitError) return { exitCode: error.exitCode, code: error.code };
+  if (denial(error)) return { exitCode: EXIT.UNUSABLE, code: "PERMISSION_DENIED" };
   const code = typeof (error as Coded)?.code === "string" ? ((error as Coded).code as string) : "";
   const result = sqliteResultCode(error);
   switch (code) {
@@ -124,6 +127,13 @@ export function classify(error: unknown): { exitCode: number; code: string } {
     return { exitCode: EXIT.UNUSABLE, code: code || `SQLITE_${result}` };
   }
   return { exitCode: EXIT.FAILURE, code: code || "INTERNAL" };
+}
+
+/** The one line that explains `error` to the user (without the `sessiondb:` prefix and code). */
+export function describe(error: unknown): string {
+  const refused = denial(error);
+  if (refused) return denialMessage(refused);
+  return oneLine(error instanceof Error ? error.message : String(error));
 }
 
 /** One line: newlines folded, so a log grep or `2>` capture sees the whole message. */

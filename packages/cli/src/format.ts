@@ -1,5 +1,6 @@
 /** Human output helpers: numbers, sizes, times, columns, snippet highlighting, shortening. */
 import process from "node:process";
+import { writeOut } from "./output.js";
 
 /** Colour only on a terminal, and never when NO_COLOR is set (no-color.org). */
 export function useColor(stream: { isTTY?: boolean } = process.stdout): boolean {
@@ -107,10 +108,10 @@ export function shorten(text: string, maxLines: number, maxChars: number): { tex
 
 /** Print JSON on stdout: one document, two-space indent, trailing newline. */
 export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  writeOut(`${JSON.stringify(value, null, 2)}\n`);
 }
 
 /** Print human text on stdout with a trailing newline. */
 export function print(text: string): void {
-  process.stdout.write(`${text}\n`);
+  writeOut(`${text}\n`);
 }

@@ -1,9 +1,9 @@
-import * as fs from "node:fs";
 import type { IntegrityProblem, Store } from "@sessiondb/core";
 import type { Command } from "../command.js";
 import { EXIT } from "../exit.js";
 import { green, print, printJson, red } from "../format.js";
-import { type GlobalOptions, openFor } from "../open.js";
+import { type GlobalOptions, openFor, storePath } from "../open.js";
+import { type WriteAccess, writeAccess } from "../permissions.js";
 import type { Runtime } from "../runtime.js";
 
 /** Library errors after which a read-only connection still serves a check. */
@@ -15,30 +15,37 @@ const FALL_BACK_TO_READ_ONLY = new Set(["UNSAFE_SQLITE", "STORE_READONLY", "SCHE
  * refuses on a read-only connection, so when this process may write the file the check reopens
  * it writable — without the open-time FTS repair, which would hide what the check is looking for.
  */
-export function openForCheck(runtime: Runtime, options: GlobalOptions): { store: Store; writable: boolean } {
+export function openForCheck(
+  runtime: Runtime,
+  options: GlobalOptions,
+): { store: Store; writable: boolean; access: WriteAccess } {
+  // Asked before any connection is open: the probe opens and closes the file (see writeAccess).
+  const access = writeAccess(storePath(options).path);
   const probe = openFor(runtime, options, "read");
-  let writable = false;
-  try {
-    fs.accessSync(probe.path, fs.constants.W_OK);
-    writable = true;
-  } catch {
-    // read-only for this user: check what a read-only connection can
-  }
-  if (!writable) return { store: probe, writable: false };
+  if (access !== "writable") return { store: probe, writable: false, access };
   probe.close();
   try {
-    return { store: openFor(runtime, options, "write", { repairFtsOnOpen: false }), writable: true };
+    return {
+      store: openFor(runtime, options, "write", { repairFtsOnOpen: false }),
+      writable: true,
+      access,
+    };
   } catch (error) {
     if (!FALL_BACK_TO_READ_ONLY.has(String((error as { code?: unknown }).code))) throw error;
-    return { store: openFor(runtime, options, "read"), writable: false };
+    return { store: openFor(runtime, options, "read"), writable: false, access: "read-only" };
   }
+}
+
+/** Why a check that needs a writable connection was skipped, for the report. */
+export function skippedBecause(access: WriteAccess): string {
+  return access === "not-allowed"
+    ? "Deno was not given --allow-write for the store"
+    : "the file is read-only for this user";
 }
 
 /** The report, split into corruption, a detached index, and checks a read-only connection cannot
  * run (FTS5's integrity-check is a write; core then compares index and source row counts only). */
-export function integrity(
-  store: Store,
-): {
+export function integrity(store: Store): {
   ok: boolean;
   /** Each problem's message, corruption first: what `check` prints and its --json lists. */
   problems: string[];
@@ -73,7 +80,7 @@ export const check: Command = {
   args: { min: 0, max: 0, names: "" },
   json: true,
   async run({ values, runtime }) {
-    const { store, writable } = openForCheck(await runtime(), values);
+    const { store, writable, access } = openForCheck(await runtime(), values);
     try {
       const report = integrity(store);
       const exit =
@@ -96,7 +103,7 @@ export const check: Command = {
         print(`${red("problems")}  ${store.path}:`);
         for (const p of report.problems) print(`  - ${p}`);
       }
-      for (const s of report.skipped) print(`  (skipped, the file is read-only for this user) ${s}`);
+      for (const s of report.skipped) print(`  (skipped: ${skippedBecause(access)}) ${s}`);
       return exit;
     } finally {
       store.close();

@@ -8,6 +8,7 @@ import { allSessions } from "../inspect.js";
 import { messageToRecord, sessionToRecord } from "../jsonl.js";
 import { openFor, storePath } from "../open.js";
 import { OutputFile } from "../output-file.js";
+import { writeOutDrained } from "../output.js";
 import { fileError, type ResolvedPath, refuseDatabases, refuseStoreFiles, resolvePath } from "../paths.js";
 
 /** Messages read per page, so a long session never sits in memory whole. */
@@ -33,24 +34,6 @@ export function exportOrder(sessions: SessionSummary[]): SessionSummary[] {
   };
   for (const s of sorted) place(s);
   return out;
-}
-
-/** Write with backpressure; resolves when the chunk is accepted. */
-function writer(stream: NodeJS.WritableStream): (text: string) => Promise<void> {
-  return (text) =>
-    new Promise((resolve, reject) => {
-      const onError = (error: Error) => reject(error);
-      stream.once("error", onError);
-      if (stream.write(text)) {
-        stream.off("error", onError);
-        resolve();
-      } else {
-        stream.once("drain", () => {
-          stream.off("error", onError);
-          resolve();
-        });
-      }
-    });
 }
 
 /** Write every session and its messages; returns the number of lines. */
@@ -150,7 +133,7 @@ async function exportToFile(store: Store, sessions: SessionSummary[], target: Re
 /** Write to stdout with backpressure; a reader that goes away (`| head`) ends the export. */
 async function exportToStdout(store: Store, sessions: SessionSummary[]): Promise<void> {
   try {
-    await writeSessions(store, sessions, writer(process.stdout));
+    await writeSessions(store, sessions, writeOutDrained);
   } catch (error) {
     if ((error as { code?: unknown }).code !== "EPIPE") throw error;
   }

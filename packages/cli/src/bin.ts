@@ -1,0 +1,41 @@
+/**
+ * The `sessiondb` executable (package.json "bin"). Its `#!/usr/bin/env node` line is what npm,
+ * npx and a global install run; Deno ignores the line and runs it itself. `bunx sessiondb`
+ * honours the line too, so it would run the CLI on Node although the user asked for Bun (and Bun
+ * needs no native build, where Node 20 does): when bunx started this on Node, the CLI runs again
+ * under that Bun — what `bunx --bun sessiondb` does.
+ *
+ * This file stays tiny and loads nothing else first, so the detour costs one Node start only.
+ */
+import { spawn } from "node:child_process";
+import { constants } from "node:os";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+
+/** The Bun executable when bunx launched this file on Node (bunx sets these, like npm does). */
+function launchingBun(): string | undefined {
+  // Bun and Deno run the CLI directly; Deno would also need --allow-env to read the variables.
+  if ("Bun" in globalThis || "Deno" in globalThis) return undefined;
+  if (process.env.npm_lifecycle_event !== "bunx") return undefined;
+  const exe = process.env.npm_execpath;
+  return exe && /(^|[\\/])bun(\.exe)?$/.test(exe) ? exe : undefined;
+}
+
+const bun = launchingBun();
+if (bun) {
+  const cli = fileURLToPath(new URL("./cli.js", import.meta.url));
+  const child = spawn(bun, [cli, ...process.argv.slice(2)], { stdio: "inherit" });
+  // Ctrl-C reaches both processes (one process group); the CLI under Bun decides what it means.
+  process.on("SIGINT", () => {});
+  for (const signal of ["SIGTERM", "SIGHUP"] as const) process.on(signal, () => child.kill(signal));
+  child.on("error", (error) => {
+    process.stderr.write(
+      `sessiondb: bunx started the CLI on Node, and Bun (${bun}) could not be run: ${error.message}; run "bunx --bun sessiondb" [BUN_UNAVAILABLE]\n`,
+    );
+    process.exit(1);
+  });
+  child.on("exit", (code, signal) => process.exit(signal ? 128 + constants.signals[signal] : (code ?? 1)));
+} else {
+  // A literal specifier: part of the module graph, so Deno loads it without --allow-read.
+  await import("./cli.js");
+}

@@ -1,0 +1,321 @@
+/**
+ * The CLI and the libraries as a new user meets them: packed tarballs installed into fresh
+ * folders, then run the way the README's Install section says — a global install on the host
+ * Node (20), npx, bunx, deno run with the documented permissions — against a real store. Plus a
+ * TypeScript consumer with skipLibCheck off, require() of the ESM packages, and a reader that
+ * goes away (`| head -1`) on every runtime.
+ *
+ * One global install per run, the heaviest part (about two seconds with the local prebuild).
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { corpusStore, ROOT_BIN, tempDir } from "./helpers.js";
+import {
+  HOST_NODE,
+  localPrebuilds,
+  npmSetup,
+  packAll,
+  REPO,
+  type Result,
+  run,
+  scopeRegistry,
+  userEnv,
+} from "./packed.js";
+
+const BUN = path.join(ROOT_BIN, "bun");
+const DENO = path.join(ROOT_BIN, "deno");
+const NODE24 = path.join(ROOT_BIN, "node");
+const README = fs.readFileSync(path.join(REPO, "packages", "cli", "README.md"), "utf8");
+
+/** The permission flags of the README's `deno run … npm:sessiondb` line: what is documented is
+ * what is tested. */
+const DENO_FLAGS = (() => {
+  const line = /deno run ((?:--allow-[\w-]+(?:=\S+)? )+)npm:sessiondb/.exec(README);
+  if (!line) throw new Error("the CLI README has no `deno run --allow-… npm:sessiondb` line");
+  return (line[1] as string).trim().split(/\s+/);
+})();
+
+let dir: string;
+let store: string;
+let messages: number;
+let token: string;
+let showId: string;
+let global: string;
+let project: string;
+let consumer: string;
+let closeRegistry: () => Promise<void>;
+let npm: ReturnType<typeof npmSetup>;
+let version: string;
+let cliTarball: string;
+
+/** The process ended as a CLI that stopped for a closed pipe must: exit 0, nothing on stderr. */
+function expectQuietEnd(r: Result): void {
+  expect(r.stderr, r.stderr).toBe("");
+  expect(r.signal).toBeNull();
+  expect(r.code).toBe(0);
+}
+
+/** `command | head -1` under pipefail: the status is the CLI's, stderr is the CLI's. */
+function headOne(command: string[], cwd: string): Promise<Result> {
+  const quoted = command.map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(" ");
+  return run("bash", ["-o", "pipefail", "-c", `${quoted} | head -1`], { cwd, env: userEnv() });
+}
+
+beforeAll(async () => {
+  dir = tempDir();
+  store = path.join(dir, "store", "state.db");
+  fs.mkdirSync(path.dirname(store));
+  const corpus = corpusStore(store, 1_000, 5);
+  messages = corpus.messages;
+  token = corpus.tokens.find((t) => t.indexedByFts)?.token as string;
+  version = JSON.parse(fs.readFileSync(path.join(REPO, "packages", "cli", "package.json"), "utf8")).version;
+
+  const tarballs = await packAll(fs.mkdtempSync(path.join(dir, "tgz-")));
+  const registry = await scopeRegistry(tarballs);
+  closeRegistry = registry.close;
+  npm = npmSetup(dir, registry.url, await localPrebuilds(path.join(dir, "prebuilds")));
+  const cli = tarballs.get("sessiondb") as string;
+  cliTarball = cli;
+
+  global = path.join(dir, "global");
+  project = path.join(dir, "project");
+  consumer = path.join(dir, "consumer");
+  for (const folder of [project, consumer]) {
+    fs.mkdirSync(folder);
+    const manifest = { name: "fresh", private: true, allowScripts: { "better-sqlite3": true } };
+    fs.writeFileSync(path.join(folder, "package.json"), JSON.stringify(manifest));
+  }
+  const installs = await Promise.all([
+    run("npm", ["install", "--global", `--prefix=${global}`, npm.allowScripts, ...npm.flags, cli], {
+      env: npm.env,
+    }),
+    run("npm", ["install", ...npm.flags, cli], { cwd: project, env: npm.env }),
+    run("npm", ["install", ...npm.flags, tarballs.get("@sessiondb/node") as string], {
+      cwd: consumer,
+      env: npm.env,
+    }),
+  ]);
+  for (const r of installs) expect(r.code, r.stderr).toBe(0);
+
+  const show = await run(
+    path.join(global, "bin", "sessiondb"),
+    ["--db", store, "sessions", "list", "--json"],
+    {
+      env: userEnv(),
+    },
+  );
+  const sessions = JSON.parse(show.stdout).sessions as Array<{ id: string; messageCount: number }>;
+  showId = sessions.reduce((a, b) => (b.messageCount > a.messageCount ? b : a)).id;
+}, 180_000);
+
+afterAll(async () => {
+  await closeRegistry?.();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe("npm install --global on the host Node", () => {
+  const bin = () => path.join(global, "bin", "sessiondb");
+
+  it("runs right after the install: --version, then stats on better-sqlite3", async () => {
+    expect((await run(HOST_NODE, ["--version"])).stdout).toMatch(/^v(2\d|[3-9]\d)\./);
+    const v = await run(bin(), ["--version"], { env: userEnv() });
+    expect(v.stdout.trim(), v.stderr).toBe(version);
+    const stats = await run(bin(), ["--db", store, "stats", "--json"], { env: userEnv() });
+    expect(stats.code, stats.stderr).toBe(0);
+    const s = JSON.parse(stats.stdout);
+    expect(s.runtime).toMatch(/^node /);
+    expect(s.driver).toBe("better-sqlite3");
+    expect(s.messages.total).toBe(messages);
+  });
+
+  it("search finds a token", async () => {
+    const r = await run(bin(), ["--db", store, "search", token, "--json"], { env: userEnv() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).hits).toHaveLength(1);
+  });
+
+  it("a closed reader ends it quietly: `search | head -1`, `sessions show --full | head -1`", async () => {
+    const full = await run(bin(), ["--db", store, "sessions", "show", showId, "--full"], { env: userEnv() });
+    // More than a pipe buffer (64 KiB), so the writer is still writing when head has gone.
+    expect(full.stdout.length).toBeGreaterThan(256 * 1024);
+    const show = await headOne([bin(), "--db", store, "sessions", "show", showId, "--full"], dir);
+    expectQuietEnd(show);
+    expect(show.stdout).toBe(`${full.stdout.split("\n")[0]}\n`);
+    const search = await headOne([bin(), "--db", store, "search", "the", "--limit", "200"], dir);
+    expectQuietEnd(search);
+    expect(search.stdout.split("\n")).toHaveLength(2);
+  });
+});
+
+describe("npx", () => {
+  it("npm exec from an empty folder installs and runs the CLI", async () => {
+    const empty = fs.mkdtempSync(path.join(dir, "empty-"));
+    const args = ["--db", store, "stats", "--json"];
+    const r = await run(
+      "npm",
+      [
+        "exec",
+        "--yes",
+        npm.allowScripts,
+        ...npm.flags,
+        `--package=${cliTarball}`,
+        "--",
+        "sessiondb",
+        ...args,
+      ],
+      {
+        cwd: empty,
+        env: npm.env,
+      },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).messages.total).toBe(messages);
+  });
+});
+
+describe.skipIf(!fs.existsSync(BUN))("bunx", () => {
+  it("runs the CLI on Bun although the bin names node and node is on PATH", async () => {
+    const r = await run(BUN, ["x", "sessiondb", "--db", store, "stats", "--json"], {
+      cwd: project,
+      env: userEnv(),
+    });
+    expect(r.code, r.stderr).toBe(0);
+    const s = JSON.parse(r.stdout);
+    expect(s.runtime).toMatch(/^bun /);
+    expect(s.driver).toBe("bun:sqlite");
+    expect(s.messages.total).toBe(messages);
+  });
+
+  it("a closed reader ends it quietly", async () => {
+    expectQuietEnd(
+      await headOne([BUN, "x", "sessiondb", "--db", store, "sessions", "show", showId, "--full"], project),
+    );
+    expectQuietEnd(await headOne([BUN, "x", "sessiondb", "--db", store, "search", "the"], project));
+  });
+});
+
+describe.skipIf(!fs.existsSync(DENO))("deno run with the README's permissions", () => {
+  const deno = (flags: string[], args: string[]) =>
+    run(DENO, ["run", ...flags, "npm:sessiondb", ...args], { cwd: project, env: userEnv() });
+
+  it("the documented flags are enough for stats, search and the default store path", async () => {
+    expect(DENO_FLAGS).not.toContain("--allow-all");
+    expect(DENO_FLAGS).not.toContain("-A");
+    const s = await deno(DENO_FLAGS, ["--db", store, "stats", "--json"]);
+    expect(s.code, s.stderr).toBe(0);
+    expect(JSON.parse(s.stdout).runtime).toMatch(/^deno /);
+    const home = fs.mkdtempSync(path.join(dir, "home-"));
+    const r = await run(DENO, ["run", ...DENO_FLAGS, "npm:sessiondb", "stats"], {
+      cwd: project,
+      env: userEnv({ HOME: home }),
+    });
+    // The default path (~/.sessiondb/state.db) was looked up: no store there, exit 3.
+    expect(r.stderr).toContain(path.join(home, ".sessiondb", "state.db"));
+    expect(r.code).toBe(3);
+  });
+
+  it("a missing permission is one line naming the flag, not a crash", async () => {
+    const r = await deno(["--allow-read", "--allow-write"], ["--db", store, "stats"]);
+    expect(r.code).toBe(6);
+    const lines = r.stderr.split("\n").filter(Boolean);
+    expect(lines, r.stderr).toHaveLength(1);
+    expect(lines[0]).toMatch(/^sessiondb: Deno denied env access .*--allow-env.* \[PERMISSION_DENIED\]$/);
+  });
+
+  it("doctor and check with scoped permissions report no false problem", async () => {
+    const copy = path.join(dir, "scoped", "state.db");
+    fs.mkdirSync(path.dirname(copy));
+    fs.copyFileSync(store, copy);
+    const scoped = [
+      `--allow-read=${path.dirname(copy)},${project}`,
+      `--allow-write=${path.dirname(copy)}`,
+      "--allow-env",
+    ];
+    const doctor = await deno(scoped, ["--db", copy, "doctor", "--json"]);
+    expect(doctor.code, doctor.stdout + doctor.stderr).toBe(0);
+    const findings = JSON.parse(doctor.stdout).findings as Array<{ check: string; status: string }>;
+    expect(findings.filter((f) => f.status === "warn" || f.status === "fail")).toEqual([]);
+    expect(findings.find((f) => f.check === "fts integrity")?.status).toBe("ok");
+    const check = await deno(scoped, ["--db", copy, "check", "--json"]);
+    expect(check.code, check.stderr).toBe(0);
+    expect(JSON.parse(check.stdout)).toMatchObject({ ok: true, skipped: [], writable: true });
+    // Without --allow-write the FTS check cannot run; that is a note, not a problem.
+    const readOnly = await deno(
+      [`--allow-read=${path.dirname(copy)},${project}`, "--allow-env"],
+      ["--db", copy, "doctor", "--json"],
+    );
+    expect(readOnly.code, readOnly.stdout + readOnly.stderr).toBe(0);
+  });
+
+  it("a closed reader ends it quietly", async () => {
+    const base = [DENO, "run", ...DENO_FLAGS, "npm:sessiondb", "--db", store];
+    expectQuietEnd(await headOne([...base, "sessions", "show", showId, "--full"], project));
+    expectQuietEnd(await headOne([...base, "search", "the"], project));
+  });
+});
+
+describe("@sessiondb/node in a consumer project", () => {
+  it("type-checks with skipLibCheck false and no @types/better-sqlite3", async () => {
+    expect(fs.existsSync(path.join(consumer, "node_modules", "@types", "better-sqlite3"))).toBe(false);
+    fs.writeFileSync(
+      path.join(consumer, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          skipLibCheck: false,
+          noEmit: true,
+          module: "nodenext",
+          moduleResolution: "nodenext",
+          target: "es2022",
+          types: [],
+          typeRoots: [path.join(REPO, "node_modules", "@types")],
+        },
+        files: ["index.ts"],
+      }),
+    );
+    fs.writeFileSync(
+      path.join(consumer, "index.ts"),
+      [
+        'import { openStore, type Store, StoreBusyError } from "@sessiondb/node";',
+        'const store: Store = openStore("state.db", { driver: "node:sqlite" });',
+        'store.createSession({ id: "s1", source: "cli" });',
+        "store.close();",
+        "export const busy = StoreBusyError;",
+        "",
+      ].join("\n"),
+    );
+    const tsc = await run(
+      HOST_NODE,
+      [path.join(REPO, "node_modules", "typescript", "bin", "tsc"), "-p", "."],
+      {
+        cwd: consumer,
+        env: userEnv(),
+      },
+    );
+    expect(tsc.stdout + tsc.stderr).toBe("");
+    expect(tsc.code).toBe(0);
+  });
+
+  it.skipIf(!fs.existsSync(NODE24))("require() loads it on Node 24 and opens a store", async () => {
+    const file = path.join(dir, "required.db");
+    const script = `const { openStore } = require("@sessiondb/node");
+const store = openStore(${JSON.stringify(file)});
+store.createSession({ id: "s1", source: "cli" });
+store.appendMessage("s1", { role: "user", content: "hello" });
+console.log(store.driverName, store.messageCount("s1"));
+store.close();`;
+    const r = await run(NODE24, ["-e", script], { cwd: consumer, env: userEnv() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trim()).toBe("node:sqlite 1");
+  });
+
+  it("require() loads it on the host Node (require(esm), Node ≥ 20.19)", async () => {
+    const r = await run(HOST_NODE, ["-e", 'console.log(typeof require("@sessiondb/node").openStore)'], {
+      cwd: consumer,
+      env: userEnv(),
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trim()).toBe("function");
+  });
+});
