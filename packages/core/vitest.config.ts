@@ -3,8 +3,9 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   resolve: {
-    // Core's tests borrow the Node adapter's driver from source (test-support/driver.ts); its
-    // `@sessiondb/core` import must resolve to this source tree, not to a build.
+    // Core's tests take their driver from the built @sessiondb/node (test/support/driver.ts); its
+    // `@sessiondb/core` imports must resolve to this source tree, not to a build, or a test
+    // would see two copies of every error class.
     alias: [
       {
         find: /^@sessiondb\/core\/host$/,

@@ -14,7 +14,7 @@ import {
   readSqliteVersion,
   walSupported,
 } from "./journal.js";
-import { testDriver } from "./test-support/driver.js";
+import { testDriver } from "../test/support/driver.js";
 
 describe("WAL-reset predicate", () => {
   test.each([

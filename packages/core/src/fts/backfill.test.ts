@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { tempDir, testDriver } from "../../test/support/driver.js";
+import { faultyDriver, openTestStore, type TestStore } from "../../test/support/fts-context.js";
 import { SqliteError } from "../errors.js";
-import { tempDir, testDriver } from "../test-support/driver.js";
 import { backfillStepTx } from "./backfill.js";
 import { pace } from "./backfill-loop.js";
 import { META_BACKFILL_HIGH_WATER, META_BACKFILL_PROGRESS } from "./constants.js";
 import { FtsIndex } from "./fts-index.js";
 import { UPSERT_META_SQL } from "./state.js";
-import { faultyDriver, openTestStore, type TestStore } from "./test-context.js";
 
 let cleanup: Array<() => void> = [];
 afterEach(() => {
@@ -26,7 +26,7 @@ function unindexed(n: number): { path: string; store: TestStore; fts: FtsIndex }
     const insert = store.conn.prepare(
       "INSERT INTO messages(session_id, role, content, tool_name, timestamp) VALUES ('s1', ?, ?, ?, ?)",
     );
-    store.conn.exec("INSERT INTO sessions VALUES ('s1', 'cli', 0)");
+    store.conn.exec("INSERT INTO sessions(id, source, started_at) VALUES ('s1', 'cli', 0)");
     for (let i = 1; i <= n; i++) {
       const role = i % 5 === 0 ? "tool" : i % 2 ? "user" : "assistant";
       insert.run(

@@ -1,7 +1,7 @@
 import { closeSync, openSync, writeSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { SqliteError } from "../errors.js";
-import { tempDir, testDriver } from "../test-support/driver.js";
+import { tempDir, testDriver } from "../../test/support/driver.js";
 import { META_FTS_STALE } from "./constants.js";
 import { classifyFtsError } from "./corruption.js";
 import { FtsIndex } from "./fts-index.js";
@@ -11,7 +11,7 @@ import {
   messageOnly,
   openTestStore,
   type TestStore,
-} from "./test-context.js";
+} from "../../test/support/fts-context.js";
 
 let cleanup: Array<() => void> = [];
 afterEach(() => {

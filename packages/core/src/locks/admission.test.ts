@@ -3,7 +3,7 @@ import { linkSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import type { Host } from "../host/host.js";
 import { nodeFsHost } from "../host/node-fs.js";
-import { tempDir, testDriver } from "../test-support/driver.js";
+import { tempDir, testDriver } from "../../test/support/driver.js";
 import {
   type Admission,
   acquireAdmission,

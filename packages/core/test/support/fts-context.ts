@@ -1,25 +1,17 @@
 /**
- * Test-only: a minimal StoreContext over the real better-sqlite3 driver, with the messages /
- * sessions / state_meta tables exactly as the Store creates them, so the FTS module is tested on
- * real SQLite files without the Store. Not exported from the package.
+ * Test-only: a minimal StoreContext over a real driver, with the Store's tables generated from
+ * the schema definition, so the FTS module is tested on real SQLite files without the Store.
  */
 import { createRequire } from "node:module";
-import { STATEMENT_BUSY_TIMEOUT_MS } from "../constants.js";
-import type { SqliteConnection, SqliteDriver, SqliteStatement, SqlValue } from "../driver.js";
-import { SqliteError } from "../errors.js";
-import { withPatience } from "../locks/patience.js";
-import { resultCodeFromMessage } from "../sqlite-codes.js";
-import type { StoreContext } from "../store/context.js";
-import { testDriver } from "../test-support/driver.js";
-import { TransactionScope } from "../transaction.js";
-
-export const TEST_SCHEMA = `
-CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, source TEXT NOT NULL, started_at REAL NOT NULL);
-CREATE TABLE IF NOT EXISTS messages (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
-  role TEXT NOT NULL, content TEXT, content_parts TEXT, tool_name TEXT, tool_call_id TEXT, tool_calls TEXT,
-  timestamp REAL NOT NULL, token_count INTEGER, finish_reason TEXT, reasoning TEXT, active INTEGER NOT NULL DEFAULT 1, metadata TEXT);
-CREATE TABLE IF NOT EXISTS state_meta (key TEXT PRIMARY KEY, value TEXT);
-`;
+import { STATEMENT_BUSY_TIMEOUT_MS } from "../../src/constants.js";
+import type { SqliteConnection, SqliteDriver, SqliteStatement, SqlValue } from "../../src/driver.js";
+import { SqliteError } from "../../src/errors.js";
+import { withPatience } from "../../src/locks/patience.js";
+import { schemaDdl } from "../../src/schema/ddl.js";
+import { resultCodeFromMessage } from "../../src/sqlite-codes.js";
+import type { StoreContext } from "../../src/store/context.js";
+import { TransactionScope } from "../../src/transaction.js";
+import { testDriver } from "./driver.js";
 
 /** A test store: the context plus helpers. */
 export interface TestStore {
@@ -51,7 +43,8 @@ export function openTestStore(
   conn.exec(`PRAGMA busy_timeout = ${STATEMENT_BUSY_TIMEOUT_MS}`);
   if (!readOnly) {
     conn.exec("PRAGMA journal_mode = WAL");
-    conn.exec(TEST_SCHEMA);
+    // The Store's own tables, from the schema definition (the FTS module reads them as they are).
+    for (const statement of schemaDdl()) conn.exec(statement);
   }
   const cache = new Map<string, SqliteStatement>();
   const statement = (sql: string) => {

@@ -1,15 +1,16 @@
 /**
  * Test-only: a real driver for core's own unit tests. Core has no binding of its own, so its
- * tests borrow the Node adapter's better-sqlite3 driver from source (the adapters run the full
- * conformance suite on every driver themselves).
+ * tests take the default driver of the built @sessiondb/node (turbo builds it before core's
+ * tests: see turbo.json; vitest.config.ts points its @sessiondb/core imports at this source
+ * tree). The adapters run the full conformance suite on every driver themselves.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { betterSqlite3Driver } from "../../../runtime-node/src/better-sqlite3.js";
-import type { SqliteDriver } from "../driver.js";
+import { resolveDriver } from "@sessiondb/node";
+import type { SqliteDriver } from "../../src/driver.js";
 
-export const testDriver: SqliteDriver = betterSqlite3Driver();
+export const testDriver: SqliteDriver = resolveDriver();
 
 /** A fresh temporary directory; `cleanup()` removes it. */
 export function tempDir(prefix = "sessiondb-test-"): {
