@@ -5,6 +5,7 @@
  */
 import process from "node:process";
 import { parseArgs } from "node:util";
+import { parseCommandArgs } from "./args.js";
 import type { Command, OptionSpec } from "./command.js";
 import { backup } from "./commands/backup.js";
 import { check } from "./commands/check.js";
@@ -12,22 +13,39 @@ import { doctor } from "./commands/doctor.js";
 import { exportCommand } from "./commands/export.js";
 import { ftsBackfill, ftsOptimize, ftsRebuild, ftsStatus } from "./commands/fts.js";
 import { importCommand } from "./commands/import.js";
+import {
+  prune,
+  sessionsArchive,
+  sessionsDelete,
+  sessionsRename,
+  sessionsUnarchive,
+} from "./commands/manage.js";
 import { repair } from "./commands/repair.js";
 import { search } from "./commands/search.js";
 import { serve } from "./commands/serve.js";
 import { sessionsList, sessionsShow } from "./commands/sessions.js";
 import { stats } from "./commands/stats.js";
-import { classify, describe, EXIT, oneLine, UsageError } from "./exit.js";
+import { usage } from "./commands/usage.js";
+import { classify, describe, EXIT, UsageError } from "./exit.js";
 import { flushOut, guardOutput, writeErr, writeOut } from "./output.js";
 import { envIfAllowed } from "./permissions.js";
 import { loadRuntime, type Runtime } from "./runtime.js";
+import { closest } from "./suggest.js";
 
-export const VERSION = "0.1.0";
+/** The version in package.json, put in at build time (tsup.config.ts): no file read at startup. */
+declare const __SESSIONDB_CLI_VERSION__: string;
+export const VERSION = __SESSIONDB_CLI_VERSION__;
 
 export const COMMANDS: readonly Command[] = [
   stats,
+  usage,
   sessionsList,
   sessionsShow,
+  sessionsRename,
+  sessionsArchive,
+  sessionsUnarchive,
+  sessionsDelete,
+  prune,
   search,
   exportCommand,
   importCommand,
@@ -153,22 +171,18 @@ async function run(argv: string[]): Promise<number> {
       writeErr(`${text}\n`);
       throw new UsageError(asGroup ? `"${words[0]}" needs a subcommand` : "no command given");
     }
-    throw new UsageError(`unknown command "${name}"; run "sessiondb --help" for the list`);
+    const names = [...new Set(COMMANDS.flatMap((c) => [c.name, c.name.split(" ")[0] as string]))];
+    const guess =
+      closest(name, names) ?? (words.length === 1 ? undefined : closest(words[0] as string, names));
+    const hint = guess ? `did you mean "${guess}"? ` : "";
+    throw new UsageError(`unknown command "${name}"; ${hint}run "sessiondb --help" for the list`);
   }
   const options: OptionSpec = {
     ...GLOBAL_OPTIONS,
     ...command.options,
     ...(command.json ? { json: { type: "boolean" } } : {}),
   };
-  let parsed: ReturnType<typeof parseArgs>;
-  try {
-    parsed = parseArgs({ args: rest, options, allowPositionals: true, strict: true });
-  } catch (error) {
-    // parseArgs explains well ("Unknown option '--x'"); keep its text, drop its hints about "--".
-    throw new UsageError(
-      `${name}: ${oneLine((error as Error).message).replace(/\. To specify a positional.*$/, "")}`,
-    );
-  }
+  const parsed = parseCommandArgs(name, rest, options);
   if (parsed.values.help) {
     writeOut(`${commandHelp(command)}\n`);
     return EXIT.OK;
@@ -210,8 +224,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<neve
       message +=
         ": another process holds a lock on the store; nothing was changed — retry later, or wait longer with --wait MS";
     }
-    if (wantsJson(argv))
-      writeErr(`${JSON.stringify({ error: { code: name, exit: exitCode, message } })}\n`);
+    if (wantsJson(argv)) writeErr(`${JSON.stringify({ error: { code: name, exit: exitCode, message } })}\n`);
     else writeErr(`sessiondb: ${message} [${name}]\n`);
     if (exitCode === EXIT.FAILURE && envIfAllowed("SESSIONDB_DEBUG") && error instanceof Error)
       writeErr(`${error.stack}\n`);

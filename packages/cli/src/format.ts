@@ -1,6 +1,7 @@
 /** Human output helpers: numbers, sizes, times, columns, snippet highlighting, shortening. */
 import process from "node:process";
 import { writeOut } from "./output.js";
+import { cutToWidth, displayWidth, padToWidth } from "./width.js";
 
 /** Colour only on a terminal, and never when NO_COLOR is set (no-color.org). */
 export function useColor(stream: { isTTY?: boolean } = process.stdout): boolean {
@@ -27,16 +28,23 @@ export function plural(n: number, noun: string): string {
   return `${count(n)} ${noun}${n === 1 ? "" : "s"}`;
 }
 
-/** Bytes → "1.2 MB". */
+/** Bytes → "1.2 MiB" (powers of 1024, labelled as such). */
 export function bytes(n: number): string {
-  const units = ["B", "KB", "MB", "GB", "TB"];
+  const units = ["B", "KiB", "MiB", "GiB", "TiB"];
   let value = n;
   let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
+  while (Math.abs(value) >= 1024 && unit < units.length - 1) {
     value /= 1024;
     unit++;
   }
-  return unit === 0 ? `${n} B` : `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
+  return unit === 0 ? `${count(n)} B` : `${value.toFixed(Math.abs(value) < 10 ? 1 : 0)} ${units[unit]}`;
+}
+
+/** US dollars: "$0.0123" under a cent, "$1,234.56" above; "-" for nothing spent. */
+export function usd(n: number): string {
+  if (n === 0) return "-";
+  const digits = Math.abs(n) < 0.01 ? 4 : 2;
+  return `$${n.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits })}`;
 }
 
 /** Epoch seconds → "2025-01-31 12:00:00Z" (UTC: the same on every machine). */
@@ -48,25 +56,61 @@ export function time(seconds: number | null | undefined): string {
 
 /** Aligned two-column "label  value" lines. */
 export function pairs(rows: ReadonlyArray<readonly [string, string]>, indent = ""): string {
-  const width = Math.max(0, ...rows.map(([label]) => label.length));
-  return rows.map(([label, value]) => `${indent}${label.padEnd(width)}  ${value}`).join("\n");
+  const width = Math.max(0, ...rows.map(([label]) => displayWidth(label)));
+  return rows.map(([label, value]) => `${indent}${padToWidth(label, width)}  ${value}`).join("\n");
 }
 
-/** A table with a header row; columns padded to their widest cell. */
-export function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? "").length)));
-  const line = (cells: readonly string[]) =>
-    cells
-      .map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
+export interface TableLayout {
+  /** Columns aligned right (numbers). */
+  right?: readonly number[];
+  /** The column that gives way: its cells are cut (by display width) so each line fits `width`. */
+  flex?: number;
+  /** Line width to fit; without one (a pipe) the flex column is cut at `flexMax`. */
+  width?: number | undefined;
+  /** Widest the flex column gets without a width to fit (default 60). */
+  flexMax?: number;
+}
+
+/** Narrowest the flex column is cut to, even on a terminal too narrow for the table. */
+const FLEX_MIN = 12;
+
+/** A table with a header row; columns padded to their widest cell by display width (CJK and
+ * emoji count two columns), the flex column cut to what the line width leaves. */
+export function table(
+  header: readonly string[],
+  rows: ReadonlyArray<readonly string[]>,
+  layout: TableLayout = {},
+): string {
+  const { flex, width, right = [] } = layout;
+  const widthOf = (i: number, cells: ReadonlyArray<readonly string[]>) =>
+    Math.max(displayWidth(header[i] ?? ""), ...cells.map((row) => displayWidth(row[i] ?? "")));
+  let cells = rows;
+  let head = header;
+  if (flex !== undefined) {
+    const fixed = header.reduce((sum, _, i) => (i === flex ? sum : sum + widthOf(i, rows) + 2), 0);
+    const room = width === undefined ? (layout.flexMax ?? 60) : Math.max(FLEX_MIN, width - fixed);
+    const cut = (row: readonly string[]) =>
+      row.map((cell, i) => (i === flex ? cutToWidth(cell, room) : cell));
+    cells = rows.map(cut);
+    head = cut(header);
+  }
+  const widths = head.map((_, i) =>
+    Math.max(displayWidth(head[i] ?? ""), ...cells.map((row) => displayWidth(row[i] ?? ""))),
+  );
+  const line = (row: readonly string[]) =>
+    row
+      .map((cell, i) => {
+        if (right.includes(i)) return " ".repeat(Math.max(0, (widths[i] ?? 0) - displayWidth(cell))) + cell;
+        return i === row.length - 1 ? cell : padToWidth(cell, widths[i] ?? 0);
+      })
       .join("  ")
       .trimEnd();
-  return [bold(line(header)), ...rows.map(line)].join("\n");
+  return [bold(line(head)), ...cells.map(line)].join("\n");
 }
 
-/** Collapse whitespace and cut to `max` characters with an ellipsis. */
+/** Collapse whitespace and cut to `max` columns with an ellipsis. */
 export function oneLineCut(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length <= max ? flat : `${flat.slice(0, Math.max(0, max - 1))}…`;
+  return cutToWidth(text.replace(/\s+/g, " ").trim(), max);
 }
 
 /** Search snippets mark matches with « »: bold-yellow on a terminal, kept as is otherwise. */

@@ -56,6 +56,8 @@ export class Progress {
   update(done: number, total: number, force = false): void {
     this.#startDone ??= done;
     this.#last = { done, total };
+    // Plain lines: the line for the end is `finish`'s, printed once (with the time taken).
+    if (!this.#tty && total > 0 && done >= total && !force) return;
     const at = this.#now();
     const due = at - this.#lastDraw >= (this.#tty ? 100 : this.#lineEveryMs);
     if (!force && this.#drawn && !due) return;

@@ -1,15 +1,19 @@
 import * as fs from "node:fs";
+import * as nodePath from "node:path";
 import process from "node:process";
 import { setImmediate } from "node:timers";
 import type { SessionSummary, Store } from "@sessiondb/core";
 import type { Command, CommandContext } from "../command.js";
 import { EXIT, ExitError, UsageError } from "../exit.js";
+import { plural } from "../format.js";
 import { allSessions } from "../inspect.js";
-import { messageToRecord, sessionToRecord } from "../jsonl.js";
 import { openFor, storePath } from "../open.js";
-import { OutputFile } from "../output-file.js";
 import { writeOutDrained } from "../output.js";
+import { OutputFile } from "../output-file.js";
 import { fileError, type ResolvedPath, refuseDatabases, refuseStoreFiles, resolvePath } from "../paths.js";
+import { redactor } from "../redact.js";
+import { FORMAT, FORMATS, type Format, type FormatName } from "../transcript.js";
+import { timeRange } from "../when.js";
 
 /** Messages read per page, so a long session never sits in memory whole. */
 const PAGE = 1000;
@@ -36,29 +40,44 @@ export function exportOrder(sessions: SessionSummary[]): SessionSummary[] {
   return out;
 }
 
-/** Write every session and its messages; returns the number of lines. */
+/** How the sessions are written: the format, and the redaction applied to everything first. */
+interface Rendering {
+  format: Format;
+  redact: <T>(value: T) => T;
+}
+
+/** Write every session and its messages as one document; returns the number of messages. */
 async function writeSessions(
   store: Store,
   sessions: SessionSummary[],
+  { format, redact }: Rendering,
   write: (text: string) => Promise<void>,
 ): Promise<number> {
-  let lines = 0;
+  let messages = 0;
+  const start = format.start(
+    sessions.length === 1 ? (sessions[0]?.title ?? sessions[0]?.id ?? "") : "sessiondb export",
+  );
+  if (start) await write(start);
   for (const summary of exportOrder(sessions)) {
-    // listSessions adds preview/lastActiveAt; the record takes the Session fields only.
-    await write(`${JSON.stringify(sessionToRecord(summary))}\n`);
-    lines++;
+    // listSessions adds preview/lastActiveAt; the formats take the Session fields only.
+    const { preview: _preview, lastActiveAt: _lastActiveAt, ...session } = summary;
+    await write(format.session(redact(session)));
     for (let afterId = 0; ; ) {
       const page = store.getMessages(summary.id, { afterId, limit: PAGE });
       let chunk = "";
-      for (const message of page) chunk += `${JSON.stringify(messageToRecord(message))}\n`;
+      for (const message of page) chunk += format.message(redact(message));
       if (chunk) await write(chunk);
-      lines += page.length;
+      messages += page.length;
       const last = page[page.length - 1];
       if (page.length < PAGE || !last) break;
       afterId = last.id;
     }
+    const end = format.sessionEnd();
+    if (end) await write(end);
   }
-  return lines;
+  const end = format.end();
+  if (end) await write(end);
+  return messages;
 }
 
 /** --output, resolved and checked before anything is opened; undefined for stdout. */
@@ -93,7 +112,12 @@ function outputTarget(values: CommandContext["values"]): ResolvedPath | undefine
 }
 
 /** Write to a temporary file and rename it over `target` when complete; Ctrl-C discards it. */
-async function exportToFile(store: Store, sessions: SessionSummary[], target: ResolvedPath): Promise<number> {
+async function exportToFile(
+  store: Store,
+  sessions: SessionSummary[],
+  rendering: Rendering,
+  target: ResolvedPath,
+): Promise<number> {
   const what = `cannot write --output ${target.given}`;
   const intact = target.stat?.isFile() ? `${target.given} is unchanged` : "nothing was written";
   // Listening before the temporary file exists: a Ctrl-C from then on must remove it.
@@ -112,7 +136,7 @@ async function exportToFile(store: Store, sessions: SessionSummary[], target: Re
       throw fileError(error, what, intact);
     }
     try {
-      const lines = await writeSessions(store, sessions, async (text) => {
+      const lines = await writeSessions(store, sessions, rendering, async (text) => {
         stopIfInterrupted();
         file.write(text);
         // The writes are synchronous: give a Ctrl-C its turn.
@@ -130,10 +154,56 @@ async function exportToFile(store: Store, sessions: SessionSummary[], target: Re
   }
 }
 
-/** Write to stdout with backpressure; a reader that goes away (`| head`) ends the export. */
-async function exportToStdout(store: Store, sessions: SessionSummary[]): Promise<void> {
+/** A file name for a session id: characters a file system or shell would trip on become "_". */
+function fileNameOf(id: string, extension: string, taken: Set<string>): string {
+  const base =
+    id
+      .replace(/[^\p{L}\p{N}._-]/gu, "_")
+      .replace(/^\.+/, "_")
+      .slice(0, 200) || "session";
+  let name = `${base}.${extension}`;
+  for (let n = 2; taken.has(name.toLowerCase()); n++) name = `${base}-${n}.${extension}`;
+  taken.add(name.toLowerCase());
+  return name;
+}
+
+/** --output-dir: one file per session, each written like --output (temporary file, then rename). */
+async function exportToFolder(
+  store: Store,
+  sessions: SessionSummary[],
+  rendering: Rendering,
+  folder: string,
+  storeFile: string,
+): Promise<number> {
+  const intact = "nothing was written";
   try {
-    await writeSessions(store, sessions, writeOutDrained);
+    fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+    if (!fs.statSync(folder).isDirectory())
+      throw new ExitError(EXIT.USAGE, `--output-dir ${folder} is not a folder; ${intact}`, "ENOTDIR");
+  } catch (error) {
+    throw fileError(error, `cannot create --output-dir ${folder}`, intact);
+  }
+  const taken = new Set<string>();
+  let messages = 0;
+  for (const session of sessions) {
+    const given = nodePath.join(folder, fileNameOf(session.id, rendering.format.extension, taken));
+    let target: ResolvedPath;
+    try {
+      target = resolvePath(given);
+      refuseStoreFiles(target, storeFile, given, "the files before it were written");
+      refuseDatabases(target, given, "the files before it were written");
+    } catch (error) {
+      throw fileError(error, `cannot write ${given}`, "the files before it were written");
+    }
+    messages += await exportToFile(store, [session], rendering, target);
+  }
+  return messages;
+}
+
+/** Write to stdout with backpressure; a reader that goes away (`| head`) ends the export. */
+async function exportToStdout(store: Store, sessions: SessionSummary[], rendering: Rendering): Promise<void> {
+  try {
+    await writeSessions(store, sessions, rendering, writeOutDrained);
   } catch (error) {
     if ((error as { code?: unknown }).code !== "EPIPE") throw error;
   }
@@ -141,17 +211,27 @@ async function exportToStdout(store: Store, sessions: SessionSummary[]): Promise
 
 export const exportCommand: Command = {
   name: "export",
-  summary: "write sessions and messages as JSONL (OpenAI chat message format)",
-  usage: "export [--session ID]… [--source S] [--output FILE]",
+  summary: "write sessions as JSONL (importable), Markdown or HTML",
+  usage:
+    "export [--format jsonl|markdown|html] [--session ID]… [--source S] [--since T] [--until T] [--redact PATTERN]… [--output FILE | --output-dir DIR]",
   help: [
-    "Writes one JSON object per line to stdout (or FILE): a session record, then its messages.",
+    "Writes to stdout (or FILE) one document with every chosen session: by default JSONL, one JSON",
+    "object per line, a session record then its messages — the format `sessiondb import` reads.",
     "Sessions come oldest first, parents before children; archived sessions are included.",
     "",
-    "  --session ID   only this session; repeatable",
-    "  --source S     only sessions from this source",
-    "  --output FILE  write to FILE instead of stdout: to a temporary file in its folder, renamed",
-    "                 into place when complete (mode 0600). Never the store, one of its files or",
-    "                 any SQLite database (exit 2).",
+    "  --format F       jsonl (default), markdown (md) or html: Markdown and HTML are for reading",
+    "                   (every message in full; HTML shows content as escaped text, with no scripts)",
+    "  --session ID     only this session; repeatable",
+    "  --source S       only sessions from this source",
+    "  --since T        sessions started at or after T (2025-01-31, an ISO time, or epoch seconds)",
+    "  --until T        sessions started before T",
+    "  --redact P       replace P with [REDACTED] in everything written but ids; literal text, or",
+    "                   /a regular expression/flags; repeatable",
+    "  --output FILE    write to FILE instead of stdout: to a temporary file in its folder, renamed",
+    "                   into place when complete (mode 0600). Never the store, one of its files or",
+    "                   any SQLite database (exit 2).",
+    "  --output-dir DIR one file per session in DIR (created if missing), named after the session",
+    "                   id (<id>.jsonl, .md, .html), each written the same way as --output",
     "",
     'Session record: {type:"session", id, source, model?, model_config?, title?, parent_session_id?,',
     "  cwd?, started_at, ended_at?, end_reason?, archived?, pinned?, metadata?}",
@@ -161,37 +241,66 @@ export const exportCommand: Command = {
     "and inactive messages.",
   ].join("\n"),
   options: {
+    format: { type: "string" },
     session: { type: "string", multiple: true },
     source: { type: "string" },
+    since: { type: "string" },
+    until: { type: "string" },
+    redact: { type: "string", multiple: true },
     output: { type: "string" },
+    "output-dir": { type: "string" },
   },
   args: { min: 0, max: 0, names: "" },
   json: false,
   async run({ values, runtime }) {
-    const target = outputTarget(values);
+    const name = String(values.format ?? "jsonl").toLowerCase();
+    const formatName = (name === "md" ? "markdown" : name) as FormatName;
+    if (!FORMATS.includes(formatName))
+      throw new UsageError(`--format must be jsonl, markdown or html, got ${JSON.stringify(values.format)}`);
+    const rendering: Rendering = {
+      format: FORMAT[formatName],
+      redact: redactor((values.redact as string[] | undefined) ?? []),
+    };
+    const { since, until } = timeRange(values);
+    const folder = values["output-dir"];
+    if (folder !== undefined && values.output !== undefined)
+      throw new UsageError("choose --output FILE or --output-dir DIR, not both");
+    if (folder === "") throw new UsageError("--output-dir needs a folder name");
+    const target = folder === undefined ? outputTarget(values) : undefined;
     const store = openFor(await runtime(), values, "read");
     try {
       const wanted = values.session as string[] | undefined;
-      let sessions = allSessions(store, values.source ? String(values.source) : undefined);
+      let sessions = allSessions(store, values.source ? String(values.source) : undefined).filter(
+        (s) => (since === undefined || s.startedAt >= since) && (until === undefined || s.startedAt < until),
+      );
       if (wanted?.length) {
         const have = new Set(sessions.map((s) => s.id));
         const missing = wanted.filter((id) => !have.has(id));
         if (missing.length) {
           throw new ExitError(
             EXIT.NOT_FOUND,
-            `no session ${missing.map((id) => JSON.stringify(id)).join(", ")} in ${store.path}`,
+            `no session ${missing.map((id) => JSON.stringify(id)).join(", ")} in ${store.path}${since !== undefined || until !== undefined || values.source ? " matching the filters" : ""}`,
             "SESSION_NOT_FOUND",
           );
         }
         const keep = new Set(wanted);
         sessions = sessions.filter((s) => keep.has(s.id));
       }
-      if (!target) {
-        await exportToStdout(store, sessions);
+      if (typeof folder === "string") {
+        const messages = await exportToFolder(store, sessions, rendering, folder, store.path);
+        process.stderr.write(
+          `exported ${plural(sessions.length, "session")} (${plural(messages, "message")}) to ${plural(sessions.length, "file")} in ${folder}\n`,
+        );
         return EXIT.OK;
       }
-      const lines = await exportToFile(store, sessions, target);
-      process.stderr.write(`exported ${sessions.length} sessions (${lines} lines) to ${target.given}\n`);
+      if (!target) {
+        await exportToStdout(store, sessions, rendering);
+        return EXIT.OK;
+      }
+      const messages = await exportToFile(store, sessions, rendering, target);
+      process.stderr.write(
+        `exported ${plural(sessions.length, "session")} (${plural(messages, "message")}) to ${target.given}\n`,
+      );
       return EXIT.OK;
     } finally {
       store.close();

@@ -8,6 +8,7 @@ import { count, plural, print, printJson } from "../format.js";
 import { type ParsedLine, parseLine, type SessionRecord } from "../jsonl.js";
 import { openFor, storePath } from "../open.js";
 import { fileError, refuseDatabases, refuseStoreFiles, resolvePath } from "../paths.js";
+import { Progress } from "../progress.js";
 
 interface LineProblem {
   line: number;
@@ -218,11 +219,15 @@ class Importer {
   readonly #clock: { at: number | undefined };
   readonly #done = new Set<string>();
   readonly #waiting = new Map<string, Group[]>();
+  /** Messages of the sessions dealt with so far (imported, skipped or failed), for the bar. */
+  readonly #progress: { bar: Progress; total: number; done: number } | undefined;
 
-  constructor(store: Store, plan: Plan, clock: { at: number | undefined }) {
+  constructor(store: Store, plan: Plan, clock: { at: number | undefined }, progress?: Progress) {
     this.#store = store;
     this.#plan = plan;
     this.#clock = clock;
+    const total = [...plan.sessions.values()].reduce((n, s) => n + (s.errors.length ? 0 : s.messages), 0);
+    this.#progress = progress && { bar: progress, total, done: 0 };
   }
 
   async run(source: string | string[]): Promise<void> {
@@ -353,6 +358,10 @@ class Importer {
 
   #finished(id: string): void {
     this.#done.add(id);
+    if (this.#progress) {
+      this.#progress.done += this.#plan.sessions.get(id)?.messages ?? 0;
+      this.#progress.bar.update(this.#progress.done, this.#progress.total);
+    }
     const children = this.#waiting.get(id);
     if (!children) return;
     this.#waiting.delete(id);
@@ -372,6 +381,8 @@ export const importCommand: Command = {
     "already in the store with messages are skipped, so re-running an import is safe.",
     "",
     "  --dry-run   check the file only; write nothing",
+    "",
+    "On a terminal, a progress bar on stderr counts the messages written.",
     "",
     "Exit 8 when any line was bad (the good sessions are imported all the same). Exit 2 for an",
     "empty file, a folder, or a file that is the store, one of its files or a SQLite database.",
@@ -412,9 +423,15 @@ export const importCommand: Command = {
       const clock = { at: undefined as number | undefined };
       const store = openFor(await runtime(), values, "create", { now: () => clock.at ?? Date.now() });
       try {
-        const importer = new Importer(store, checked, clock);
+        // A bar on a terminal only: elsewhere stderr carries the problems found, nothing else.
+        const bar =
+          !values.json && process.stderr.isTTY
+            ? new Progress({ label: "import", unit: "messages" })
+            : undefined;
+        const importer = new Importer(store, checked, clock, bar);
         try {
           await importer.run(source);
+          bar?.finish();
         } catch (error) {
           throw fileError(
             error,

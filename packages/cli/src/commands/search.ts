@@ -1,19 +1,14 @@
+import process from "node:process";
 import { ROLES, type Role, type SearchOptions } from "@sessiondb/core";
 import type { Command } from "../command.js";
 import { EXIT, UsageError } from "../exit.js";
-import { bold, count, dim, highlight, print, printJson, time } from "../format.js";
+import { bold, count, dim, highlight, plural, printJson, time } from "../format.js";
 import { openFor, parseNonNegativeInt } from "../open.js";
+import { PAGER_HELP, PAGER_OPTION, page } from "../pager.js";
+import { parseTime } from "../when.js";
 
-/** "2025-01-31" or "2025-01-31T12:00:00Z" or epoch seconds → epoch seconds. */
-function parseTime(text: string, name: string): number {
-  if (/^\d+(\.\d+)?$/.test(text)) return Number(text);
-  const ms = Date.parse(text);
-  if (Number.isNaN(ms))
-    throw new UsageError(
-      `${name} expects a date (2025-01-31, an ISO time) or epoch seconds, got ${JSON.stringify(text)}`,
-    );
-  return ms / 1000;
-}
+/** Hits one search shows at most (the Store caps a page at this too). */
+const MAX_LIMIT = 1000;
 
 const ROUTES: Record<string, string> = {
   fts: "full-text index (bm25)",
@@ -36,12 +31,18 @@ export const search: Command = {
     "  --since T       at or after T (2025-01-31, an ISO time, or epoch seconds)",
     "  --until T       before T",
     "  --sort S        rank (default), newest or oldest",
-    "  --limit N       at most N hits (default 20)",
+    "  --limit N       at most N hits (default 20, at most 1,000: more is capped, with a warning)",
     "  --offset N      skip the first N hits",
     "  --substring     match terms inside words (trigram index; LIKE for terms under 3 characters)",
     "",
     "Every result names its route: fts, trigram, like, or fts+like (while a backfill runs).",
     "Matches are marked « » (bold on a terminal).",
+    PAGER_HELP,
+    "",
+    'The count says how many hits are shown and whether more match ("20 shown, more available":',
+    "counting every match would run the whole query); --offset pages on. --json adds `more`.",
+    "Errors go to stderr, also with --json (there as one JSON object {error:{code,exit,message}}):",
+    "stdout carries results only, so a consumer never parses an error as a result.",
   ].join("\n"),
   options: {
     role: { type: "string", multiple: true },
@@ -53,6 +54,7 @@ export const search: Command = {
     limit: { type: "string" },
     offset: { type: "string" },
     substring: { type: "boolean" },
+    ...PAGER_OPTION,
   },
   args: { min: 1, max: Number.POSITIVE_INFINITY, names: "QUERY" },
   json: true,
@@ -66,6 +68,12 @@ export const search: Command = {
     const sort = (values.sort as string | undefined) ?? "rank";
     if (!["rank", "newest", "oldest"].includes(sort))
       throw new UsageError(`--sort must be rank, newest or oldest, got ${JSON.stringify(sort)}`);
+    const asked = values.limit === undefined ? 20 : parseNonNegativeInt(String(values.limit), "--limit");
+    const limit = Math.min(asked, MAX_LIMIT);
+    if (asked > MAX_LIMIT)
+      process.stderr.write(
+        `sessiondb: --limit ${count(asked)} is capped at ${count(MAX_LIMIT)} hits; page on with --offset\n`,
+      );
     const options: SearchOptions = {
       sort: sort as SearchOptions["sort"],
       ...(roles.length ? { roles: roles as Role[] } : {}),
@@ -73,7 +81,7 @@ export const search: Command = {
       ...(values.session ? { sessionId: String(values.session) } : {}),
       ...(values.since ? { since: parseTime(String(values.since), "--since") } : {}),
       ...(values.until ? { until: parseTime(String(values.until), "--until") } : {}),
-      ...(values.limit !== undefined ? { limit: parseNonNegativeInt(String(values.limit), "--limit") } : {}),
+      limit,
       ...(values.offset !== undefined
         ? { offset: parseNonNegativeInt(String(values.offset), "--offset") }
         : {}),
@@ -82,23 +90,26 @@ export const search: Command = {
     const store = openFor(await runtime(), values, "read");
     try {
       const result = store.search(query, options);
+      // Whether anything lies past this page: one more hit, asked for right after it.
+      const more =
+        limit > 0 &&
+        result.hits.length === limit &&
+        store.search(query, { ...options, limit: 1, offset: (options.offset ?? 0) + limit }).hits.length > 0;
       if (values.json) {
-        printJson({ query, route: result.route, hits: result.hits });
+        printJson({ query, route: result.route, hits: result.hits, more });
         return EXIT.OK;
       }
       const n = result.hits.length;
-      print(
-        dim(
-          `${count(n)} hit${n === 1 ? "" : "s"} · route ${result.route}: ${ROUTES[result.route] ?? result.route}`,
-        ),
-      );
+      const shown = more
+        ? `${count(n)} shown, more available (--offset ${(options.offset ?? 0) + n})`
+        : plural(n, "hit");
+      let text = dim(`${shown} · route ${result.route}: ${ROUTES[result.route] ?? result.route}`);
       for (const hit of result.hits) {
         const tool = hit.toolName ? ` (${hit.toolName})` : "";
-        print(
-          `\n${bold(hit.role)}${tool} ${dim(`${hit.sessionId} #${hit.messageId} ${time(hit.timestamp)}`)}`,
-        );
-        print(`  ${highlight(hit.snippet.replace(/\s*\n\s*/g, " "))}`);
+        text += `\n\n${bold(hit.role)}${tool} ${dim(`${hit.sessionId} #${hit.messageId} ${time(hit.timestamp)}`)}`;
+        text += `\n  ${highlight(hit.snippet.replace(/\s*\n\s*/g, " "))}`;
       }
+      await page(`${text}\n`, values);
       return EXIT.OK;
     } finally {
       store.close();

@@ -7,7 +7,7 @@
  * the session list in this process. That is ~90 ms for 2,500 sessions (a 100k-message store);
  * the plain, source-filtered listing pages through the Store directly.
  */
-import type { SessionSummary, Store } from "@sessiondb/core";
+import type { Session, SessionSummary, Store } from "@sessiondb/core";
 
 /** Sessions per list page. */
 export const LIST_PAGE = 50;
@@ -47,7 +47,7 @@ export function endedWithError(session: { endReason: string | null }): boolean {
   return session.endReason !== null && ERROR_END.test(session.endReason);
 }
 
-export function tokensOf(s: SessionSummary): number {
+export function tokensOf(s: Session): number {
   return s.inputTokens + s.outputTokens + s.cacheReadTokens + s.cacheWriteTokens + s.reasoningTokens;
 }
 

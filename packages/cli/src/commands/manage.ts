@@ -1,0 +1,288 @@
+/**
+ * Session upkeep: delete, prune by age, rename, archive. Every change is one Store call, so one
+ * short write transaction per session: a prune of thousands of sessions never holds the write
+ * lock for longer than one session's delete, and agents writing at the same time interleave.
+ */
+import process from "node:process";
+import * as readline from "node:readline";
+import { setImmediate } from "node:timers";
+import type { SessionSummary, Store } from "@sessiondb/core";
+import type { Command, CommandContext } from "../command.js";
+import { EXIT, ExitError, UsageError } from "../exit.js";
+import { count, plural, print, printJson, table, time } from "../format.js";
+import { allSessions } from "../inspect.js";
+import { openFor } from "../open.js";
+import { Progress } from "../progress.js";
+import { parseAge } from "../when.js";
+import { terminalWidth } from "../width.js";
+
+const YES_HELP = "  --yes          do not ask (needed when stdin or stderr is not a terminal)";
+
+/** Ask on the terminal; without one, --yes is required (a script never deletes by accident). */
+async function confirm(question: string, values: CommandContext["values"]): Promise<boolean> {
+  if (values.yes === true) return true;
+  if (!process.stdin.isTTY || !process.stderr.isTTY)
+    throw new UsageError(
+      `${question.replace(/\?$/, "")}: not on a terminal, so not asked; add --yes to go ahead`,
+    );
+  const rl = readline.createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const answer = await new Promise<string>((resolve) => rl.question(`${question} [y/N] `, resolve));
+    return /^y(es)?$/i.test(answer.trim());
+  } finally {
+    rl.close();
+  }
+}
+
+function notFound(store: Store, ids: string[]): ExitError {
+  return new ExitError(
+    EXIT.NOT_FOUND,
+    `no session ${ids.map((id) => JSON.stringify(id)).join(", ")} in ${store.path}; nothing was changed`,
+    "SESSION_NOT_FOUND",
+  );
+}
+
+/** The named sessions, or exit 7 naming every missing one before anything changes. */
+function existing(store: Store, ids: string[]) {
+  const found = ids.map((id) => [id, store.getSession(id)] as const);
+  const missing = found.filter(([, s]) => !s).map(([id]) => id);
+  if (missing.length) throw notFound(store, missing);
+  return found.map(([, s]) => s as NonNullable<(typeof found)[number][1]>);
+}
+
+/** Delete sessions one transaction each, with progress on a terminal; Ctrl-C stops between two. */
+async function deleteAll(
+  store: Store,
+  ids: string[],
+  quiet: boolean,
+): Promise<{ sessions: number; messages: number }> {
+  const progress =
+    !quiet && process.stderr.isTTY && ids.length > 1
+      ? new Progress({ unit: "sessions", label: "delete" })
+      : undefined;
+  let stop = false;
+  const onSigint = () => {
+    stop = true;
+  };
+  process.on("SIGINT", onSigint);
+  const done = { sessions: 0, messages: 0 };
+  try {
+    for (const id of ids) {
+      if (stop) {
+        progress?.finish("interrupted");
+        throw new ExitError(
+          EXIT.INTERRUPTED,
+          `interrupted after deleting ${plural(done.sessions, "session")} of ${count(ids.length)}; the rest are intact — run the command again to finish`,
+          "INTERRUPTED",
+        );
+      }
+      done.messages += store.deleteSession(id);
+      done.sessions++;
+      progress?.update(done.sessions, ids.length);
+      // Between two transactions: let a Ctrl-C (and other writers' turns) through.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    progress?.finish();
+    return done;
+  } finally {
+    process.off("SIGINT", onSigint);
+  }
+}
+
+export const sessionsDelete: Command = {
+  name: "sessions delete",
+  summary: "delete sessions with their messages and usage (asks first on a terminal)",
+  usage: "sessions delete ID… [--yes] [--json]",
+  help: [
+    YES_HELP,
+    "",
+    "Each session is deleted in its own transaction. Children of a deleted session are kept and",
+    "lose their parent link. Exit 7, with nothing deleted, when any ID does not exist.",
+  ].join("\n"),
+  options: { yes: { type: "boolean" } },
+  args: { min: 1, max: Number.POSITIVE_INFINITY, names: "ID" },
+  json: true,
+  async run({ values, positionals, runtime }) {
+    const store = openFor(await runtime(), values, "write");
+    try {
+      const sessions = existing(store, positionals);
+      const messages = sessions.reduce((n, s) => n + s.messageCount, 0);
+      const what =
+        sessions.length === 1
+          ? `session ${sessions[0]?.id} (${plural(messages, "message")})`
+          : `${plural(sessions.length, "session")} (${plural(messages, "message")})`;
+      if (!(await confirm(`Delete ${what}?`, values))) {
+        process.stderr.write("nothing was deleted\n");
+        return EXIT.OK;
+      }
+      const done = await deleteAll(store, positionals, values.json === true);
+      if (values.json) printJson({ deleted: { sessions: done.sessions, messages: done.messages } });
+      else print(`deleted ${plural(done.sessions, "session")} (${plural(done.messages, "message")})`);
+      return EXIT.OK;
+    } finally {
+      store.close();
+    }
+  },
+};
+
+export const prune: Command = {
+  name: "prune",
+  summary: "delete sessions inactive for longer than an age (--dry-run lists them)",
+  usage: "prune --older-than AGE [--source S] [--archived-only] [--dry-run] [--yes] [--json]",
+  help: [
+    "  --older-than AGE  last activity longer ago than AGE: 90d, 12h, 2w, 30m (required)",
+    "  --source S        only sessions from this source",
+    "  --archived-only   only archived sessions",
+    "  --dry-run         list what would be deleted; change nothing",
+    YES_HELP,
+    "",
+    "Pinned sessions are never pruned. Sessions are deleted one transaction each, so agents",
+    "writing at the same time wait at most one session's delete. Ctrl-C stops between two",
+    "sessions (exit 130); the ones left are intact and a second run finishes the job.",
+    "The space freed is reused by the store; the file itself does not shrink.",
+  ].join("\n"),
+  options: {
+    "older-than": { type: "string" },
+    source: { type: "string" },
+    "archived-only": { type: "boolean" },
+    "dry-run": { type: "boolean" },
+    yes: { type: "boolean" },
+  },
+  args: { min: 0, max: 0, names: "" },
+  json: true,
+  async run({ values, runtime }) {
+    if (values["older-than"] === undefined)
+      throw new UsageError('prune needs --older-than AGE (for example 90d); see "sessiondb prune --help"');
+    const age = parseAge(String(values["older-than"]), "--older-than");
+    const cutoff = Date.now() / 1000 - age;
+    const dryRun = values["dry-run"] === true;
+    const store = openFor(await runtime(), values, dryRun ? "read" : "write");
+    try {
+      const all = allSessions(store, values.source ? String(values.source) : undefined);
+      const old = (s: SessionSummary) =>
+        s.lastActiveAt < cutoff && (values["archived-only"] !== true || s.archived);
+      const chosen = all.filter((s) => old(s) && !s.pinned);
+      const pinned = all.filter((s) => old(s) && s.pinned).length;
+      const messages = chosen.reduce((n, s) => n + s.messageCount, 0);
+      const what = `${plural(chosen.length, "session")} (${plural(messages, "message")}) inactive since before ${time(cutoff)}`;
+      const keptPinned = pinned ? `; ${plural(pinned, "pinned session")} kept` : "";
+      if (dryRun || chosen.length === 0) {
+        if (values.json) {
+          printJson({
+            dryRun,
+            cutoff,
+            sessions: chosen.map((s) => ({
+              id: s.id,
+              lastActiveAt: s.lastActiveAt,
+              messages: s.messageCount,
+            })),
+            pinnedKept: pinned,
+          });
+          return EXIT.OK;
+        }
+        if (chosen.length) {
+          const rows = chosen.map((s) => [
+            s.id,
+            s.source,
+            time(s.lastActiveAt),
+            count(s.messageCount),
+            s.title ?? s.preview ?? "",
+          ]);
+          print(
+            table(["ID", "SOURCE", "LAST ACTIVE", "MSGS", "TITLE"], rows, {
+              right: [3],
+              flex: 4,
+              width: terminalWidth(),
+            }),
+          );
+        }
+        print(`${dryRun ? "would delete" : "nothing to delete:"} ${what}${keptPinned}`);
+        return EXIT.OK;
+      }
+      if (!(await confirm(`Delete ${what}?`, values))) {
+        process.stderr.write("nothing was deleted\n");
+        return EXIT.OK;
+      }
+      const done = await deleteAll(
+        store,
+        chosen.map((s) => s.id),
+        values.json === true,
+      );
+      if (values.json) printJson({ dryRun, cutoff, deleted: done, pinnedKept: pinned });
+      else
+        print(
+          `deleted ${plural(done.sessions, "session")} (${plural(done.messages, "message")})${keptPinned}`,
+        );
+      return EXIT.OK;
+    } finally {
+      store.close();
+    }
+  },
+};
+
+export const sessionsRename: Command = {
+  name: "sessions rename",
+  summary: 'set a session\'s title ("" clears it)',
+  usage: "sessions rename ID TITLE [--json]",
+  help: 'TITLE is the rest of the command line; an empty TITLE ("") removes the title. Exit 7 when ID does not exist.',
+  options: {},
+  args: { min: 2, max: Number.POSITIVE_INFINITY, names: "ID and TITLE" },
+  json: true,
+  async run({ values, positionals, runtime }) {
+    const [id, ...words] = positionals as [string, ...string[]];
+    const title = words.join(" ").trim();
+    const store = openFor(await runtime(), values, "write");
+    try {
+      existing(store, [id]);
+      const session = store.updateSession(id, { title: title === "" ? null : title });
+      if (values.json) printJson({ session });
+      else
+        print(
+          session.title === null
+            ? `session ${id}: title removed`
+            : `session ${id}: ${JSON.stringify(session.title)}`,
+        );
+      return EXIT.OK;
+    } finally {
+      store.close();
+    }
+  },
+};
+
+function archiving(archived: boolean): Command {
+  const verb = archived ? "archive" : "unarchive";
+  return {
+    name: `sessions ${verb}`,
+    summary: archived
+      ? "hide sessions from lists without deleting them (unarchive brings them back)"
+      : "bring archived sessions back into lists",
+    usage: `sessions ${verb} ID… [--json]`,
+    help: archived
+      ? "An archived session keeps every message and its usage; `sessions list --archived` and search\nstill find it. Archiving does not end a session: an agent may still append to it.\nExit 7, with nothing changed, when any ID does not exist."
+      : "Exit 7, with nothing changed, when any ID does not exist.",
+    options: {},
+    args: { min: 1, max: Number.POSITIVE_INFINITY, names: "ID" },
+    json: true,
+    async run({ values, positionals, runtime }) {
+      const store = openFor(await runtime(), values, "write");
+      try {
+        const sessions = existing(store, positionals);
+        const changed = sessions.filter((s) => s.archived !== archived).map((s) => s.id);
+        for (const id of changed) store.updateSession(id, { archived });
+        if (values.json) printJson({ [`${verb}d`]: changed, unchanged: sessions.length - changed.length });
+        else {
+          const already = sessions.length - changed.length;
+          print(
+            `${verb}d ${plural(changed.length, "session")}${already ? ` (${count(already)} already ${verb}d)` : ""}`,
+          );
+        }
+        return EXIT.OK;
+      } finally {
+        store.close();
+      }
+    },
+  };
+}
+
+export const sessionsArchive = archiving(true);
+export const sessionsUnarchive = archiving(false);

@@ -1,0 +1,109 @@
+import type { Command } from "../command.js";
+import { EXIT, UsageError } from "../exit.js";
+import { count, plural, printJson, table, usd } from "../format.js";
+import { openFor } from "../open.js";
+import { PAGER_HELP, PAGER_OPTION, page } from "../pager.js";
+import { type Totals, usageReport } from "../serve/data.js";
+import { timeRange } from "../when.js";
+import { terminalWidth } from "../width.js";
+
+const GROUPS = ["day", "model", "source"] as const;
+type Group = (typeof GROUPS)[number];
+
+const tokens = (t: Totals) => t.input + t.output + t.cache + t.reasoning;
+
+function rowsOf(entries: Array<[string, Totals]>, group: Group): string[][] {
+  return entries
+    .filter(([, t]) => group !== "day" || t.sessions > 0)
+    .map(([key, t]) => [
+      key,
+      count(t.sessions),
+      ...(group === "model" ? [count(t.calls)] : []),
+      count(t.input),
+      count(t.output),
+      count(t.cache),
+      count(t.reasoning),
+      count(tokens(t)),
+      usd(t.cost),
+    ]);
+}
+
+export const usage: Command = {
+  name: "usage",
+  summary: "token and cost totals, per day, model or source",
+  usage: "usage [--by day|model|source] [--since T] [--until T] [--source S] [--no-pager] [--json]",
+  help: [
+    "Totals of the sessions started in the range (archived ones included), then one row per",
+    "group. A session's tokens and cost are the usage recorded for it (recordUsage).",
+    "",
+    "  --by G         day (UTC, the day a session started; default), model or source",
+    "  --since T      sessions started at or after T (2025-01-31, an ISO time, or epoch seconds)",
+    "  --until T      sessions started before T",
+    "  --source S     only sessions from this source",
+    PAGER_HELP,
+    "",
+    "Per model, a session counts once under each model it used, with that model's calls; per day",
+    "and source, the session's totals count once. Days without sessions are left out; at most the",
+    "last 366 days with usage are listed (narrow the range with --since/--until).",
+    "--json prints { total, byDay, byModel, bySource } with every group.",
+  ].join("\n"),
+  options: {
+    by: { type: "string" },
+    since: { type: "string" },
+    until: { type: "string" },
+    source: { type: "string" },
+    ...PAGER_OPTION,
+  },
+  args: { min: 0, max: 0, names: "" },
+  json: true,
+  async run({ values, runtime }) {
+    const by = (values.by as string | undefined) ?? "day";
+    if (!GROUPS.includes(by as Group))
+      throw new UsageError(`--by must be day, model or source, got ${JSON.stringify(by)}`);
+    const { since, until } = timeRange(values);
+    const store = openFor(await runtime(), values, "read");
+    try {
+      const report = await usageReport(store, {
+        ...(values.source ? { source: String(values.source) } : {}),
+        ...(since !== undefined ? { from: since } : {}),
+        ...(until !== undefined ? { to: until } : {}),
+      });
+      if (values.json) {
+        const named = (entries: Array<[string, Totals]>, key: string) =>
+          entries.map(([name, t]) => ({ [key]: name, ...t, tokens: tokens(t) }));
+        printJson({
+          total: { ...report.total, tokens: tokens(report.total) },
+          byDay: named(
+            report.byDay.filter(([, t]) => t.sessions > 0),
+            "day",
+          ),
+          byModel: named(report.byModel, "model"),
+          bySource: named(report.bySource, "source"),
+        });
+        return EXIT.OK;
+      }
+      const t = report.total;
+      const summary = `${plural(t.sessions, "session")} · ${count(tokens(t))} tokens (${count(t.input)} in, ${count(t.output)} out, ${count(t.cache)} cache, ${count(t.reasoning)} reasoning) · ${usd(t.cost)}`;
+      const group = by as Group;
+      const entries = group === "day" ? report.byDay : group === "model" ? report.byModel : report.bySource;
+      const rows = rowsOf(entries, group);
+      const header = [
+        group.toUpperCase(),
+        "SESSIONS",
+        ...(group === "model" ? ["CALLS"] : []),
+        "INPUT",
+        "OUTPUT",
+        "CACHE",
+        "REASONING",
+        "TOKENS",
+        "COST",
+      ];
+      const right = header.map((_, i) => i).filter((i) => i > 0);
+      const body = rows.length ? `\n\n${table(header, rows, { right, width: terminalWidth() })}` : "";
+      await page(`${summary}${body}\n`, values);
+      return EXIT.OK;
+    } finally {
+      store.close();
+    }
+  },
+};

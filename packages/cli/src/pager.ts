@@ -1,0 +1,62 @@
+/**
+ * Long human output on a terminal goes through a pager, as git and gh do: $SESSIONDB_PAGER, else
+ * $PAGER, else `less` with LESS=FRX when LESS is unset (quit if one screen, keep colours, leave the
+ * text on screen). Output that fits the screen is written directly, without starting one. Never
+ * when stdout is not a terminal, with --no-pager, or when the pager is "" or "cat"; a pager that
+ * cannot be started (not installed, no permission to run programs) falls back to stdout.
+ */
+import { spawn } from "node:child_process";
+import process from "node:process";
+import type { OptionSpec } from "./command.js";
+
+/** The option every paging command takes. */
+export const PAGER_OPTION: OptionSpec = { "no-pager": { type: "boolean" } };
+export const PAGER_HELP = "  --no-pager     print directly, even on a terminal";
+
+function pagerCommand(): string | undefined {
+  const chosen = process.env.SESSIONDB_PAGER ?? process.env.PAGER ?? "less";
+  return chosen.trim() === "" || chosen.trim() === "cat" ? undefined : chosen;
+}
+
+/** Write `text` (ending in a newline) to stdout, through the pager when it is long and stdout is
+ * a terminal. Resolves once the pager has quit. */
+export async function page(text: string, values: Readonly<Record<string, unknown>>): Promise<void> {
+  const command = values["no-pager"] === true ? undefined : pagerCommand();
+  const rows = process.stdout.rows ?? 0;
+  const lines = text.split("\n").length - 1;
+  if (!command || !process.stdout.isTTY || (rows > 0 && lines < rows)) {
+    process.stdout.write(text);
+    return;
+  }
+  const started = await new Promise<ReturnType<typeof spawn> | undefined>((resolve) => {
+    try {
+      const child = spawn(command, {
+        shell: true,
+        stdio: ["pipe", "inherit", "inherit"],
+        env: { ...process.env, LESS: process.env.LESS ?? "FRX" },
+      });
+      child.once("spawn", () => resolve(child));
+      child.once("error", () => resolve(undefined));
+    } catch {
+      // Deno without --allow-run refuses synchronously.
+      resolve(undefined);
+    }
+  });
+  if (!started) {
+    process.stdout.write(text);
+    return;
+  }
+  // Ctrl-C belongs to the pager (less uses it to stop a search); the CLI waits for it to quit.
+  const ignore = () => {};
+  process.on("SIGINT", ignore);
+  try {
+    await new Promise<void>((resolve) => {
+      started.once("close", () => resolve());
+      // A pager that quits before reading everything (q in less) closes the pipe: not an error.
+      started.stdin?.on("error", () => {});
+      started.stdin?.end(text);
+    });
+  } finally {
+    process.off("SIGINT", ignore);
+  }
+}
