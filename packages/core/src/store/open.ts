@@ -14,7 +14,6 @@ import {
   isDiskFull,
   SchemaOutdatedError,
   SchemaTooNewError,
-  SqliteError,
   StoreCorruptError,
   StoreFullError,
   StoreOpenError,
@@ -23,7 +22,7 @@ import {
 import { dirnameOf, type Host } from "../host/host.js";
 import { applyJournalPolicy, type JournalPolicyOptions } from "../journal.js";
 import { readProbeSql } from "../schema/ddl.js";
-import { META_FINGERPRINT, META_SCHEMA_VERSION } from "../schema/definition.js";
+import { META_FINGERPRINT, META_SCHEMA_VERSION, STATE_META } from "../schema/definition.js";
 import { runMigrations, storedSchemaVersion } from "../schema/migrations.js";
 import { findMissingSchema, reconcileSchema } from "../schema/reconcile.js";
 import { inTransaction } from "../transaction.js";
@@ -72,13 +71,21 @@ export function readMeta(conn: SqliteConnection, keys: readonly string[]): Map<s
   const wanted = [META_FINGERPRINT, META_SCHEMA_VERSION, ...keys];
   try {
     const rows = conn
-      .prepare(`SELECT key, value FROM state_meta WHERE key IN (${wanted.map(() => "?").join(", ")})`)
+      .prepare(`SELECT key, value FROM ${STATE_META.name} WHERE key IN (${wanted.map(() => "?").join(", ")})`)
       .all(...wanted);
     return new Map(rows.map((row) => [String(row.key), String(row.value ?? "")]));
   } catch (error) {
-    if (error instanceof SqliteError && /no such table/i.test(error.message)) return undefined;
+    // SQLite gives a missing table no code of its own (plain ERROR): ask the catalog, only on
+    // this failure path, rather than read the message.
+    if (hasResultCode(error, "ERROR") && !hasTable(conn, STATE_META.name)) return undefined;
     throw error;
   }
+}
+
+function hasTable(conn: SqliteConnection, name: string): boolean {
+  return (
+    conn.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined
+  );
 }
 
 /** Throw SchemaTooNewError when a newer sessiondb wrote this store. */
