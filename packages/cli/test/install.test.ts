@@ -5,7 +5,8 @@
  * TypeScript consumer with skipLibCheck off, require() of the ESM packages, and a reader that
  * goes away (`| head -1`) on every runtime.
  *
- * One global install per run, the heaviest part (about two seconds with the local prebuild).
+ * Everything is installed by name from a registry on 127.0.0.1 serving the tarballs and the
+ * lockfile's packages from the npm cache (test/packed.ts): no network. One global install per run.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -14,12 +15,12 @@ import { corpusStore, ROOT_BIN, tempDir } from "./helpers.js";
 import {
   HOST_NODE,
   localPrebuilds,
+  localRegistry,
   npmSetup,
   packAll,
   REPO,
   type Result,
   run,
-  scopeRegistry,
   userEnv,
 } from "./packed.js";
 
@@ -47,7 +48,6 @@ let consumer: string;
 let closeRegistry: () => Promise<void>;
 let npm: ReturnType<typeof npmSetup>;
 let version: string;
-let cliTarball: string;
 
 /** The process ended as a CLI that stopped for a closed pipe must: exit 0, nothing on stderr. */
 function expectQuietEnd(r: Result): void {
@@ -72,11 +72,9 @@ beforeAll(async () => {
   version = JSON.parse(fs.readFileSync(path.join(REPO, "packages", "cli", "package.json"), "utf8")).version;
 
   const tarballs = await packAll(fs.mkdtempSync(path.join(dir, "tgz-")));
-  const registry = await scopeRegistry(tarballs);
+  const registry = await localRegistry(tarballs);
   closeRegistry = registry.close;
   npm = npmSetup(dir, registry.url, await localPrebuilds(path.join(dir, "prebuilds")));
-  const cli = tarballs.get("sessiondb") as string;
-  cliTarball = cli;
 
   global = path.join(dir, "global");
   project = path.join(dir, "project");
@@ -87,11 +85,11 @@ beforeAll(async () => {
     fs.writeFileSync(path.join(folder, "package.json"), JSON.stringify(manifest));
   }
   const installs = await Promise.all([
-    run("npm", ["install", "--global", `--prefix=${global}`, npm.allowScripts, ...npm.flags, cli], {
+    run("npm", ["install", "--global", `--prefix=${global}`, npm.allowScripts, ...npm.flags, "sessiondb"], {
       env: npm.env,
     }),
-    run("npm", ["install", ...npm.flags, cli], { cwd: project, env: npm.env }),
-    run("npm", ["install", ...npm.flags, tarballs.get("@sessiondb/node") as string], {
+    run("npm", ["install", ...npm.flags, "sessiondb"], { cwd: project, env: npm.env }),
+    run("npm", ["install", ...npm.flags, "@sessiondb/node"], {
       cwd: consumer,
       env: npm.env,
     }),
@@ -154,16 +152,7 @@ describe("npx", () => {
     const args = ["--db", store, "stats", "--json"];
     const r = await run(
       "npm",
-      [
-        "exec",
-        "--yes",
-        npm.allowScripts,
-        ...npm.flags,
-        `--package=${cliTarball}`,
-        "--",
-        "sessiondb",
-        ...args,
-      ],
+      ["exec", "--yes", npm.allowScripts, ...npm.flags, "--package=sessiondb", "--", "sessiondb", ...args],
       {
         cwd: empty,
         env: npm.env,
@@ -269,7 +258,6 @@ describe("@sessiondb/node in a consumer project", () => {
           moduleResolution: "nodenext",
           target: "es2022",
           types: [],
-          typeRoots: [path.join(REPO, "node_modules", "@types")],
         },
         files: ["index.ts"],
       }),

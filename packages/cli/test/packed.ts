@@ -1,14 +1,16 @@
 /**
- * The public packages as a user gets them: packed with `npm pack`, served to npm by a local
- * registry for the @sessiondb scope (they are not published, and the CLI's tarball names them as
- * ordinary dependencies), everything else from the machine's npm cache (the registry only for
- * what the cache lacks). Installs then have exactly the layout of `npm i -g sessiondb`.
+ * The public packages as a user gets them: packed with `npm pack` and served, with every
+ * third-party package the lockfile pins (from the machine's npm cache), by a registry on
+ * 127.0.0.1. `npm i -g sessiondb` against it has exactly the layout and the dependency
+ * resolution of the real thing, offline.
  *
  * better-sqlite3 gets a prebuilt binary the way users get one from prebuild-install, except that
  * it comes from a local folder (its documented `local-prebuilds` option) holding the binary this
  * checkout already built for the host Node, instead of a download: no network, no minute-long
  * compile per install.
  */
+
+import { Buffer } from "node:buffer";
 import { type SpawnOptions, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
@@ -17,6 +19,7 @@ import type { AddressInfo } from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
+import { gunzipSync } from "node:zlib";
 
 export const REPO = fileURLToPath(new URL("../../../", import.meta.url));
 export const PUBLIC = ["core", "runtime-node", "runtime-bun", "runtime-deno", "cli"];
@@ -74,53 +77,103 @@ export async function packAll(dir: string): Promise<Map<string, string>> {
   return new Map(packs.map((p) => [p.name, path.join(dir, p.filename)]));
 }
 
-/** A registry for the @sessiondb scope serving the packed tarballs; `url` ends in "/". */
-export async function scopeRegistry(
+/** The package.json inside an npm tarball (its first `<folder>/package.json`). */
+function manifestOf(tarball: Buffer): Record<string, unknown> {
+  const tar = gunzipSync(tarball);
+  for (let at = 0; at + 512 <= tar.length; ) {
+    const field = (from: number, length: number) =>
+      tar
+        .subarray(at + from, at + from + length)
+        .toString("utf8")
+        .replace(/\0.*$/s, "");
+    const name = field(0, 100);
+    if (!name) break;
+    const size = Number.parseInt(field(124, 12).trim() || "0", 8);
+    const full = field(345, 155) ? `${field(345, 155)}/${name}` : name;
+    if (/^[^/]+\/package\.json$/.test(full)) {
+      return JSON.parse(tar.subarray(at + 512, at + 512 + size).toString("utf8"));
+    }
+    at += 512 + Math.ceil(size / 512) * 512;
+  }
+  throw new Error("no package.json in the tarball");
+}
+
+/** A tarball's bytes from the machine's npm cache, by its integrity (cacache's layout). */
+function fromCache(integrity: string): Buffer | undefined {
+  const cache = process.env.npm_config_cache || path.join(os.homedir(), ".npm");
+  const hex = Buffer.from(integrity.replace(/^sha512-/, ""), "base64").toString("hex");
+  const file = path.join(
+    cache,
+    "_cacache",
+    "content-v2",
+    "sha512",
+    hex.slice(0, 2),
+    hex.slice(2, 4),
+    hex.slice(4),
+  );
+  return fs.existsSync(file) ? fs.readFileSync(file) : undefined;
+}
+
+/**
+ * A registry on 127.0.0.1 that serves the packed tarballs and every package the checkout's
+ * lockfile pins, read from the machine's npm cache (where `npm ci` left them): installs need no
+ * network, and get exactly the versions the repository is tested with. `url` ends in "/".
+ */
+export async function localRegistry(
   tarballs: Map<string, string>,
 ): Promise<{ url: string; close(): Promise<void> }> {
-  const manifests = new Map<string, Record<string, unknown>>();
-  for (const p of PUBLIC) {
-    const manifest = JSON.parse(fs.readFileSync(path.join(REPO, "packages", p, "package.json"), "utf8"));
-    manifests.set(manifest.name, manifest);
+  /** name → version → where its bytes are */
+  const known = new Map<string, Map<string, { integrity: string; file?: string }>>();
+  const add = (name: string, version: string, entry: { integrity: string; file?: string }) => {
+    if (!known.has(name)) known.set(name, new Map());
+    known.get(name)?.set(version, entry);
+  };
+  const lock = JSON.parse(fs.readFileSync(path.join(REPO, "package-lock.json"), "utf8")) as {
+    packages: Record<string, { name?: string; version?: string; integrity?: string; link?: boolean }>;
+  };
+  for (const [key, entry] of Object.entries(lock.packages)) {
+    const at = key.lastIndexOf("node_modules/");
+    if (at < 0 || entry.link || !entry.integrity || !entry.version) continue;
+    add(entry.name ?? key.slice(at + "node_modules/".length), entry.version, { integrity: entry.integrity });
   }
+  for (const [name, file] of tarballs) {
+    const bytes = fs.readFileSync(file);
+    const version = manifestOf(bytes).version as string;
+    add(name, version, { integrity: `sha512-${createHash("sha512").update(bytes).digest("base64")}`, file });
+  }
+  const bytesOf = (entry: { integrity: string; file?: string }) =>
+    entry.file ? fs.readFileSync(entry.file) : fromCache(entry.integrity);
+
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://localhost");
-    const name = decodeURIComponent(url.pathname.slice(1));
-    const file = name.startsWith("-/")
-      ? [...tarballs.values()].find((t) => name === `-/${path.basename(t)}`)
-      : undefined;
-    if (file) {
-      res.writeHead(200, { "content-type": "application/octet-stream" });
-      res.end(fs.readFileSync(file));
+    const [name, version] = decodeURIComponent(url.pathname.slice(1)).split("/-/");
+    const versions = known.get(name ?? "");
+    if (versions && version !== undefined) {
+      const entry = versions.get(version);
+      const bytes = entry && bytesOf(entry);
+      if (bytes) res.writeHead(200, { "content-type": "application/octet-stream" }).end(bytes);
+      else res.writeHead(404).end();
       return;
     }
-    const manifest = manifests.get(name);
-    const tarball = tarballs.get(name);
-    if (!manifest || !tarball) {
-      res.writeHead(404).end("{}");
+    if (!versions) {
+      res.writeHead(404, { "content-type": "application/json" }).end('{"error":"not found"}');
       return;
     }
-    const bytes = fs.readFileSync(tarball);
-    const version = manifest.version as string;
-    const base = `http://${req.headers.host}/`;
+    const documents: Record<string, unknown> = {};
+    for (const [v, entry] of versions) {
+      const bytes = bytesOf(entry);
+      if (!bytes) continue;
+      documents[v] = {
+        ...manifestOf(bytes),
+        _id: `${name}@${v}`,
+        dist: { tarball: `http://${req.headers.host}/${name}/-/${v}`, integrity: entry.integrity },
+      };
+    }
+    const latest = Object.keys(documents)
+      .sort((a, b) => a.localeCompare(b, "en", { numeric: true }))
+      .at(-1);
     res.writeHead(200, { "content-type": "application/json" });
-    res.end(
-      JSON.stringify({
-        name,
-        "dist-tags": { latest: version },
-        versions: {
-          [version]: {
-            ...manifest,
-            _id: `${name}@${version}`,
-            dist: {
-              tarball: `${base}-/${path.basename(tarball)}`,
-              integrity: `sha512-${createHash("sha512").update(bytes).digest("base64")}`,
-              shasum: createHash("sha1").update(bytes).digest("hex"),
-            },
-          },
-        },
-      }),
-    );
+    res.end(JSON.stringify({ name, "dist-tags": latest ? { latest } : {}, versions: documents }));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
@@ -147,23 +200,13 @@ export async function localPrebuilds(dir: string): Promise<string> {
   return dir;
 }
 
-/** Everything an npm install here needs: a cache of its own over the machine's cached packages
- * (so npx's folders and logs go away with the test), the scope registry, the prebuilds. */
+/** Everything an npm install here needs: a cache of its own (npx's folders and the logs go away
+ * with the test; the machine's cache is only read, by the registry), the local registry, the
+ * prebuilds. */
 export function npmSetup(root: string, registry: string, prebuilds: string) {
-  const machineCache = process.env.npm_config_cache || path.join(os.homedir(), ".npm");
   const cache = path.join(root, "npm-cache");
-  fs.mkdirSync(cache, { recursive: true });
-  fs.mkdirSync(path.join(machineCache, "_cacache"), { recursive: true });
-  fs.symlinkSync(path.join(machineCache, "_cacache"), path.join(cache, "_cacache"));
   return {
-    flags: [
-      "--prefer-offline",
-      `--cache=${cache}`,
-      `--@sessiondb:registry=${registry}`,
-      "--no-audit",
-      "--no-fund",
-      "--loglevel=error",
-    ],
+    flags: [`--registry=${registry}`, `--cache=${cache}`, "--no-audit", "--no-fund", "--loglevel=error"],
     /** npm 11 runs a dependency's install script only when allowed: on the command line for a
      * global install or npx, in package.json ("allowScripts") for a project. */
     allowScripts: "--allow-scripts=better-sqlite3",
