@@ -24,7 +24,7 @@ export interface Runtime {
 }
 
 const HINTS: Record<SessionDbRuntime["name"], string> = {
-  node: "npm install @sessiondb/node better-sqlite3",
+  node: "reinstall the CLI: npm install -g sessiondb",
   bun: "bun add @sessiondb/bun",
   deno: "deno add npm:@sessiondb/deno",
 };
@@ -61,7 +61,20 @@ export async function loadRuntime(): Promise<Runtime> {
       `The sessiondb adapter for ${detectRuntime().name} does not export its runtime; it is older or newer than this CLI.`,
     );
   }
-  const driver = adapter.resolveDriver(process.env.SESSIONDB_DRIVER || undefined);
+  const choice = process.env.SESSIONDB_DRIVER || undefined;
+  let driver: SqliteDriver;
+  try {
+    driver = adapter.resolveDriver(choice);
+  } catch (error) {
+    // The adapter's advice ("npm install better-sqlite3") is for a project. The CLI brings
+    // better-sqlite3 with it, so when no binding loads, say what mends the CLI.
+    if (adapter.name !== "node" || choice || (error as { code?: unknown }).code !== "DRIVER_UNAVAILABLE")
+      throw error;
+    throw new DriverUnavailableError(
+      `No SQLite binding loads in Node ${adapter.version}: better-sqlite3, which comes with sessiondb, is missing or not built for this Node, and node:sqlite needs Node ≥ 22.13. Reinstall sessiondb with this Node so better-sqlite3 can install its prebuilt binary or compile one (npm install -g sessiondb --allow-scripts=better-sqlite3), or run the CLI on Node ≥ 22.13, on Bun (bunx sessiondb) or on Deno.`,
+      { cause: error },
+    );
+  }
   const runtime = adapter;
   return {
     name: runtime.name,

@@ -43,6 +43,8 @@ let messages: number;
 let token: string;
 let showId: string;
 let global: string;
+/** A global install whose better-sqlite3 was never built (install scripts off). */
+let unbuilt: string;
 let project: string;
 let consumer: string;
 let closeRegistry: () => Promise<void>;
@@ -77,6 +79,7 @@ beforeAll(async () => {
   npm = npmSetup(dir, registry.url, await localPrebuilds(path.join(dir, "prebuilds")));
 
   global = path.join(dir, "global");
+  unbuilt = path.join(dir, "global-unbuilt");
   project = path.join(dir, "project");
   consumer = path.join(dir, "consumer");
   for (const folder of [project, consumer]) {
@@ -85,6 +88,13 @@ beforeAll(async () => {
     fs.writeFileSync(path.join(folder, "package.json"), JSON.stringify(manifest));
   }
   const installs = await Promise.all([
+    run(
+      "npm",
+      ["install", "--global", `--prefix=${unbuilt}`, "--ignore-scripts", ...npm.flags, "sessiondb"],
+      {
+        env: npm.env,
+      },
+    ),
     run("npm", ["install", "--global", `--prefix=${global}`, npm.allowScripts, ...npm.flags, "sessiondb"], {
       env: npm.env,
     }),
@@ -143,6 +153,24 @@ describe("npm install --global on the host Node", () => {
     const search = await headOne([bin(), "--db", store, "search", "the", "--limit", "200"], dir);
     expectQuietEnd(search);
     expect(search.stdout.split("\n")).toHaveLength(2);
+  });
+});
+
+describe("a global install whose better-sqlite3 did not build", () => {
+  it("says in one line how to mend the CLI on Node 20, and works on Node 24 (node:sqlite)", async () => {
+    const bin = path.join(unbuilt, "bin", "sessiondb");
+    const r = await run(bin, ["--db", store, "stats"], { env: userEnv() });
+    expect(r.code).toBe(6);
+    const lines = r.stderr.split("\n").filter(Boolean);
+    expect(lines, r.stderr).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      /Reinstall sessiondb with this Node .*npm install -g sessiondb.* \[DRIVER_UNAVAILABLE\]$/,
+    );
+    if (!fs.existsSync(NODE24)) return;
+    const entry = path.join(unbuilt, "lib", "node_modules", "sessiondb", "dist", "bin.js");
+    const stats = await run(NODE24, [entry, "--db", store, "stats", "--json"], { env: userEnv() });
+    expect(stats.code, stats.stderr).toBe(0);
+    expect(JSON.parse(stats.stdout).driver).toBe("node:sqlite");
   });
 });
 
