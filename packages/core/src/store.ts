@@ -6,6 +6,7 @@
 import { type BackupOptions, type BackupResult, backupStore } from "./backup/backup.js";
 import { CHECKPOINT_EVERY_WRITES } from "./constants.js";
 import type { SqliteConnection, SqliteDriver, SqliteStatement } from "./driver.js";
+import { runSync } from "./engine/run-sync.js";
 import {
   hasResultCode,
   InvalidInputError,
@@ -83,7 +84,7 @@ export class Store {
   /** Journal mode when the open finished ("wal" or "delete"). An open that raced the store's
    * creation and lost every switch to WAL says "delete"; the next slow-path open switches the
    * file, and this connection follows it into WAL on its next transaction. */
-  readonly journalMode: string;
+  readonly journalMode: SqliteJournalMode;
   /** Version of the SQLite library the driver runs. */
   readonly sqliteVersion: string;
   /** Name of the driver, e.g. "better-sqlite3". */
@@ -160,7 +161,7 @@ export class Store {
     if (repairPending && settings.repairFtsOnOpen) this.#fts.repairAtOpen();
   }
 
-  #openReadOnly(): { journalMode: string; warnings: string[]; repairPending: boolean } {
+  #openReadOnly(): { journalMode: SqliteJournalMode; warnings: string[]; repairPending: boolean } {
     return withPatience(
       () => {
         probeReadOnly(this.#conn);
@@ -171,7 +172,7 @@ export class Store {
   }
 
   #openWritable(options: JournalPolicyOptions): {
-    journalMode: string;
+    journalMode: SqliteJournalMode;
     warnings: string[];
     repairPending: boolean;
   } {
@@ -357,32 +358,32 @@ export class Store {
 
   /** Create a session, or fill in what an existing one lacks (stored non-null values are kept). */
   createSession(input: CreateSessionInput): Session {
-    return sessions.createSession(this.#ctx, input);
+    return runSync(this.#ctx, sessions.createSession(input));
   }
 
   /** The session, or undefined. */
   getSession(id: string): Session | undefined {
-    return sessions.getSession(this.#ctx, id);
+    return runSync(this.#ctx, sessions.getSession(id));
   }
 
   /** Sessions, newest first, with message count, last activity and a preview. */
   listSessions(options?: ListSessionsOptions | null): SessionSummary[] {
-    return sessions.listSessions(this.#ctx, options);
+    return runSync(this.#ctx, sessions.listSessions(options));
   }
 
   /** Change title, archived, pinned or metadata. */
   updateSession(id: string, patch: UpdateSessionInput): Session {
-    return sessions.updateSession(this.#ctx, id, patch);
+    return runSync(this.#ctx, sessions.updateSession(id, patch));
   }
 
   /** Mark a session ended (the first end wins), at `at` (epoch seconds; default now). */
   endSession(id: string, reason: string, options?: { at?: number } | null): Session {
-    return sessions.endSession(this.#ctx, id, reason, options);
+    return runSync(this.#ctx, sessions.endSession(id, reason, options));
   }
 
   /** Delete a session with its messages and usage; children keep living without a parent. */
   deleteSession(id: string): number {
-    return sessions.deleteSession(this.#ctx, id);
+    return runSync(this.#ctx, sessions.deleteSession(id));
   }
 
   /** Append one message; returns its id. */
@@ -392,27 +393,27 @@ export class Store {
 
   /** Append messages in one transaction (transcript patience); returns their ids in order. */
   appendMessages(sessionId: string, list: MessageInput[]): number[] {
-    return messages.appendMessages(this.#ctx, sessionId, list, this.#patience.appendMs);
+    return runSync(this.#ctx, messages.appendMessages(sessionId, list, this.#patience.appendMs));
   }
 
   /** Messages of a session in order. */
   getMessages(sessionId: string, options?: GetMessagesOptions | null): Message[] {
-    return messages.getMessages(this.#ctx, sessionId, options);
+    return runSync(this.#ctx, messages.getMessages(sessionId, options));
   }
 
   /** Number of stored messages, in one session or in the whole store. */
   messageCount(sessionId?: string): number {
-    return messages.messageCount(this.#ctx, sessionId);
+    return runSync(this.#ctx, messages.messageCount(sessionId));
   }
 
   /** Add token and cost counters for one (model, provider, base URL, billing mode, task). */
   recordUsage(sessionId: string, usage: UsageInput): void {
-    usageRows.recordUsage(this.#ctx, sessionId, usage);
+    runSync(this.#ctx, usageRows.recordUsage(sessionId, usage));
   }
 
   /** Usage rows of a session. */
   getUsage(sessionId: string): UsageRow[] {
-    return usageRows.getUsage(this.#ctx, sessionId);
+    return runSync(this.#ctx, usageRows.getUsage(sessionId));
   }
 
   // ── full-text search (delegated to the FTS module) ──────────────────────────────────────

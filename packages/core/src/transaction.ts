@@ -69,6 +69,18 @@ export function inTransaction<T>(
   return result;
 }
 
+/** The statements of a write nested `depth` transactions deep (the async runner sends them as
+ * statements of its transaction): open, keep, and undo (roll back to the savepoint, then drop
+ * it). */
+export function savepointStatements(depth: number): { open: string; release: string; undo: string[] } {
+  const name = `sessiondb_nested_${depth}`;
+  return {
+    open: `SAVEPOINT ${name}`,
+    release: `RELEASE ${name}`,
+    undo: [`ROLLBACK TO ${name}`, `RELEASE ${name}`],
+  };
+}
+
 /**
  * The transactions of one connection, nesting. The outermost `run` is a real transaction; a
  * nested `run` joins it: a nested write runs inside a SAVEPOINT, so a nested body that throws
@@ -100,15 +112,15 @@ export class TransactionScope {
   }
 
   #savepoint<T>(fn: () => T): T {
-    const name = `sessiondb_nested_${this.#depth}`;
-    this.#conn.exec(`SAVEPOINT ${name}`);
+    const savepoint = savepointStatements(this.#depth);
+    this.#conn.exec(savepoint.open);
     try {
       const result = fn();
-      this.#conn.exec(`RELEASE ${name}`);
+      this.#conn.exec(savepoint.release);
       return result;
     } catch (error) {
       try {
-        this.#conn.exec(`ROLLBACK TO ${name}; RELEASE ${name}`);
+        for (const sql of savepoint.undo) this.#conn.exec(sql);
       } catch {
         // SQLite already rolled the whole transaction back (some errors do); the outer
         // transaction's own rollback finds nothing to undo.

@@ -49,7 +49,7 @@ export function jitterBand(jitter: PatienceOptions["jitter"], elapsedMs: number)
   return elapsedMs < WRITE_JITTER_EARLY_WINDOW_MS ? WRITE_JITTER_EARLY_MS : WRITE_JITTER_LATE_MS;
 }
 
-function describe(options: PatienceOptions, lastError: Error): string {
+function describe(options: Omit<PatienceOptions, "sleep">, lastError: Error): string {
   const parts = [`Last lock error: ${lastError.message}.`];
   try {
     const holder = options.describeHolder?.();
@@ -75,25 +75,51 @@ function budget(ms: number): number {
  * be safe to repeat (a whole `BEGIN IMMEDIATE … COMMIT` callback, rolled back on failure).
  */
 export function withPatience<T>(attempt: () => T, options: PatienceOptions): T {
-  const now = options.now ?? Date.now;
-  const random = options.random ?? Math.random;
+  const wait = patienceClock(options);
   const sleep = options.sleep ?? sleepSync;
-  const started = now();
-  const deadline = started + budget(options.budgetMs);
   for (;;) {
     try {
       return attempt();
     } catch (error) {
-      if (!isContention(error) && !options.retryable?.(error)) throw error;
-      const at = now();
-      if (at >= deadline) {
-        throw new StoreBusyError(at - started, describe(options, error as Error), { cause: error });
-      }
-      const [low, high] = jitterBand(options.jitter, at - started);
-      const interval = Math.min(high, low + Math.floor(random() * (high - low + 1)));
-      // The last sleep ends exactly at the deadline, so the final attempt happens at the budget
-      // and not a jitter interval after it.
-      sleep(Math.min(interval, deadline - at));
+      sleep(wait(error));
     }
   }
+}
+
+/** `withPatience` for an asynchronous attempt (the async runner): the same waits, slept on a
+ * timer instead of blocking the thread. */
+export async function withPatienceAsync<T>(
+  attempt: () => Promise<T>,
+  options: Omit<PatienceOptions, "sleep"> & { sleep?: (ms: number) => Promise<void> },
+): Promise<T> {
+  const wait = patienceClock(options);
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  for (;;) {
+    try {
+      return await attempt();
+    } catch (error) {
+      await sleep(wait(error));
+    }
+  }
+}
+
+/** The budget started now: for each failed attempt, how long to sleep before the next one, or
+ * the error to throw (not contention, or the budget spent). */
+function patienceClock(options: Omit<PatienceOptions, "sleep">): (error: unknown) => number {
+  const now = options.now ?? Date.now;
+  const random = options.random ?? Math.random;
+  const started = now();
+  const deadline = started + budget(options.budgetMs);
+  return (error) => {
+    if (!isContention(error) && !options.retryable?.(error)) throw error;
+    const at = now();
+    if (at >= deadline) {
+      throw new StoreBusyError(at - started, describe(options, error as Error), { cause: error });
+    }
+    const [low, high] = jitterBand(options.jitter, at - started);
+    const interval = Math.min(high, low + Math.floor(random() * (high - low + 1)));
+    // The last sleep ends exactly at the deadline, so the final attempt happens at the budget
+    // and not a jitter interval after it.
+    return Math.min(interval, deadline - at);
+  };
 }

@@ -2,8 +2,9 @@
  * Messages (spec §8): validated appends in one transaction (the session's counters move with
  * them), reads in id order, counts.
  */
+
+import { all, get, now, type Op, read, readsTextWhole, run, write } from "../engine/effects.js";
 import { InvalidInputError, SessionNotFoundError } from "../errors.js";
-import type { StoreContext } from "./context.js";
 import { messageColumns, toMessage } from "./rows.js";
 import { requireSession } from "./sessions.js";
 import type { GetMessagesOptions, Message, MessageInput } from "./types.js";
@@ -38,7 +39,7 @@ const MESSAGE_FIELDS = [
   "metadata",
 ] as const satisfies readonly (keyof MessageInput)[];
 
-function validMessage(ctx: StoreContext, given: MessageInput, field: string): ValidMessage {
+function validMessage(given: MessageInput, field: string, nowSeconds: number): ValidMessage {
   const input = valid.record(given, field, MESSAGE_FIELDS, field);
   const body = valid.content(input.content, `${field}.content`);
   const toolCalls = valid.jsonArray(input.toolCalls, `${field}.toolCalls`);
@@ -50,7 +51,7 @@ function validMessage(ctx: StoreContext, given: MessageInput, field: string): Va
     toolCallId: valid.optionalText(input.toolCallId, `${field}.toolCallId`, 500),
     toolCalls: toolCalls.text,
     toolCallCount: toolCalls.length,
-    timestamp: valid.timestamp(input.timestamp, `${field}.timestamp`, ctx.now() / 1000),
+    timestamp: valid.timestamp(input.timestamp, `${field}.timestamp`, nowSeconds),
     tokenCount: valid.count(input.tokenCount, `${field}.tokenCount`),
     finishReason: valid.optionalText(input.finishReason, `${field}.finishReason`, 200),
     reasoning: valid.optionalText(input.reasoning, `${field}.reasoning`, 16 * 1024 * 1024),
@@ -58,50 +59,55 @@ function validMessage(ctx: StoreContext, given: MessageInput, field: string): Va
   };
 }
 
+const INSERT_MESSAGE = `INSERT INTO messages (session_id, role, content, content_parts, tool_name, tool_call_id, tool_calls,
+  timestamp, token_count, finish_reason, reasoning, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
 /** Append messages in one transaction; returns their ids in order. */
-export function appendMessages(
-  ctx: StoreContext,
+export function* appendMessages(
   sessionId: string,
   messages: MessageInput[],
   patienceMs: number,
-): number[] {
+): Op<number[]> {
   const id = valid.sessionId(sessionId);
   if (!Array.isArray(messages)) throw new InvalidInputError("messages", "expected an array");
-  const rows = messages.map((message, i) => validMessage(ctx, message, `messages[${i}]`));
+  const nowSeconds = (yield* now()) / 1000;
+  const rows = messages.map((message, i) => validMessage(message, `messages[${i}]`, nowSeconds));
   if (rows.length === 0) return [];
   const toolCalls = rows.reduce((sum, row) => sum + row.toolCallCount, 0);
   const latest = Math.max(...rows.map((row) => row.timestamp));
-  return ctx.write(
-    () => {
+  return yield* write(
+    function* () {
       // The counter update doubles as the existence check: no row changed, no session.
-      const { changes } = ctx
-        .statement(
-          `UPDATE sessions SET message_count = message_count + ?, tool_call_count = tool_call_count + ?,
+      const { changes } = yield* run(
+        `UPDATE sessions SET message_count = message_count + ?, tool_call_count = tool_call_count + ?,
            last_activity_at = max(coalesce(last_activity_at, ?), ?) WHERE id = ?`,
-        )
-        .run(rows.length, toolCalls, latest, latest, id);
+        rows.length,
+        toolCalls,
+        latest,
+        latest,
+        id,
+      );
       if (changes === 0) throw new SessionNotFoundError(id);
-      const insert = ctx.statement(
-        `INSERT INTO messages (session_id, role, content, content_parts, tool_name, tool_call_id, tool_calls,
-           timestamp, token_count, finish_reason, reasoning, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      );
-      return rows.map(
-        (row) =>
-          insert.run(
-            id,
-            row.role,
-            row.text,
-            row.parts,
-            row.toolName,
-            row.toolCallId,
-            row.toolCalls,
-            row.timestamp,
-            row.tokenCount,
-            row.finishReason,
-            row.reasoning,
-            row.metadata,
-          ).lastInsertRowid,
-      );
+      const ids: number[] = [];
+      for (const row of rows) {
+        const inserted = yield* run(
+          INSERT_MESSAGE,
+          id,
+          row.role,
+          row.text,
+          row.parts,
+          row.toolName,
+          row.toolCallId,
+          row.toolCalls,
+          row.timestamp,
+          row.tokenCount,
+          row.finishReason,
+          row.reasoning,
+          row.metadata,
+        );
+        ids.push(inserted.lastInsertRowid);
+      }
+      return ids;
     },
     {
       patienceMs,
@@ -111,37 +117,37 @@ export function appendMessages(
 }
 
 /** Messages of a session in order. */
-export function getMessages(
-  ctx: StoreContext,
-  sessionId: string,
-  options?: GetMessagesOptions | null,
-): Message[] {
+export function* getMessages(sessionId: string, options?: GetMessagesOptions | null): Op<Message[]> {
   const id = valid.sessionId(sessionId);
   const o = valid.options(options, "getMessages", ["afterId", "limit", "includeInactive"]);
   const afterId = valid.integerOption(o.afterId, "getMessages.afterId", 0, Number.MAX_SAFE_INTEGER) ?? 0;
   // -1: SQLite's "no limit".
   const limit = valid.integerOption(o.limit, "getMessages.limit", 0, Number.MAX_SAFE_INTEGER) ?? -1;
   const includeInactive = valid.flagOption(o.includeInactive, "getMessages.includeInactive") ? 1 : 0;
-  return ctx.read(() => {
-    requireSession(ctx, id);
-    return ctx
-      .statement(
-        `SELECT ${messageColumns(ctx)} FROM messages
+  return yield* read(function* () {
+    yield* requireSession(id);
+    const rows = yield* all(
+      `SELECT ${messageColumns(yield* readsTextWhole())} FROM messages
        WHERE session_id = ? AND id > ? AND (? = 1 OR active = 1) ORDER BY id LIMIT ?`,
-      )
-      .all(id, afterId, includeInactive, limit)
-      .map(toMessage);
+      id,
+      afterId,
+      includeInactive,
+      limit,
+    );
+    return rows.map(toMessage);
   });
 }
 
 /** Number of stored messages, in one session or in the whole store. */
-export function messageCount(ctx: StoreContext, sessionId?: string): number {
+export function* messageCount(sessionId?: string): Op<number> {
   if (sessionId === undefined) {
-    return ctx.read(() => Number(ctx.statement("SELECT count(*) AS n FROM messages").get()?.n ?? 0));
+    return yield* read(function* () {
+      return Number((yield* get("SELECT count(*) AS n FROM messages"))?.n ?? 0);
+    });
   }
   const id = valid.sessionId(sessionId);
-  return ctx.read(() => {
-    requireSession(ctx, id);
-    return Number(ctx.statement("SELECT count(*) AS n FROM messages WHERE session_id = ?").get(id)?.n ?? 0);
+  return yield* read(function* () {
+    yield* requireSession(id);
+    return Number((yield* get("SELECT count(*) AS n FROM messages WHERE session_id = ?", id))?.n ?? 0);
   });
 }

@@ -1,7 +1,6 @@
 /** Database rows → public objects. JSON columns that fail to parse read back as null rather
  * than breaking a listing (a store may hold rows written by other tools). */
 import type { Row, SqliteConnection } from "../driver.js";
-import type { StoreContext } from "./context.js";
 import type { Json, Message, Role, Session, SessionSummary, UsageRow } from "./types.js";
 
 /**
@@ -12,7 +11,7 @@ import type { Json, Message, Role, Session, SessionSummary, UsageRow } from "./t
  */
 const cutsTextAtNul = new WeakMap<SqliteConnection, boolean>();
 
-function readsTextWhole(conn: SqliteConnection): boolean {
+export function readsTextWhole(conn: SqliteConnection): boolean {
   let cuts = cutsTextAtNul.get(conn);
   if (cuts === undefined) {
     cuts = conn.prepare("SELECT 'a' || char(0) || 'b' AS v").get()?.v !== "a\u0000b";
@@ -34,20 +33,20 @@ function guardedText(expr: string, alias: string, whole: boolean): string {
   return `CASE WHEN instr(CAST(${expr} AS BLOB), x'00') > 0 THEN CAST(${expr} AS BLOB) ELSE ${expr} END AS ${alias}`;
 }
 
-/** A select list of `names` qualified by `prefix`, the TEXT ones read whole; both variants are
- * built once. */
+/** A select list of `names` qualified by `prefix`, the TEXT ones read whole when the connection
+ * does (`yield* readsTextWhole()`); both variants are built once. */
 function selectList(
   prefix: string,
   names: readonly string[],
   texts: ReadonlySet<string>,
-): (ctx: StoreContext) => string {
+): (textWhole: boolean) => string {
   const build = (whole: boolean) =>
     names
       .map((name) => (texts.has(name) ? guardedText(prefix + name, name, whole) : prefix + name))
       .join(", ");
   const whole = build(true);
   const guarded = build(false);
-  return (ctx) => (readsTextWhole(ctx.conn) ? whole : guarded);
+  return (textWhole) => (textWhole ? whole : guarded);
 }
 
 const utf8 = new TextDecoder();

@@ -1,12 +1,12 @@
 /**
  * Sessions (spec §8): create (an upsert that never overwrites stored non-null values), read,
- * list with previews, update, end, delete. Every function validates its input before touching
- * the store, and runs through the Store's context (transactions with patience).
+ * list with previews, update, end, delete. Each is an operation (engine/effects.ts): it validates
+ * its input before its first effect, so a refused call touches nothing, and runs on any runner.
  */
 import { MAX_SOURCE_CHARS } from "../constants.js";
 import type { SqlValue } from "../driver.js";
+import { all, get, now, type Op, read, readsTextWhole, run, write } from "../engine/effects.js";
 import { InvalidInputError, SessionNotFoundError } from "../errors.js";
-import type { StoreContext } from "./context.js";
 import { previewOf, sessionColumns, toSession, toSessionSummary } from "./rows.js";
 import type {
   CreateSessionInput,
@@ -18,8 +18,8 @@ import type {
 import * as valid from "./validate.js";
 
 /** Throw SessionNotFoundError unless the session exists. */
-export function requireSession(ctx: StoreContext, id: string): void {
-  if (!ctx.statement("SELECT 1 FROM sessions WHERE id = ?").get(id)) throw new SessionNotFoundError(id);
+export function* requireSession(id: string): Op<void> {
+  if (!(yield* get("SELECT 1 FROM sessions WHERE id = ?", id))) throw new SessionNotFoundError(id);
 }
 
 /** Create a session, or fill in what an existing one lacks (stored non-null values are kept). */
@@ -42,7 +42,7 @@ const UPDATE_FIELDS = [
   "metadata",
 ] as const satisfies readonly (keyof UpdateSessionInput)[];
 
-export function createSession(ctx: StoreContext, given: CreateSessionInput): Session {
+export function* createSession(given: CreateSessionInput): Op<Session> {
   const input = valid.record(given, "input", CREATE_FIELDS);
   const id = input.id === undefined ? globalThis.crypto.randomUUID() : valid.sessionId(input.id, "id");
   const source = valid.requiredText(input.source, "source", 200);
@@ -56,15 +56,14 @@ export function createSession(ctx: StoreContext, given: CreateSessionInput): Ses
     valid.jsonValue(input.modelConfig, "modelConfig"),
     valid.optionalText(input.title, "title", 10_000),
     parent,
-    valid.timestamp(input.startedAt, "startedAt", ctx.now() / 1000),
+    valid.timestamp(input.startedAt, "startedAt", (yield* now()) / 1000),
     valid.optionalText(input.cwd, "cwd", 10_000),
     valid.jsonObject(input.metadata, "metadata"),
   ];
-  return ctx.write(() => {
-    if (parent !== null) requireSession(ctx, parent);
-    ctx
-      .statement(
-        `INSERT INTO sessions (id, source, model, model_config, title, parent_session_id, started_at, cwd, metadata)
+  return yield* write(function* () {
+    if (parent !== null) yield* requireSession(parent);
+    yield* run(
+      `INSERT INTO sessions (id, source, model, model_config, title, parent_session_id, started_at, cwd, metadata)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT(id) DO UPDATE SET
          model = coalesce(sessions.model, excluded.model),
@@ -73,21 +72,22 @@ export function createSession(ctx: StoreContext, given: CreateSessionInput): Ses
          parent_session_id = coalesce(sessions.parent_session_id, excluded.parent_session_id),
          cwd = coalesce(sessions.cwd, excluded.cwd),
          metadata = coalesce(sessions.metadata, excluded.metadata)`,
-      )
-      .run(...values);
-    return loadSession(ctx, id) as Session;
+      ...values,
+    );
+    return (yield* loadSession(id)) as Session;
   });
 }
 
-export function loadSession(ctx: StoreContext, id: string): Session | undefined {
-  const row = ctx.statement(`SELECT ${sessionColumns(ctx)} FROM sessions s WHERE s.id = ?`).get(id);
+export function* loadSession(id: string): Op<Session | undefined> {
+  const columns = sessionColumns(yield* readsTextWhole());
+  const row = yield* get(`SELECT ${columns} FROM sessions s WHERE s.id = ?`, id);
   return row ? toSession(row) : undefined;
 }
 
 /** The session, or undefined. */
-export function getSession(ctx: StoreContext, id: string): Session | undefined {
+export function* getSession(id: string): Op<Session | undefined> {
   const sessionId = valid.sessionId(id, "id");
-  return ctx.read(() => loadSession(ctx, sessionId));
+  return yield* read(() => loadSession(sessionId));
 }
 
 const LIST_OPTION_KEYS = [
@@ -100,7 +100,7 @@ const LIST_OPTION_KEYS = [
 const ORDERS = ["started", "activity"] as const;
 
 /** Sessions, newest first, with message count, last activity and a preview. */
-export function listSessions(ctx: StoreContext, options?: ListSessionsOptions | null): SessionSummary[] {
+export function* listSessions(options?: ListSessionsOptions | null): Op<SessionSummary[]> {
   const o = valid.options(options, "listSessions", LIST_OPTION_KEYS);
   const source = valid.optionalText(o.source, "listSessions.source", MAX_SOURCE_CHARS);
   const limit = valid.integerOption(o.limit, "listSessions.limit", 0, Number.MAX_SAFE_INTEGER) ?? 50;
@@ -111,23 +111,26 @@ export function listSessions(ctx: StoreContext, options?: ListSessionsOptions | 
     orderBy === "started"
       ? "s.started_at DESC, s.id"
       : "coalesce(s.last_activity_at, s.started_at) DESC, s.id";
-  return ctx.read(() =>
-    ctx
-      .statement(
-        `SELECT ${sessionColumns(ctx)},
+  return yield* read(function* () {
+    const rows = yield* all(
+      `SELECT ${sessionColumns(yield* readsTextWhole())},
          (SELECT ${previewOf("m.content")} FROM messages m
            WHERE m.session_id = s.id AND m.role = 'user' AND m.active = 1 ORDER BY m.id LIMIT 1) AS preview
        FROM sessions s
        WHERE (? IS NULL OR s.source = ?) AND (? = 1 OR s.archived = 0)
        ORDER BY ${order} LIMIT ? OFFSET ?`,
-      )
-      .all(source, source, includeArchived, limit, offset)
-      .map(toSessionSummary),
-  );
+      source,
+      source,
+      includeArchived,
+      limit,
+      offset,
+    );
+    return rows.map(toSessionSummary);
+  });
 }
 
 /** Change title, archived, pinned or metadata. */
-export function updateSession(ctx: StoreContext, id: string, given: UpdateSessionInput): Session {
+export function* updateSession(id: string, given: UpdateSessionInput): Op<Session> {
   const sessionId = valid.sessionId(id, "id");
   const patch = valid.record(given, "patch", UPDATE_FIELDS);
   const sets: string[] = [];
@@ -148,49 +151,47 @@ export function updateSession(ctx: StoreContext, id: string, given: UpdateSessio
     sets.push("metadata = ?");
     values.push(valid.jsonObject(patch.metadata, "metadata"));
   }
-  return ctx.write(() => {
+  return yield* write(function* () {
     if (sets.length > 0) {
-      const { changes } = ctx.conn
-        .prepare(`UPDATE sessions SET ${sets.join(", ")} WHERE id = ?`)
-        .run(...values, sessionId);
+      const { changes } = yield* run(
+        `UPDATE sessions SET ${sets.join(", ")} WHERE id = ?`,
+        ...values,
+        sessionId,
+      );
       if (changes === 0) throw new SessionNotFoundError(sessionId);
     }
-    const session = loadSession(ctx, sessionId);
+    const session = yield* loadSession(sessionId);
     if (!session) throw new SessionNotFoundError(sessionId);
     return session;
   });
 }
 
 /** Mark a session ended (the first end wins), at `options.at` (epoch seconds) or now. */
-export function endSession(
-  ctx: StoreContext,
-  id: string,
-  reason: string,
-  options?: { at?: number } | null,
-): Session {
+export function* endSession(id: string, reason: string, options?: { at?: number } | null): Op<Session> {
   const sessionId = valid.sessionId(id, "id");
   const why = valid.requiredText(reason, "reason", 1000);
   const o = valid.options(options, "endSession", ["at"]);
-  const now = valid.timestamp(o.at ?? undefined, "endSession.at", ctx.now() / 1000);
-  return ctx.write(() => {
-    const { changes } = ctx
-      .statement(
-        "UPDATE sessions SET ended_at = coalesce(ended_at, ?), end_reason = coalesce(end_reason, ?) WHERE id = ?",
-      )
-      .run(now, why, sessionId);
+  const endedAt = valid.timestamp(o.at ?? undefined, "endSession.at", (yield* now()) / 1000);
+  return yield* write(function* () {
+    const { changes } = yield* run(
+      "UPDATE sessions SET ended_at = coalesce(ended_at, ?), end_reason = coalesce(end_reason, ?) WHERE id = ?",
+      endedAt,
+      why,
+      sessionId,
+    );
     if (changes === 0) throw new SessionNotFoundError(sessionId);
-    return loadSession(ctx, sessionId) as Session;
+    return (yield* loadSession(sessionId)) as Session;
   });
 }
 
 /** Delete a session with its messages and usage; children keep living without a parent. */
-export function deleteSession(ctx: StoreContext, id: string): number {
+export function* deleteSession(id: string): Op<number> {
   const sessionId = valid.sessionId(id, "id");
-  return ctx.write(() => {
-    requireSession(ctx, sessionId);
-    const { changes } = ctx.statement("DELETE FROM messages WHERE session_id = ?").run(sessionId);
-    ctx.statement("DELETE FROM session_model_usage WHERE session_id = ?").run(sessionId);
-    ctx.statement("DELETE FROM sessions WHERE id = ?").run(sessionId);
+  return yield* write(function* () {
+    yield* requireSession(sessionId);
+    const { changes } = yield* run("DELETE FROM messages WHERE session_id = ?", sessionId);
+    yield* run("DELETE FROM session_model_usage WHERE session_id = ?", sessionId);
+    yield* run("DELETE FROM sessions WHERE id = ?", sessionId);
     return changes;
   });
 }

@@ -5,8 +5,8 @@
 
 import { MAX_COST_USD } from "../constants.js";
 import type { Row } from "../driver.js";
+import { all, get, now, type Op, read, readsTextWhole, run, write } from "../engine/effects.js";
 import { InvalidInputError } from "../errors.js";
-import type { StoreContext } from "./context.js";
 import { toUsageRow, usageColumns } from "./rows.js";
 import { requireSession } from "./sessions.js";
 import type { UsageInput, UsageRow } from "./types.js";
@@ -69,7 +69,7 @@ const USAGE_FIELDS = [
   ...COUNTERS.map((counter) => counter.field),
 ] as const satisfies readonly (keyof UsageInput)[];
 
-export function recordUsage(ctx: StoreContext, sessionId: string, given: UsageInput): void {
+export function* recordUsage(sessionId: string, given: UsageInput): Op<void> {
   const id = valid.sessionId(sessionId);
   const usage = valid.record(given, "usage", USAGE_FIELDS, "usage");
   const key = [
@@ -85,24 +85,22 @@ export function recordUsage(ctx: StoreContext, sessionId: string, given: UsageIn
       : (valid.count(usage[field], `usage.${field}`) ?? 0),
   );
   const guardParams = added.flatMap((value) => [value, value]);
-  const now = ctx.now() / 1000;
-  ctx.write(() => {
-    const { changes } = ctx.statement(ADD_TO_SESSION).run(...added, id, ...guardParams);
+  const at = (yield* now()) / 1000;
+  yield* write(function* () {
+    const { changes } = yield* run(ADD_TO_SESSION, ...added, id, ...guardParams);
     if (changes === 0) {
-      requireSession(ctx, id);
-      const totals = ctx
-        .statement(`SELECT ${COUNTERS.map((c) => c.session)} FROM sessions WHERE id = ?`)
-        .get(id);
+      yield* requireSession(id);
+      const totals = yield* get(`SELECT ${COUNTERS.map((c) => c.session)} FROM sessions WHERE id = ?`, id);
       throw refusal(totals, "session", added, "the session's total");
     }
-    const upsert = ctx.statement(ADD_TO_USAGE_ROW).run(id, ...key, ...added, now, ...guardParams);
+    const upsert = yield* run(ADD_TO_USAGE_ROW, id, ...key, ...added, at, ...guardParams);
     if (upsert.changes === 0) {
-      const row = ctx
-        .statement(
-          `SELECT ${COUNTERS.map((c) => c.usage)} FROM session_model_usage
+      const row = yield* get(
+        `SELECT ${COUNTERS.map((c) => c.usage)} FROM session_model_usage
            WHERE session_id = ? AND model = ? AND provider = ? AND base_url = ? AND billing_mode = ? AND task = ?`,
-        )
-        .get(id, ...key);
+        id,
+        ...key,
+      );
       // Throwing rolls the session's totals back with it.
       throw refusal(row, "usage", added, "this usage row's total");
     }
@@ -139,16 +137,15 @@ function refusal(
 }
 
 /** Usage rows of a session. */
-export function getUsage(ctx: StoreContext, sessionId: string): UsageRow[] {
+export function* getUsage(sessionId: string): Op<UsageRow[]> {
   const id = valid.sessionId(sessionId);
-  return ctx.read(() => {
-    requireSession(ctx, id);
-    return ctx
-      .statement(
-        `SELECT ${usageColumns(ctx)} FROM session_model_usage WHERE session_id = ?
+  return yield* read(function* () {
+    yield* requireSession(id);
+    const rows = yield* all(
+      `SELECT ${usageColumns(yield* readsTextWhole())} FROM session_model_usage WHERE session_id = ?
          ORDER BY model, provider, base_url, billing_mode, task`,
-      )
-      .all(id)
-      .map(toUsageRow);
+      id,
+    );
+    return rows.map(toUsageRow);
   });
 }

@@ -1,0 +1,158 @@
+/**
+ * The operations run the same on both runners: the sync runner under the Store, and the async
+ * runner over an asynchronous executor (here the test double over a real better-sqlite3
+ * connection, answering on later event-loop turns).
+ */
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { asyncDouble } from "../../test/support/async-executor.js";
+import { tempDir, testDriver } from "../../test/support/driver.js";
+import type { SqliteConnection } from "../driver.js";
+import { SessionDbError } from "../errors.js";
+import * as messages from "../store/messages.js";
+import * as sessions from "../store/sessions.js";
+import * as usage from "../store/usage.js";
+import { createStore, type Store } from "../store.js";
+import { get, type Op } from "./effects.js";
+import { type AsyncEnvironment, runAsync } from "./run-async.js";
+
+let dir: ReturnType<typeof tempDir>;
+let store: Store;
+let conn: SqliteConnection;
+let double: ReturnType<typeof asyncDouble>;
+let env: AsyncEnvironment;
+const opened: Array<{ close(): void }> = [];
+
+beforeEach(() => {
+  dir = tempDir();
+  store = createStore(testDriver, dir.file("state.db"));
+  conn = testDriver.open(dir.file("state.db"), { readOnly: false });
+  conn.exec("PRAGMA busy_timeout = 0; PRAGMA foreign_keys = ON");
+  opened.push(store, conn);
+  double = asyncDouble(conn);
+  env = { executor: double, patience: { writeMs: 2_000 }, now: Date.now };
+});
+
+afterEach(() => {
+  for (const handle of opened.splice(0).reverse()) handle.close();
+  dir.cleanup();
+});
+
+async function codeOf(promise: Promise<unknown>): Promise<string> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(SessionDbError);
+  return (error as SessionDbError).code;
+}
+
+describe("the async runner", () => {
+  it("runs the session, message and usage operations; the sync store reads the same rows", async () => {
+    const created = await runAsync(
+      env,
+      sessions.createSession({ id: "s1", source: "cli", startedAt: 1_600_000_000 }),
+    );
+    expect(created).toEqual(store.getSession("s1"));
+    const ids = await runAsync(
+      env,
+      messages.appendMessages(
+        "s1",
+        [
+          { role: "user", content: "hello\u0000world" },
+          { role: "assistant", content: [{ type: "text", text: "hi" }], toolCalls: [{ id: "c1" }] },
+        ],
+        1_000,
+      ),
+    );
+    expect(ids).toEqual(store.getMessages("s1").map((m) => m.id));
+    await runAsync(env, usage.recordUsage("s1", { model: "m", inputTokens: 5, costUsd: 0.25 }));
+    await runAsync(env, sessions.updateSession("s1", { title: "t", pinned: true }));
+    const ended = await runAsync(env, sessions.endSession("s1", "done", { at: 1_600_000_060 }));
+    expect(ended.endedAt).toBe(1_600_000_060);
+    expect(await runAsync(env, sessions.getSession("s1"))).toEqual(store.getSession("s1"));
+    expect(await runAsync(env, messages.getMessages("s1"))).toEqual(store.getMessages("s1"));
+    expect(await runAsync(env, usage.getUsage("s1"))).toEqual(store.getUsage("s1"));
+    expect(await runAsync(env, sessions.listSessions())).toEqual(store.listSessions());
+    expect(await runAsync(env, messages.messageCount())).toBe(2);
+    expect(await runAsync(env, sessions.deleteSession("s1"))).toBe(2);
+    expect(store.getSession("s1")).toBeUndefined();
+  });
+
+  it("refuses bad input before its first statement, and rolls a failed write back", async () => {
+    await runAsync(env, sessions.createSession({ id: "s1", source: "cli" }));
+    const before = double.statements;
+    expect(
+      await codeOf(runAsync(env, messages.appendMessages("s1", [{ role: "nobody" } as never], 1_000))),
+    ).toBe("INVALID_INPUT");
+    expect(await codeOf(runAsync(env, sessions.endSession("s1", "x", { at: Number.NaN })))).toBe(
+      "INVALID_INPUT",
+    );
+    expect(double.statements).toBe(before);
+    // The counter update runs, then the missing parent is found: the whole write is undone.
+    expect(
+      await codeOf(
+        runAsync(env, sessions.createSession({ id: "c", source: "cli", parentSessionId: "nope" })),
+      ),
+    ).toBe("SESSION_NOT_FOUND");
+    expect(
+      await codeOf(
+        runAsync(env, messages.appendMessages("missing", [{ role: "user", content: "x" }], 1_000)),
+      ),
+    ).toBe("SESSION_NOT_FOUND");
+    expect(store.messageCount()).toBe(0);
+    expect(store.listSessions().map((s) => s.id)).toEqual(["s1"]);
+  });
+
+  it("concurrent calls do not interleave inside each other's transactions", async () => {
+    await runAsync(env, sessions.createSession({ id: "a", source: "cli" }));
+    await runAsync(env, sessions.createSession({ id: "b", source: "cli" }));
+    const batch = (session: string, n: number) =>
+      runAsync(
+        env,
+        messages.appendMessages(
+          session,
+          [1, 2, 3].map((k) => ({ role: "user" as const, content: `${session}${n}.${k}` })),
+          1_000,
+        ),
+      );
+    const results = await Promise.all(Array.from({ length: 20 }, (_, n) => batch(n % 2 ? "a" : "b", n)));
+    for (const ids of results) expect(ids).toEqual([ids[0], (ids[0] as number) + 1, (ids[0] as number) + 2]);
+    expect(store.getSession("a")?.messageCount).toBe(30);
+    expect(store.getSession("b")?.messageCount).toBe(30);
+    expect(new Set(results.flat()).size).toBe(60);
+  });
+
+  it("waits for a busy store with patience, retrying the whole body, and gives up as STORE_BUSY", async () => {
+    await runAsync(env, sessions.createSession({ id: "s1", source: "cli" }));
+    const holder = testDriver.open(dir.file("state.db"), { readOnly: false });
+    opened.push(holder);
+    holder.exec("BEGIN IMMEDIATE");
+    const started = Date.now();
+    const pending = runAsync(
+      env,
+      messages.appendMessages("s1", [{ role: "user", content: "waited" }], 5_000),
+    );
+    setTimeout(() => holder.exec("ROLLBACK"), 300);
+    const [id] = await pending;
+    expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+    expect(store.getMessages("s1").map((m) => [m.id, m.content])).toEqual([[id, "waited"]]);
+
+    holder.exec("BEGIN IMMEDIATE");
+    const busy = { ...env, patience: { writeMs: 200 } };
+    expect(await codeOf(runAsync(busy, sessions.endSession("s1", "x")))).toBe("STORE_BUSY");
+    holder.exec("ROLLBACK");
+    expect(store.getSession("s1")?.endedAt).toBeNull();
+  });
+
+  it("throws an executor's error into the operation, whose try/catch handles it", async () => {
+    function* probe(): Op<string> {
+      try {
+        yield* get("SELECT * FROM no_such_table");
+        return "no error";
+      } catch (error) {
+        return (error as SessionDbError).code;
+      }
+    }
+    expect(await runAsync(env, probe())).toBe("SQLITE_ERROR");
+  });
+});
