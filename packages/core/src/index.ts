@@ -44,7 +44,12 @@ export type {
   SearchSort,
 } from "./fts/index.js";
 export type { Host, PathInfo } from "./host/host.js";
-export { isWalResetVulnerable, type JournalMode, type JournalPolicyOptions } from "./journal.js";
+export {
+  isWalResetVulnerable,
+  type JournalMode,
+  type JournalPolicyOptions,
+  type SqliteJournalMode,
+} from "./journal.js";
 export { type AdmissionHolder, admissionLockPath, readAdmissionHolder } from "./locks/admission.js";
 export { repairStore } from "./repair/repair.js";
 export type {

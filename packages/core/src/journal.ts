@@ -16,7 +16,21 @@
 import type { SqliteConnection } from "./driver.js";
 import { isContention, UnsafeSqliteError } from "./errors.js";
 
+/** The modes sessiondb's journal policy chooses between. */
 export type JournalMode = "wal" | "delete";
+
+/** Every mode `PRAGMA journal_mode` reports, lower-cased. A store's mode is one of the policy's
+ * two unless something else set it, e.g. "memory" for ":memory:". */
+export const SQLITE_JOURNAL_MODES = ["delete", "truncate", "persist", "memory", "wal", "off"] as const;
+export type SqliteJournalMode = (typeof SQLITE_JOURNAL_MODES)[number];
+
+/** A journal mode as SQLite reported it (one of SQLITE_JOURNAL_MODES, whatever the case). */
+function journalModeOf(value: unknown): SqliteJournalMode {
+  const mode = String(value ?? "").toLowerCase();
+  if (!(SQLITE_JOURNAL_MODES as readonly string[]).includes(mode))
+    throw new Error(`SQLite reported an unknown journal mode ${JSON.stringify(mode)}`);
+  return mode as SqliteJournalMode;
+}
 
 export interface JournalPolicyOptions {
   /** Mode for a new or non-WAL store; default "wal". */
@@ -76,8 +90,8 @@ export function readSqliteVersion(conn: SqliteConnection): string {
  * on-disk file this reads the header, so a fresh connection to a WAL store reports "wal"; a
  * concurrent exclusive writer (DELETE mode) can make it throw BUSY.
  */
-export function readJournalMode(conn: SqliteConnection): string {
-  return String(firstValue(conn.prepare("PRAGMA journal_mode").get()) ?? "").toLowerCase();
+export function readJournalMode(conn: SqliteConnection): SqliteJournalMode {
+  return journalModeOf(firstValue(conn.prepare("PRAGMA journal_mode").get()));
 }
 
 /**
@@ -89,7 +103,7 @@ export function readJournalMode(conn: SqliteConnection): string {
 export function checkJournalSafety(
   conn: SqliteConnection,
   options: JournalPolicyOptions & { sqliteVersion: string },
-): string {
+): SqliteJournalMode {
   const mode = readJournalMode(conn);
   if (mode === "wal" && isWalResetVulnerable(options.sqliteVersion) && !options.allowUnsafeWal) {
     throw new UnsafeSqliteError(
@@ -101,12 +115,12 @@ export function checkJournalSafety(
 }
 
 /** Rollback-journal modes persisted on disk; switching among them or to WAL is ours to do. */
-const ROLLBACK_MODES = new Set(["delete", "truncate", "persist"]);
+const ROLLBACK_MODES = new Set<SqliteJournalMode>(["delete", "truncate", "persist"]);
 
 /** What `applyJournalPolicy` did. */
 export interface JournalPolicyResult {
   /** The journal mode now, as SQLite reports it. */
-  mode: string;
+  mode: SqliteJournalMode;
   /** The policy wanted a switch, but another connection was using the file: the mode was left
    * alone and the switch is still owed (the caller should try again later). */
   deferred: boolean;
@@ -143,7 +157,7 @@ export function applyJournalPolicy(
   conn.exec("PRAGMA busy_timeout = 0");
   try {
     const row = conn.prepare(`PRAGMA journal_mode = ${target}`).get();
-    return { mode: String(firstValue(row) ?? current).toLowerCase(), deferred: false };
+    return { mode: journalModeOf(firstValue(row) ?? current), deferred: false };
   } catch (error) {
     if (!isContention(error)) throw error;
     // Someone else has the file open in a transaction: not exclusively ours. Report what is

@@ -26,6 +26,7 @@ import {
   passiveCheckpoint,
   readJournalMode,
   readSqliteVersion,
+  type SqliteJournalMode,
 } from "./journal.js";
 import { describeAdmissionHolder } from "./locks/admission.js";
 import { type PatienceOptions, withPatience } from "./locks/patience.js";

@@ -7,7 +7,7 @@
 import type { SqliteConnection } from "../driver.js";
 import { InvalidInputError } from "../errors.js";
 import type { FtsStatus } from "../fts/index.js";
-import { readJournalMode } from "../journal.js";
+import { type JournalMode, readJournalMode } from "../journal.js";
 import type { StoreContext } from "../store/context.js";
 import { type BackupMethod, onlineCopy, vacuumInto } from "./copy.js";
 import { checkDestination } from "./destination.js";
@@ -39,7 +39,7 @@ export interface BackupResult {
   /** Size of the copy in bytes. */
   bytes: number;
   /** The copy's journal mode: the store's. */
-  journalMode: string;
+  journalMode: JournalMode;
   /** The copy's full-text index as a store opened on it would report it, or undefined when it
    * could not be read (then `notes` says why). */
   fts: FtsStatus | undefined;

@@ -20,7 +20,7 @@ import {
   StoreReadOnlyError,
 } from "../errors.js";
 import { dirnameOf, type Host } from "../host/host.js";
-import { applyJournalPolicy, type JournalPolicyOptions } from "../journal.js";
+import { applyJournalPolicy, type JournalPolicyOptions, type SqliteJournalMode } from "../journal.js";
 import { readProbeSql } from "../schema/ddl.js";
 import { META_FINGERPRINT, META_SCHEMA_VERSION, STATE_META } from "../schema/definition.js";
 import { runMigrations, storedSchemaVersion } from "../schema/migrations.js";
@@ -115,7 +115,7 @@ export function initializeSchema(
   conn: SqliteConnection,
   options: JournalPolicyOptions & { sqliteVersion: string },
   hooks: InitHooks,
-): { journalMode: string; warnings: string[] } {
+): { journalMode: SqliteJournalMode; warnings: string[] } {
   const policy = { ...options, busyTimeoutMs: STATEMENT_BUSY_TIMEOUT_MS };
   const journal = applyJournalPolicy(conn, policy);
   // Foreign keys off around the init: a primary-key heal copies rows that may be orphans, and
