@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { testDriver } from "../test/support/driver.js";
 import type { SqliteConnection } from "./driver.js";
 import { UnsafeSqliteError } from "./errors.js";
 import {
@@ -14,7 +15,6 @@ import {
   readSqliteVersion,
   walSupported,
 } from "./journal.js";
-import { testDriver } from "../test/support/driver.js";
 
 describe("WAL-reset predicate", () => {
   test.each([

@@ -10,7 +10,7 @@
  * store.appendMessage("s1", { role: "user", content: "hello" });
  * store.close();
  */
-import type { RuntimeRepairOptions, RuntimeStoreOptions } from "@sessiondb/core";
+import type { RuntimeRepairOptions, RuntimeStoreOptions, SessionDbRuntime } from "@sessiondb/core";
 import { defineRuntime } from "@sessiondb/core/driver";
 import { nodeFsHost } from "@sessiondb/core/host";
 import { bunSqliteDriver } from "./bun-sqlite.js";
@@ -21,7 +21,7 @@ export type BunStoreOptions = RuntimeStoreOptions<"bun:sqlite">;
 export type BunRepairOptions = RuntimeRepairOptions<"bun:sqlite">;
 
 /** Bun as a sessiondb runtime: one driver, the built-in bun:sqlite. */
-export const runtime = defineRuntime({
+export const runtime: SessionDbRuntime<"bun:sqlite"> = defineRuntime({
   name: "bun",
   version: Bun.version,
   host: nodeFsHost,
@@ -29,7 +29,10 @@ export const runtime = defineRuntime({
   installHint: "bun:sqlite is built into Bun ≥ 1.1: upgrade Bun.",
 });
 
-export const { openStore, repairStore, resolveDriver } = runtime;
+// One export each, typed (JSR documents the API from explicit types).
+export const openStore: SessionDbRuntime<"bun:sqlite">["openStore"] = runtime.openStore;
+export const repairStore: SessionDbRuntime<"bun:sqlite">["repairStore"] = runtime.repairStore;
+export const resolveDriver: SessionDbRuntime<"bun:sqlite">["resolveDriver"] = runtime.resolveDriver;
 export type {
   CreateSessionInput,
   FtsStatus,

@@ -14,7 +14,7 @@
  * store.close();
  */
 import process from "node:process";
-import type { RuntimeRepairOptions, RuntimeStoreOptions } from "@sessiondb/core";
+import type { RuntimeRepairOptions, RuntimeStoreOptions, SessionDbRuntime } from "@sessiondb/core";
 import { defineRuntime } from "@sessiondb/core/driver";
 import { nodeFsHost } from "@sessiondb/core/host";
 import { nodeSqliteDriver } from "./node-sqlite.js";
@@ -27,7 +27,7 @@ export type DenoRepairOptions = RuntimeRepairOptions<"node:sqlite">;
 
 /** Deno as a sessiondb runtime. @db/sqlite has no name here: it needs the caller's `Database`
  * class, so it is passed as a driver object. */
-export const runtime = defineRuntime({
+export const runtime: SessionDbRuntime<"node:sqlite"> = defineRuntime({
   name: "deno",
   // Deno reports its own version here, without a permission.
   version: process.versions.deno ?? "unknown",
@@ -37,7 +37,10 @@ export const runtime = defineRuntime({
     "node:sqlite is built into Deno ≥ 2.2: upgrade Deno, or pass { driver: dbSqliteDriver(Database) }.",
 });
 
-export const { openStore, repairStore, resolveDriver } = runtime;
+// One export each, typed (JSR documents the API from explicit types).
+export const openStore: SessionDbRuntime<"node:sqlite">["openStore"] = runtime.openStore;
+export const repairStore: SessionDbRuntime<"node:sqlite">["repairStore"] = runtime.repairStore;
+export const resolveDriver: SessionDbRuntime<"node:sqlite">["resolveDriver"] = runtime.resolveDriver;
 export type {
   CreateSessionInput,
   FtsStatus,

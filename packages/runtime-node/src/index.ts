@@ -11,7 +11,7 @@
  * store.close();
  */
 import process from "node:process";
-import type { RuntimeRepairOptions, RuntimeStoreOptions } from "@sessiondb/core";
+import type { RuntimeRepairOptions, RuntimeStoreOptions, SessionDbRuntime } from "@sessiondb/core";
 import { defineRuntime } from "@sessiondb/core/driver";
 import { nodeFsHost } from "@sessiondb/core/host";
 import { betterSqlite3Driver } from "./better-sqlite3.js";
@@ -26,7 +26,7 @@ export type NodeRepairOptions = RuntimeRepairOptions<NodeDriverName>;
 
 /** Node as a sessiondb runtime. The default driver is better-sqlite3 when it loads, else
  * node:sqlite, unless only the other's SQLite is free of the WAL-reset bug (see README). */
-export const runtime = defineRuntime<NodeDriverName>({
+export const runtime: SessionDbRuntime<NodeDriverName> = defineRuntime({
   name: "node",
   version: process.versions.node,
   host: nodeFsHost,
@@ -35,7 +35,10 @@ export const runtime = defineRuntime<NodeDriverName>({
     'Either run "npm install better-sqlite3" (any Node ≥ 20), or use Node ≥ 22.13, which has node:sqlite built in (Node ≥ 24.15 without an experimental warning).',
 });
 
-export const { openStore, repairStore, resolveDriver } = runtime;
+// One export each, typed (JSR documents the API from explicit types).
+export const openStore: SessionDbRuntime<NodeDriverName>["openStore"] = runtime.openStore;
+export const repairStore: SessionDbRuntime<NodeDriverName>["repairStore"] = runtime.repairStore;
+export const resolveDriver: SessionDbRuntime<NodeDriverName>["resolveDriver"] = runtime.resolveDriver;
 export type {
   CreateSessionInput,
   FtsStatus,

@@ -1,10 +1,6 @@
 import { closeSync, openSync, writeSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import { SqliteError } from "../errors.js";
 import { tempDir, testDriver } from "../../test/support/driver.js";
-import { META_FTS_STALE } from "./constants.js";
-import { classifyFtsError } from "./corruption.js";
-import { FtsIndex } from "./fts-index.js";
 import {
   corruptFtsBlocks,
   faultyDriver,
@@ -12,6 +8,10 @@ import {
   openTestStore,
   type TestStore,
 } from "../../test/support/fts-context.js";
+import { SqliteError } from "../errors.js";
+import { META_FTS_STALE } from "./constants.js";
+import { classifyFtsError } from "./corruption.js";
+import { FtsIndex } from "./fts-index.js";
 
 let cleanup: Array<() => void> = [];
 afterEach(() => {

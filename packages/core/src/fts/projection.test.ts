@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { TOOL_CONTENT_PREFIX_CHARS } from "../constants.js";
 import { tempDir } from "../../test/support/driver.js";
+import { openTestStore, type TestStore } from "../../test/support/fts-context.js";
+import { TOOL_CONTENT_PREFIX_CHARS } from "../constants.js";
 import { FtsIndex } from "./fts-index.js";
 import { BASE_INDEX, ftsFingerprintText, TRIGRAM_INDEX, triggerDdl, viewDdl } from "./projection.js";
-import { openTestStore, type TestStore } from "../../test/support/fts-context.js";
 
 let cleanup: Array<() => void> = [];
 afterEach(() => {

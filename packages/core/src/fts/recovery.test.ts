@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { tempDir, testDriver } from "../../test/support/driver.js";
+import { faultyDriver, openTestStore, type TestStore } from "../../test/support/fts-context.js";
 import { SqliteError } from "../errors.js";
 import { acquireAdmission } from "../locks/admission.js";
-import { tempDir, testDriver } from "../../test/support/driver.js";
 import { META_FTS_STALE, META_TRIGRAM_UNAVAILABLE } from "./constants.js";
 import { FtsIndex } from "./fts-index.js";
 import { FTS_STATE_KEYS, ftsNeedsRepair } from "./state.js";
-import { faultyDriver, openTestStore, type TestStore } from "../../test/support/fts-context.js";
 
 let cleanup: Array<() => void> = [];
 afterEach(() => {

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { InvalidInputError } from "../errors.js";
 import { tempDir } from "../../test/support/driver.js";
-import { FtsIndex } from "./fts-index.js";
 import { openTestStore, type TestStore } from "../../test/support/fts-context.js";
+import { InvalidInputError } from "../errors.js";
+import { FtsIndex } from "./fts-index.js";
 
 let dir: ReturnType<typeof tempDir>;
 let store: TestStore;

@@ -1,9 +1,9 @@
 import { spawnSync } from "node:child_process";
 import { linkSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { tempDir, testDriver } from "../../test/support/driver.js";
 import type { Host } from "../host/host.js";
 import { nodeFsHost } from "../host/node-fs.js";
-import { tempDir, testDriver } from "../../test/support/driver.js";
 import {
   type Admission,
   acquireAdmission,

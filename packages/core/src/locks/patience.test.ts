@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
+import { tempDir, testDriver } from "../../test/support/driver.js";
 import { MAX_WAIT_MS } from "../constants.js";
 import { SqliteError, StoreBusyError } from "../errors.js";
-import { tempDir, testDriver } from "../../test/support/driver.js";
 import { jitterBand, sleepSync, withPatience } from "./patience.js";
 
 const busy = () => new SqliteError("BUSY", "database is locked");
