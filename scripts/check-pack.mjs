@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 /**
  * CI check: every public package packs cleanly — only its built dist/, README.md, package.json
- * and LICENSE, no test files; its package.json has the license and keywords npm shows; and its
- * type declarations import only what a consumer has installed (its dependencies and node:
- * modules), so `skipLibCheck: false` compiles without extra @types packages.
+ * and LICENSE, no test files; its README links only to absolute URLs or its own anchors; its
+ * package.json has the license and keywords npm shows; and its type declarations import only
+ * what a consumer has installed (its dependencies and node: modules), so `skipLibCheck: false`
+ * compiles without extra @types packages.
  * Exits 1 with one line per problem.
  *
  *   node scripts/check-pack.mjs
@@ -36,6 +37,13 @@ for (const pack of packs) {
   }
   if (!files.includes("README.md")) problems.push(`${pack.name}: no README.md`);
   if (!files.includes("LICENSE")) problems.push(`${pack.name}: no LICENSE`);
+  // npm and JSR show the README away from the repository: a relative link leads nowhere there.
+  for (const [, target] of readFileSync(join(manifests.get(pack.name).dir, "README.md"), "utf8").matchAll(
+    /\]\(([^)\s]+)\)/g,
+  )) {
+    if (!/^(https?:\/\/|#)/.test(target))
+      problems.push(`${pack.name}: README.md links to "${target}", which is not there on npm`);
+  }
   const { dir, manifest } = manifests.get(pack.name);
   if (manifest.license !== "MIT") problems.push(`${pack.name}: license is not "MIT"`);
   if (!manifest.keywords?.length) problems.push(`${pack.name}: no keywords`);
