@@ -16,7 +16,6 @@ import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
-import * as os from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { gunzipSync } from "node:zlib";
@@ -98,9 +97,8 @@ function manifestOf(tarball: Buffer): Record<string, unknown> {
   throw new Error("no package.json in the tarball");
 }
 
-/** A tarball's bytes from the machine's npm cache, by its integrity (cacache's layout). */
-function fromCache(integrity: string): Buffer | undefined {
-  const cache = process.env.npm_config_cache || path.join(os.homedir(), ".npm");
+/** A tarball's bytes from the npm cache at `cache`, by its integrity (cacache's layout). */
+function fromCache(cache: string, integrity: string): Buffer | undefined {
   const hex = Buffer.from(integrity.replace(/^sha512-/, ""), "base64").toString("hex");
   const file = path.join(
     cache,
@@ -141,8 +139,15 @@ export async function localRegistry(
     const version = manifestOf(bytes).version as string;
     add(name, version, { integrity: `sha512-${createHash("sha512").update(bytes).digest("base64")}`, file });
   }
+  // The cache `npm ci` filled: npm's own answer (turbo may not pass npm_config_cache through).
+  const asked = await run("npm", ["config", "get", "cache", "--workspaces=false"], {
+    cwd: REPO,
+    env: userEnv(),
+  });
+  if (asked.code !== 0) throw new Error(`npm config get cache failed: ${asked.stderr}`);
+  const cache = asked.stdout.trim();
   const bytesOf = (entry: { integrity: string; file?: string }) =>
-    entry.file ? fs.readFileSync(entry.file) : fromCache(entry.integrity);
+    entry.file ? fs.readFileSync(entry.file) : fromCache(cache, entry.integrity);
 
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://localhost");
