@@ -2,11 +2,11 @@ import { afterEach, describe, expect, it } from "vitest";
 import { tempDir, testDriver } from "../../test/support/driver.js";
 import { faultyDriver, openTestStore, type TestStore } from "../../test/support/fts-context.js";
 import { SqliteError } from "../errors.js";
+import { UPSERT_META_SQL } from "../schema/ddl.js";
 import { backfillStepTx } from "./backfill.js";
 import { pace } from "./backfill-loop.js";
 import { META_BACKFILL_HIGH_WATER, META_BACKFILL_PROGRESS } from "./constants.js";
 import { FtsIndex } from "./fts-index.js";
-import { UPSERT_META_SQL } from "./state.js";
 
 let cleanup: Array<() => void> = [];
 afterEach(() => {

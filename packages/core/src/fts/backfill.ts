@@ -12,18 +12,17 @@
  * markers. Broken markers are healed by re-seeding.
  */
 import { BACKFILL_BOUNDARY_SWEEP_IDS } from "../constants.js";
+import { DELETE_META_SQL, UPSERT_META_SQL } from "../schema/ddl.js";
 import type { StoreContext } from "../store/context.js";
 import { META_BACKFILL_HIGH_WATER, META_BACKFILL_PROGRESS, META_FTS_STALE } from "./constants.js";
 import { commandSql, indexWindowSql, sweepWindowSql } from "./projection.js";
 import {
   backfillMarkersBroken,
   backfillWindow,
-  DELETE_META_SQL,
   type FtsSnapshot,
   isStale,
   presentIndexes,
   readSnapshot,
-  UPSERT_META_SQL,
 } from "./state.js";
 import { publishTriggers } from "./triggers.js";
 

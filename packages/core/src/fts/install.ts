@@ -8,10 +8,11 @@
  * breadcrumb, so `ftsNeedsRepair` sends the next open to repair even after a crash.
  */
 import { SqliteError } from "../errors.js";
+import { DELETE_META_SQL, UPSERT_META_SQL } from "../schema/ddl.js";
 import type { StoreContext } from "../store/context.js";
 import { META_FTS_STALE, META_TRIGRAM_UNAVAILABLE } from "./constants.js";
 import { BASE_INDEX, TRIGRAM_INDEX, tableDdl, viewDdl } from "./projection.js";
-import { DELETE_META_SQL, readSnapshot, triggersMissing, UPSERT_META_SQL } from "./state.js";
+import { readSnapshot, triggersMissing } from "./state.js";
 
 /** What install found. */
 export interface InstallOutcome {

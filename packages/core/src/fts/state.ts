@@ -109,9 +109,3 @@ export function triggersMissing(snapshot: FtsSnapshot): boolean {
 export function isStale(snapshot: FtsSnapshot): boolean {
   return snapshot.meta.has(META_FTS_STALE) || triggersMissing(snapshot);
 }
-
-/** Set one state_meta key. */
-export const UPSERT_META_SQL =
-  "INSERT INTO state_meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value";
-/** Remove one state_meta key. */
-export const DELETE_META_SQL = "DELETE FROM state_meta WHERE key = ?";

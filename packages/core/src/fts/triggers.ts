@@ -3,10 +3,11 @@
  * the stale breadcrumb plus dropping every FTS trigger, committed together — is how the index
  * steps aside: canonical writes no longer touch it and search answers by LIKE until a rebuild.
  */
+
+import { DELETE_META_SQL, UPSERT_META_SQL } from "../schema/ddl.js";
 import type { StoreContext } from "../store/context.js";
 import { META_BACKFILL_HIGH_WATER, META_BACKFILL_PROGRESS, META_FTS_STALE } from "./constants.js";
 import { dropTriggerDdl, FTS_INDEXES, type FtsIndexDef, triggerDdl } from "./projection.js";
-import { DELETE_META_SQL, UPSERT_META_SQL } from "./state.js";
 
 /** (Re)create the triggers of `defs` from this build's definition (a trigger left by an older
  * layout is replaced, not kept). Call only together with a rebuild or a backfill seed in the same

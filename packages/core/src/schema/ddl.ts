@@ -1,5 +1,5 @@
 /** Pure SQL generation from the schema definition: nothing here touches a connection. */
-import { type ColumnDef, INDEXES, type IndexDef, TABLES, type TableDef } from "./definition.js";
+import { type ColumnDef, INDEXES, type IndexDef, STATE_META, TABLES, type TableDef } from "./definition.js";
 
 /** Quote an identifier for SQLite. */
 export function ident(name: string): string {
@@ -38,6 +38,20 @@ export function createIndexSql(index: IndexDef): string {
 export function addColumnSql(table: TableDef, column: ColumnDef): string {
   return `ALTER TABLE ${ident(table.name)} ADD COLUMN ${columnSql(table, column, true)}`;
 }
+
+/** INSERT of one row of `table` (every column, in order, as parameters) that updates the non-key
+ * columns of the row already there with the same primary key. */
+export function upsertSql(table: TableDef): string {
+  const names = table.columns.map((column) => ident(column.name));
+  const keys = table.primaryKey.map(ident);
+  const updates = names.filter((name) => !keys.includes(name)).map((name) => `${name} = excluded.${name}`);
+  return `INSERT INTO ${ident(table.name)} (${names.join(", ")}) VALUES (${names.map(() => "?").join(", ")}) ON CONFLICT (${keys.join(", ")}) DO UPDATE SET ${updates.join(", ")}`;
+}
+
+/** Set one state_meta key: run with (key, value). */
+export const UPSERT_META_SQL = upsertSql(STATE_META);
+/** Remove one state_meta key: run with (key). */
+export const DELETE_META_SQL = `DELETE FROM ${ident(STATE_META.name)} WHERE ${ident("key")} = ?`;
 
 /** Every table and index statement, in dependency order. */
 export function schemaDdl(): string[] {

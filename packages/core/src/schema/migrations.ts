@@ -3,6 +3,7 @@
  * version order, and must be idempotent (a sibling may have run it; a crash rolls it back whole).
  */
 import type { SqliteConnection } from "../driver.js";
+import { UPSERT_META_SQL } from "./ddl.js";
 import { META_SCHEMA_VERSION } from "./definition.js";
 
 export interface Migration {
@@ -44,11 +45,7 @@ export function runMigrations(conn: SqliteConnection, from: number, migrations =
     if (migration.version <= version) continue;
     migration.run(conn);
     version = migration.version;
-    conn
-      .prepare(
-        "INSERT INTO state_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-      )
-      .run(META_SCHEMA_VERSION, String(version));
+    conn.prepare(UPSERT_META_SQL).run(META_SCHEMA_VERSION, String(version));
   }
   return version;
 }

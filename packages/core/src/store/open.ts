@@ -21,7 +21,7 @@ import {
 } from "../errors.js";
 import { dirnameOf, type Host } from "../host/host.js";
 import { applyJournalPolicy, type JournalPolicyOptions, type SqliteJournalMode } from "../journal.js";
-import { readProbeSql } from "../schema/ddl.js";
+import { readProbeSql, UPSERT_META_SQL } from "../schema/ddl.js";
 import { META_FINGERPRINT, META_SCHEMA_VERSION, STATE_META } from "../schema/definition.js";
 import { runMigrations, storedSchemaVersion } from "../schema/migrations.js";
 import { findMissingSchema, reconcileSchema } from "../schema/reconcile.js";
@@ -130,11 +130,7 @@ export function initializeSchema(
       hooks.installFts();
       runMigrations(conn, storedSchemaVersion(meta?.get(META_SCHEMA_VERSION)));
       if (found.length === 0 && !journal.deferred) {
-        conn
-          .prepare(
-            "INSERT INTO state_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-          )
-          .run(META_FINGERPRINT, hooks.fingerprint);
+        conn.prepare(UPSERT_META_SQL).run(META_FINGERPRINT, hooks.fingerprint);
       }
       return found;
     });

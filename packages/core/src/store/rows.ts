@@ -1,6 +1,7 @@
 /** Database rows → public objects. JSON columns that fail to parse read back as null rather
  * than breaking a listing (a store may hold rows written by other tools). */
 import type { Row, SqliteConnection } from "../driver.js";
+import { MESSAGES, SESSION_MODEL_USAGE, SESSIONS, type TableDef } from "../schema/definition.js";
 import type { Json, Message, Role, Session, SessionSummary, UsageRow } from "./types.js";
 
 /**
@@ -33,16 +34,13 @@ function guardedText(expr: string, alias: string, whole: boolean): string {
   return `CASE WHEN instr(CAST(${expr} AS BLOB), x'00') > 0 THEN CAST(${expr} AS BLOB) ELSE ${expr} END AS ${alias}`;
 }
 
-/** A select list of `names` qualified by `prefix`, the TEXT ones read whole when the connection
- * does (`yield* readsTextWhole()`); both variants are built once. */
-function selectList(
-  prefix: string,
-  names: readonly string[],
-  texts: ReadonlySet<string>,
-): (textWhole: boolean) => string {
+/** A select list of every column of `table` (from the schema definition) qualified by
+ * `prefix`, the TEXT ones read whole when the connection does (`yield* readsTextWhole()`); both
+ * variants are built once. */
+function selectList(prefix: string, table: TableDef): (textWhole: boolean) => string {
   const build = (whole: boolean) =>
-    names
-      .map((name) => (texts.has(name) ? guardedText(prefix + name, name, whole) : prefix + name))
+    table.columns
+      .map(({ name, type }) => (type === "TEXT" ? guardedText(prefix + name, name, whole) : prefix + name))
       .join(", ");
   const whole = build(true);
   const guarded = build(false);
@@ -73,44 +71,8 @@ const num = (value: unknown): number => Number(value ?? 0);
 const optNum = (value: unknown): number | null =>
   value === null || value === undefined ? null : Number(value);
 
-const SESSION_NAMES = [
-  "id",
-  "source",
-  "model",
-  "model_config",
-  "title",
-  "parent_session_id",
-  "started_at",
-  "ended_at",
-  "end_reason",
-  "last_activity_at",
-  "message_count",
-  "tool_call_count",
-  "input_tokens",
-  "output_tokens",
-  "cache_read_tokens",
-  "cache_write_tokens",
-  "reasoning_tokens",
-  "estimated_cost_usd",
-  "cwd",
-  "archived",
-  "pinned",
-  "metadata",
-] as const;
-const SESSION_TEXTS = new Set<string>([
-  "id",
-  "source",
-  "model",
-  "model_config",
-  "title",
-  "parent_session_id",
-  "end_reason",
-  "cwd",
-  "metadata",
-]);
-
 /** The columns read for a session, qualified by `s.` so joins stay unambiguous. */
-export const sessionColumns = selectList("s.", SESSION_NAMES, SESSION_TEXTS);
+export const sessionColumns = selectList("s.", SESSIONS);
 
 export function toSession(row: Row): Session {
   return {
@@ -168,37 +130,8 @@ export function toSessionSummary(row: Row): SessionSummary {
   };
 }
 
-const MESSAGE_NAMES = [
-  "id",
-  "session_id",
-  "role",
-  "content",
-  "content_parts",
-  "tool_name",
-  "tool_call_id",
-  "tool_calls",
-  "timestamp",
-  "token_count",
-  "finish_reason",
-  "reasoning",
-  "active",
-  "metadata",
-] as const;
-const MESSAGE_TEXTS = new Set<string>([
-  "session_id",
-  "role",
-  "content",
-  "content_parts",
-  "tool_name",
-  "tool_call_id",
-  "tool_calls",
-  "finish_reason",
-  "reasoning",
-  "metadata",
-]);
-
 /** The columns read for a message (of `messages`, unqualified). */
-export const messageColumns = selectList("", MESSAGE_NAMES, MESSAGE_TEXTS);
+export const messageColumns = selectList("", MESSAGES);
 
 export function toMessage(row: Row): Message {
   const parts = parseJson<Json>(row.content_parts);
@@ -219,26 +152,8 @@ export function toMessage(row: Row): Message {
   };
 }
 
-const USAGE_NAMES = [
-  "session_id",
-  "model",
-  "provider",
-  "base_url",
-  "billing_mode",
-  "task",
-  "call_count",
-  "input_tokens",
-  "output_tokens",
-  "cache_read_tokens",
-  "cache_write_tokens",
-  "reasoning_tokens",
-  "cost_usd",
-  "updated_at",
-] as const;
-const USAGE_TEXTS = new Set<string>(["session_id", "model", "provider", "base_url", "billing_mode", "task"]);
-
 /** The columns read for a usage row (of `session_model_usage`, unqualified). */
-export const usageColumns = selectList("", USAGE_NAMES, USAGE_TEXTS);
+export const usageColumns = selectList("", SESSION_MODEL_USAGE);
 
 export function toUsageRow(row: Row): UsageRow {
   return {
