@@ -191,6 +191,15 @@ describe("npx", () => {
   });
 });
 
+for (const [name, exe] of [
+  ["bunx", BUN],
+  ["deno", DENO],
+  ["Node 24", NODE24],
+]) {
+  if (!fs.existsSync(exe as string))
+    console.warn(`install.test.ts: the ${name} tests are skipped: no ${exe}`);
+}
+
 describe.skipIf(!fs.existsSync(BUN))("bunx", () => {
   it("runs the CLI on Bun although the bin names node and node is on PATH", async () => {
     const r = await run(BUN, ["x", "sessiondb", "--db", store, "stats", "--json"], {
