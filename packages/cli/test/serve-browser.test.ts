@@ -204,7 +204,7 @@ describe("serve in Chromium", () => {
     const firstLine = (paired.result.content as string).split("\n")[0]?.trim() as string;
     await expect(result.locator("pre.preview").textContent()).resolves.toContain(firstLine);
     await expect(result.locator("details > summary").textContent()).resolves.toMatch(
-      /Show all output · [\d.]+ KB · [\d,]+ lines/,
+      /Show all output · [\d.]+ KiB · [\d,]+ lines/,
     );
     expect(await page.locator("details.system-prompt[open]").count()).toBe(0);
     await page.locator(`[id="call-${paired.callId}"]`).scrollIntoViewIfNeeded();

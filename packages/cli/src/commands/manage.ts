@@ -164,7 +164,7 @@ export const prune: Command = {
       const chosen = all.filter((s) => old(s) && !s.pinned);
       const pinned = all.filter((s) => old(s) && s.pinned).length;
       const messages = chosen.reduce((n, s) => n + s.messageCount, 0);
-      const what = `${plural(chosen.length, "session")} (${plural(messages, "message")}) inactive since before ${time(cutoff)}`;
+      const what = `${plural(chosen.length, "session")} (${plural(messages, "message")}) last active before ${time(cutoff)}`;
       const keptPinned = pinned ? `; ${plural(pinned, "pinned session")} kept` : "";
       if (dryRun || chosen.length === 0) {
         if (values.json) {
