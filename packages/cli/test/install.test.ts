@@ -48,6 +48,7 @@ let unbuilt: string;
 let project: string;
 let consumer: string;
 let closeRegistry: () => Promise<void>;
+let registryUrl: string;
 let npm: ReturnType<typeof npmSetup>;
 let version: string;
 
@@ -76,6 +77,7 @@ beforeAll(async () => {
   const tarballs = await packAll(fs.mkdtempSync(path.join(dir, "tgz-")));
   const registry = await localRegistry(tarballs);
   closeRegistry = registry.close;
+  registryUrl = registry.url;
   npm = npmSetup(dir, registry.url, await localPrebuilds(path.join(dir, "prebuilds")));
 
   global = path.join(dir, "global");
@@ -239,6 +241,32 @@ describe.skipIf(!fs.existsSync(DENO))("deno run with the README's permissions", 
     // The default path (~/.sessiondb/state.db) was looked up: no store there, exit 3.
     expect(r.stderr).toContain(path.join(home, ".sessiondb", "state.db"));
     expect(r.code).toBe(3);
+  });
+
+  it("deno install -g, the README's line, from the registry into a fresh DENO_DIR", async () => {
+    const line = /deno install ((?:\S+ )+)npm:sessiondb/.exec(README);
+    expect(line, "the README's deno install line").not.toBeNull();
+    const flags = (line?.[1] as string).trim().split(/\s+/);
+    expect(flags.filter((f) => f.startsWith("--allow-"))).toEqual(DENO_FLAGS);
+    const root = path.join(dir, "deno-root");
+    const env = userEnv({
+      NPM_CONFIG_REGISTRY: registryUrl,
+      DENO_DIR: path.join(dir, "deno-dir"),
+      // The installed command is a shell script that runs `deno`.
+      PATH: `${path.dirname(fs.realpathSync(DENO))}${path.delimiter}${userEnv().PATH}`,
+    });
+    const empty = fs.mkdtempSync(path.join(dir, "deno-cwd-"));
+    const install = await run(DENO, ["install", ...flags, "--root", root, "npm:sessiondb"], {
+      cwd: empty,
+      env,
+    });
+    expect(install.code, install.stderr).toBe(0);
+    const r = await run(path.join(root, "bin", "sessiondb"), ["--db", store, "stats", "--json"], {
+      cwd: empty,
+      env,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ driver: "node:sqlite", messages: { total: messages } });
   });
 
   it("a missing permission is one line naming the flag, not a crash", async () => {
