@@ -8,6 +8,7 @@
 import { spawn } from "node:child_process";
 import process from "node:process";
 import type { OptionSpec } from "./command.js";
+import { writeOut } from "./output.js";
 
 /** The option every paging command takes. */
 export const PAGER_OPTION: OptionSpec = { "no-pager": { type: "boolean" } };
@@ -25,7 +26,7 @@ export async function page(text: string, values: Readonly<Record<string, unknown
   const rows = process.stdout.rows ?? 0;
   const lines = text.split("\n").length - 1;
   if (!command || !process.stdout.isTTY || (rows > 0 && lines < rows)) {
-    process.stdout.write(text);
+    writeOut(text);
     return;
   }
   const started = await new Promise<ReturnType<typeof spawn> | undefined>((resolve) => {
@@ -43,7 +44,7 @@ export async function page(text: string, values: Readonly<Record<string, unknown
     }
   });
   if (!started) {
-    process.stdout.write(text);
+    writeOut(text);
     return;
   }
   // Ctrl-C belongs to the pager (less uses it to stop a search); the CLI waits for it to quit.

@@ -49,7 +49,8 @@ function facts(s: Session): string[] {
   ];
 }
 
-function toolCallText(call: unknown): string {
+/** A tool call as `name(arguments)`, or its JSON when it has no function name. */
+export function toolCallText(call: unknown): string {
   const fn = (call as { function?: { name?: unknown; arguments?: unknown } })?.function;
   return fn && typeof fn.name === "string"
     ? `${fn.name}(${String(fn.arguments ?? "")})`

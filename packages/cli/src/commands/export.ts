@@ -8,7 +8,7 @@ import { EXIT, ExitError, UsageError } from "../exit.js";
 import { plural } from "../format.js";
 import { allSessions } from "../inspect.js";
 import { openFor, storePath } from "../open.js";
-import { writeOutDrained } from "../output.js";
+import { writeErr, writeOutDrained } from "../output.js";
 import { OutputFile } from "../output-file.js";
 import { fileError, type ResolvedPath, refuseDatabases, refuseStoreFiles, resolvePath } from "../paths.js";
 import { redactor } from "../redact.js";
@@ -288,7 +288,7 @@ export const exportCommand: Command = {
       }
       if (typeof folder === "string") {
         const messages = await exportToFolder(store, sessions, rendering, folder, store.path);
-        process.stderr.write(
+        writeErr(
           `exported ${plural(sessions.length, "session")} (${plural(messages, "message")}) to ${plural(sessions.length, "file")} in ${folder}\n`,
         );
         return EXIT.OK;
@@ -298,7 +298,7 @@ export const exportCommand: Command = {
         return EXIT.OK;
       }
       const messages = await exportToFile(store, sessions, rendering, target);
-      process.stderr.write(
+      writeErr(
         `exported ${plural(sessions.length, "session")} (${plural(messages, "message")}) to ${target.given}\n`,
       );
       return EXIT.OK;

@@ -12,6 +12,7 @@ import { EXIT, ExitError, UsageError } from "../exit.js";
 import { count, plural, print, printJson, table, time } from "../format.js";
 import { allSessions } from "../inspect.js";
 import { openFor } from "../open.js";
+import { writeErr } from "../output.js";
 import { Progress } from "../progress.js";
 import { parseAge } from "../when.js";
 import { terminalWidth } from "../width.js";
@@ -112,7 +113,7 @@ export const sessionsDelete: Command = {
           ? `session ${sessions[0]?.id} (${plural(messages, "message")})`
           : `${plural(sessions.length, "session")} (${plural(messages, "message")})`;
       if (!(await confirm(`Delete ${what}?`, values))) {
-        process.stderr.write("nothing was deleted\n");
+        writeErr("nothing was deleted\n");
         return EXIT.OK;
       }
       const done = await deleteAll(store, positionals, values.json === true);
@@ -200,7 +201,7 @@ export const prune: Command = {
         return EXIT.OK;
       }
       if (!(await confirm(`Delete ${what}?`, values))) {
-        process.stderr.write("nothing was deleted\n");
+        writeErr("nothing was deleted\n");
         return EXIT.OK;
       }
       const done = await deleteAll(

@@ -1,9 +1,9 @@
-import process from "node:process";
 import { ROLES, type Role, type SearchOptions } from "@sessiondb/core";
 import type { Command } from "../command.js";
 import { EXIT, UsageError } from "../exit.js";
 import { bold, count, dim, highlight, plural, printJson, time } from "../format.js";
 import { openFor, parseNonNegativeInt } from "../open.js";
+import { writeErr } from "../output.js";
 import { PAGER_HELP, PAGER_OPTION, page } from "../pager.js";
 import { parseTime } from "../when.js";
 
@@ -71,7 +71,7 @@ export const search: Command = {
     const asked = values.limit === undefined ? 20 : parseNonNegativeInt(String(values.limit), "--limit");
     const limit = Math.min(asked, MAX_LIMIT);
     if (asked > MAX_LIMIT)
-      process.stderr.write(
+      writeErr(
         `sessiondb: --limit ${count(asked)} is capped at ${count(MAX_LIMIT)} hits; page on with --offset\n`,
       );
     const options: SearchOptions = {

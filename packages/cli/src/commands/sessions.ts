@@ -18,6 +18,7 @@ import {
 import { openFor, parseNonNegativeInt, parsePositiveInt } from "../open.js";
 import { PAGER_HELP, PAGER_OPTION, page } from "../pager.js";
 import { tokensOf } from "../serve/data.js";
+import { toolCallText } from "../transcript.js";
 import { timeRange } from "../when.js";
 import { terminalWidth, wrapLine } from "../width.js";
 
@@ -228,14 +229,7 @@ function header(session: Session): string {
 }
 
 function toolCallsLine(calls: unknown[]): string {
-  return calls
-    .map((call) => {
-      const fn = (call as { function?: { name?: unknown; arguments?: unknown } })?.function;
-      if (fn && typeof fn.name === "string")
-        return `${fn.name}(${oneLineCut(String(fn.arguments ?? ""), 120)})`;
-      return oneLineCut(JSON.stringify(call), 120);
-    })
-    .join(", ");
+  return calls.map((call) => oneLineCut(toolCallText(call), 160)).join(", ");
 }
 
 /** `body` cut to a preview with a note on what --full would add. */
