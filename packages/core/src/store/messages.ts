@@ -75,45 +75,44 @@ export function* appendMessages(
   if (rows.length === 0) return [];
   const toolCalls = rows.reduce((sum, row) => sum + row.toolCallCount, 0);
   const latest = Math.max(...rows.map((row) => row.timestamp));
-  return yield* write(
-    function* () {
-      // The counter update doubles as the existence check: no row changed, no session.
-      const { changes } = yield* run(
-        `UPDATE sessions SET message_count = message_count + ?, tool_call_count = tool_call_count + ?,
-           last_activity_at = max(coalesce(last_activity_at, ?), ?) WHERE id = ?`,
-        rows.length,
-        toolCalls,
-        latest,
-        latest,
-        id,
-      );
-      if (changes === 0) throw new SessionNotFoundError(id);
-      const ids: number[] = [];
-      for (const row of rows) {
-        const inserted = yield* run(
-          INSERT_MESSAGE,
-          id,
-          row.role,
-          row.text,
-          row.parts,
-          row.toolName,
-          row.toolCallId,
-          row.toolCalls,
-          row.timestamp,
-          row.tokenCount,
-          row.finishReason,
-          row.reasoning,
-          row.metadata,
-        );
-        ids.push(inserted.lastInsertRowid);
-      }
-      return ids;
-    },
-    {
-      patienceMs,
-      what: `the append of ${rows.length} message${rows.length === 1 ? "" : "s"} to session ${JSON.stringify(id)}`,
-    },
+  return yield* write(() => insertMessages(id, rows, toolCalls, latest), {
+    patienceMs,
+    what: `the append of ${rows.length} message${rows.length === 1 ? "" : "s"} to session ${JSON.stringify(id)}`,
+  });
+}
+
+function* insertMessages(id: string, rows: ValidMessage[], toolCalls: number, latest: number): Op<number[]> {
+  // The counter update doubles as the existence check: no row changed, no session.
+  const { changes } = yield* run(
+    `UPDATE sessions SET message_count = message_count + ?, tool_call_count = tool_call_count + ?,
+       last_activity_at = max(coalesce(last_activity_at, ?), ?) WHERE id = ?`,
+    rows.length,
+    toolCalls,
+    latest,
+    latest,
+    id,
   );
+  if (changes === 0) throw new SessionNotFoundError(id);
+  const ids: number[] = [];
+  for (const row of rows) {
+    const inserted = yield* run(
+      INSERT_MESSAGE,
+      id,
+      row.role,
+      row.text,
+      row.parts,
+      row.toolName,
+      row.toolCallId,
+      row.toolCalls,
+      row.timestamp,
+      row.tokenCount,
+      row.finishReason,
+      row.reasoning,
+      row.metadata,
+    );
+    ids.push(inserted.lastInsertRowid);
+  }
+  return ids;
 }
 
 /** Messages of a session in order. */
@@ -124,30 +123,34 @@ export function* getMessages(sessionId: string, options?: GetMessagesOptions | n
   // -1: SQLite's "no limit".
   const limit = valid.integerOption(o.limit, "getMessages.limit", 0, Number.MAX_SAFE_INTEGER) ?? -1;
   const includeInactive = valid.flagOption(o.includeInactive, "getMessages.includeInactive") ? 1 : 0;
-  return yield* read(function* () {
-    yield* requireSession(id);
-    const rows = yield* all(
-      `SELECT ${messageColumns(yield* readsTextWhole())} FROM messages
+  return yield* read(() => selectMessages(id, afterId, includeInactive, limit));
+}
+
+function* selectMessages(id: string, afterId: number, includeInactive: number, limit: number): Op<Message[]> {
+  yield* requireSession(id);
+  const rows = yield* all(
+    `SELECT ${messageColumns(yield* readsTextWhole())} FROM messages
        WHERE session_id = ? AND id > ? AND (? = 1 OR active = 1) ORDER BY id LIMIT ?`,
-      id,
-      afterId,
-      includeInactive,
-      limit,
-    );
-    return rows.map(toMessage);
-  });
+    id,
+    afterId,
+    includeInactive,
+    limit,
+  );
+  return rows.map(toMessage);
 }
 
 /** Number of stored messages, in one session or in the whole store. */
 export function* messageCount(sessionId?: string): Op<number> {
-  if (sessionId === undefined) {
-    return yield* read(function* () {
-      return Number((yield* get("SELECT count(*) AS n FROM messages"))?.n ?? 0);
-    });
-  }
+  if (sessionId === undefined) return yield* read(countAll);
   const id = valid.sessionId(sessionId);
-  return yield* read(function* () {
-    yield* requireSession(id);
-    return Number((yield* get("SELECT count(*) AS n FROM messages WHERE session_id = ?", id))?.n ?? 0);
-  });
+  return yield* read(() => countIn(id));
+}
+
+function* countAll(): Op<number> {
+  return Number((yield* get("SELECT count(*) AS n FROM messages"))?.n ?? 0);
+}
+
+function* countIn(id: string): Op<number> {
+  yield* requireSession(id);
+  return Number((yield* get("SELECT count(*) AS n FROM messages WHERE session_id = ?", id))?.n ?? 0);
 }

@@ -60,10 +60,13 @@ export function* createSession(given: CreateSessionInput): Op<Session> {
     valid.optionalText(input.cwd, "cwd", 10_000),
     valid.jsonObject(input.metadata, "metadata"),
   ];
-  return yield* write(function* () {
-    if (parent !== null) yield* requireSession(parent);
-    yield* run(
-      `INSERT INTO sessions (id, source, model, model_config, title, parent_session_id, started_at, cwd, metadata)
+  return yield* write(() => upsertSession(id, parent, values));
+}
+
+function* upsertSession(id: string, parent: string | null, values: SqlValue[]): Op<Session> {
+  if (parent !== null) yield* requireSession(parent);
+  yield* run(
+    `INSERT INTO sessions (id, source, model, model_config, title, parent_session_id, started_at, cwd, metadata)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT(id) DO UPDATE SET
          model = coalesce(sessions.model, excluded.model),
@@ -72,10 +75,9 @@ export function* createSession(given: CreateSessionInput): Op<Session> {
          parent_session_id = coalesce(sessions.parent_session_id, excluded.parent_session_id),
          cwd = coalesce(sessions.cwd, excluded.cwd),
          metadata = coalesce(sessions.metadata, excluded.metadata)`,
-      ...values,
-    );
-    return (yield* loadSession(id)) as Session;
-  });
+    ...values,
+  );
+  return (yield* loadSession(id)) as Session;
 }
 
 export function* loadSession(id: string): Op<Session | undefined> {
@@ -111,22 +113,20 @@ export function* listSessions(options?: ListSessionsOptions | null): Op<SessionS
     orderBy === "started"
       ? "s.started_at DESC, s.id"
       : "coalesce(s.last_activity_at, s.started_at) DESC, s.id";
-  return yield* read(function* () {
-    const rows = yield* all(
-      `SELECT ${sessionColumns(yield* readsTextWhole())},
+  return yield* read(() => selectSessions(order, [source, source, includeArchived, limit, offset]));
+}
+
+function* selectSessions(order: string, params: SqlValue[]): Op<SessionSummary[]> {
+  const rows = yield* all(
+    `SELECT ${sessionColumns(yield* readsTextWhole())},
          (SELECT ${previewOf("m.content")} FROM messages m
            WHERE m.session_id = s.id AND m.role = 'user' AND m.active = 1 ORDER BY m.id LIMIT 1) AS preview
        FROM sessions s
        WHERE (? IS NULL OR s.source = ?) AND (? = 1 OR s.archived = 0)
        ORDER BY ${order} LIMIT ? OFFSET ?`,
-      source,
-      source,
-      includeArchived,
-      limit,
-      offset,
-    );
-    return rows.map(toSessionSummary);
-  });
+    ...params,
+  );
+  return rows.map(toSessionSummary);
 }
 
 /** Change title, archived, pinned or metadata. */
@@ -151,19 +151,17 @@ export function* updateSession(id: string, given: UpdateSessionInput): Op<Sessio
     sets.push("metadata = ?");
     values.push(valid.jsonObject(patch.metadata, "metadata"));
   }
-  return yield* write(function* () {
-    if (sets.length > 0) {
-      const { changes } = yield* run(
-        `UPDATE sessions SET ${sets.join(", ")} WHERE id = ?`,
-        ...values,
-        sessionId,
-      );
-      if (changes === 0) throw new SessionNotFoundError(sessionId);
-    }
-    const session = yield* loadSession(sessionId);
-    if (!session) throw new SessionNotFoundError(sessionId);
-    return session;
-  });
+  return yield* write(() => patchSession(sessionId, sets, values));
+}
+
+function* patchSession(id: string, sets: string[], values: SqlValue[]): Op<Session> {
+  if (sets.length > 0) {
+    const { changes } = yield* run(`UPDATE sessions SET ${sets.join(", ")} WHERE id = ?`, ...values, id);
+    if (changes === 0) throw new SessionNotFoundError(id);
+  }
+  const session = yield* loadSession(id);
+  if (!session) throw new SessionNotFoundError(id);
+  return session;
 }
 
 /** Mark a session ended (the first end wins), at `options.at` (epoch seconds) or now. */
@@ -172,26 +170,30 @@ export function* endSession(id: string, reason: string, options?: { at?: number 
   const why = valid.requiredText(reason, "reason", 1000);
   const o = valid.options(options, "endSession", ["at"]);
   const endedAt = valid.timestamp(o.at ?? undefined, "endSession.at", (yield* now()) / 1000);
-  return yield* write(function* () {
-    const { changes } = yield* run(
-      "UPDATE sessions SET ended_at = coalesce(ended_at, ?), end_reason = coalesce(end_reason, ?) WHERE id = ?",
-      endedAt,
-      why,
-      sessionId,
-    );
-    if (changes === 0) throw new SessionNotFoundError(sessionId);
-    return (yield* loadSession(sessionId)) as Session;
-  });
+  return yield* write(() => markEnded(sessionId, why, endedAt));
+}
+
+function* markEnded(id: string, why: string, endedAt: number): Op<Session> {
+  const { changes } = yield* run(
+    "UPDATE sessions SET ended_at = coalesce(ended_at, ?), end_reason = coalesce(end_reason, ?) WHERE id = ?",
+    endedAt,
+    why,
+    id,
+  );
+  if (changes === 0) throw new SessionNotFoundError(id);
+  return (yield* loadSession(id)) as Session;
 }
 
 /** Delete a session with its messages and usage; children keep living without a parent. */
 export function* deleteSession(id: string): Op<number> {
   const sessionId = valid.sessionId(id, "id");
-  return yield* write(function* () {
-    yield* requireSession(sessionId);
-    const { changes } = yield* run("DELETE FROM messages WHERE session_id = ?", sessionId);
-    yield* run("DELETE FROM session_model_usage WHERE session_id = ?", sessionId);
-    yield* run("DELETE FROM sessions WHERE id = ?", sessionId);
-    return changes;
-  });
+  return yield* write(() => removeSession(sessionId));
+}
+
+function* removeSession(id: string): Op<number> {
+  yield* requireSession(id);
+  const { changes } = yield* run("DELETE FROM messages WHERE session_id = ?", id);
+  yield* run("DELETE FROM session_model_usage WHERE session_id = ?", id);
+  yield* run("DELETE FROM sessions WHERE id = ?", id);
+  return changes;
 }

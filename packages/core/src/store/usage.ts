@@ -84,27 +84,29 @@ export function* recordUsage(sessionId: string, given: UsageInput): Op<void> {
       ? valid.amount(usage.costUsd, "usage.costUsd")
       : (valid.count(usage[field], `usage.${field}`) ?? 0),
   );
-  const guardParams = added.flatMap((value) => [value, value]);
   const at = (yield* now()) / 1000;
-  yield* write(function* () {
-    const { changes } = yield* run(ADD_TO_SESSION, ...added, id, ...guardParams);
-    if (changes === 0) {
-      yield* requireSession(id);
-      const totals = yield* get(`SELECT ${COUNTERS.map((c) => c.session)} FROM sessions WHERE id = ?`, id);
-      throw refusal(totals, "session", added, "the session's total");
-    }
-    const upsert = yield* run(ADD_TO_USAGE_ROW, id, ...key, ...added, at, ...guardParams);
-    if (upsert.changes === 0) {
-      const row = yield* get(
-        `SELECT ${COUNTERS.map((c) => c.usage)} FROM session_model_usage
-           WHERE session_id = ? AND model = ? AND provider = ? AND base_url = ? AND billing_mode = ? AND task = ?`,
-        id,
-        ...key,
-      );
-      // Throwing rolls the session's totals back with it.
-      throw refusal(row, "usage", added, "this usage row's total");
-    }
-  });
+  yield* write(() => addUsage(id, key, added, at));
+}
+
+function* addUsage(id: string, key: string[], added: number[], at: number): Op<void> {
+  const guardParams = added.flatMap((value) => [value, value]);
+  const { changes } = yield* run(ADD_TO_SESSION, ...added, id, ...guardParams);
+  if (changes === 0) {
+    yield* requireSession(id);
+    const totals = yield* get(`SELECT ${COUNTERS.map((c) => c.session)} FROM sessions WHERE id = ?`, id);
+    throw refusal(totals, "session", added, "the session's total");
+  }
+  const upsert = yield* run(ADD_TO_USAGE_ROW, id, ...key, ...added, at, ...guardParams);
+  if (upsert.changes === 0) {
+    const row = yield* get(
+      `SELECT ${COUNTERS.map((c) => c.usage)} FROM session_model_usage
+       WHERE session_id = ? AND model = ? AND provider = ? AND base_url = ? AND billing_mode = ? AND task = ?`,
+      id,
+      ...key,
+    );
+    // Throwing rolls the session's totals back with it.
+    throw refusal(row, "usage", added, "this usage row's total");
+  }
 }
 
 /** The INVALID_INPUT for a refused guard: the first counter whose sum with the stored `row`
@@ -139,13 +141,15 @@ function refusal(
 /** Usage rows of a session. */
 export function* getUsage(sessionId: string): Op<UsageRow[]> {
   const id = valid.sessionId(sessionId);
-  return yield* read(function* () {
-    yield* requireSession(id);
-    const rows = yield* all(
-      `SELECT ${usageColumns(yield* readsTextWhole())} FROM session_model_usage WHERE session_id = ?
-         ORDER BY model, provider, base_url, billing_mode, task`,
-      id,
-    );
-    return rows.map(toUsageRow);
-  });
+  return yield* read(() => selectUsage(id));
+}
+
+function* selectUsage(id: string): Op<UsageRow[]> {
+  yield* requireSession(id);
+  const rows = yield* all(
+    `SELECT ${usageColumns(yield* readsTextWhole())} FROM session_model_usage WHERE session_id = ?
+     ORDER BY model, provider, base_url, billing_mode, task`,
+    id,
+  );
+  return rows.map(toUsageRow);
 }
