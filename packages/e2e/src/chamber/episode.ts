@@ -33,6 +33,12 @@ export interface CheckOptions {
   live?: boolean;
   /** Record the problems as notes instead of failures (a look at a store known to be damaged). */
   observe?: boolean;
+  /** Check this store instead of the episode's (a restored backup, a repaired store). */
+  store?: string;
+  /** Only the appends acknowledged before this ledger cut are required (a backup: `reportCut`). */
+  cut?: Record<string, number>;
+  /** Only these acknowledged appends are required (a JSON file of tokens: a repaired store). */
+  expectTokens?: string;
 }
 
 export interface Verdict {
@@ -162,14 +168,19 @@ export class Episode {
     return this.roles.filter((r) => r.role === "writer").map((r) => r.reportPath);
   }
 
-  /** Touch the stop file and wait for every live role; kill -9 the ones that do not stop. */
-  async stopAll(timeoutMs = 30_000): Promise<void> {
+  /**
+   * Touch the stop file and wait for every live role; kill -9 the ones that do not stop (a
+   * failure, or only a note where the store is damaged on purpose: `late: "note"`).
+   */
+  async stopAll(timeoutMs = 30_000, late: "fail" | "note" = "fail"): Promise<void> {
     writeFileSync(this.stopFile, "stop\n");
     const live = this.roles.filter((r) => r.alive);
     const exits = await Promise.all(live.map((r) => r.waitExit(timeoutMs)));
     live.forEach((r, i) => {
       if (exits[i] === undefined) {
-        this.fail(`${r.name} did not stop within ${timeoutMs} ms of the stop file; killed`);
+        const message = `${r.name} did not stop within ${timeoutMs} ms of the stop file; killed`;
+        if (late === "fail") this.fail(message);
+        else this.note(message);
         r.kill9();
       }
     });
@@ -201,6 +212,9 @@ export class Episode {
         minCounts: opts.minCounts,
         searchSample: opts.searchSample ?? 40,
         live: opts.live === true,
+        cut: opts.cut,
+        expectTokens: opts.expectTokens,
+        ...(opts.store ? { store: opts.store } : {}),
         stopFile: undefined,
       },
       { name: `${label}-${runtime.id}` },

@@ -3,12 +3,12 @@
  * real journal policy from a pinned vulnerable SQLite version. Run by vitest.chamber.config.ts.
  *
  * SESSIONDB_SEED=<n>        replay a run (the seed is printed, and is in every failure)
- * SESSIONDB_EPISODE=a,b     only these episodes;  SESSIONDB_ARM=wal|delete  only this arm
+ * SESSIONDB_EPISODE=a,b     only these episodes (opt-in ones too);  SESSIONDB_ARM=wal|delete  only this arm
  * SESSIONDB_CHAMBER_SOAK=N  stretch every episode's durations N times
  */
 import { describe, expect, test } from "vitest";
 import type { Arm } from "./episode.js";
-import { EPISODE_NAMES, runEpisode } from "./episodes.js";
+import { DEFAULT_EPISODES, EPISODE_NAMES, runEpisode } from "./episodes.js";
 import { RUNTIMES } from "./runtimes.js";
 import { masterSeed } from "./seed.js";
 
@@ -17,7 +17,7 @@ const only = process.env.SESSIONDB_EPISODE?.split(",")
   .map((s) => s.trim())
   .filter(Boolean);
 const arms = (process.env.SESSIONDB_ARM ? [process.env.SESSIONDB_ARM] : ["wal", "delete"]) as Arm[];
-const episodes = EPISODE_NAMES.filter((e) => !only || only.includes(e));
+const episodes = only ? EPISODE_NAMES.filter((e) => only.includes(e)) : DEFAULT_EPISODES;
 
 console.log(`[chamber] seed=${master} — replay with SESSIONDB_SEED=${master}`);
 for (const r of Object.values(RUNTIMES)) {

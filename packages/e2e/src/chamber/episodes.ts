@@ -6,6 +6,9 @@
 
 import { spawnSync } from "node:child_process";
 import { chmodSync } from "node:fs";
+import { join } from "node:path";
+import { checkBackups, startBackups } from "./backups.js";
+import { repairDamage } from "./damage.js";
 import { type Arm, Episode, SOAK, sleep } from "./episode.js";
 import { checkAdmission, checkProcesses, type ProcessCheckOptions } from "./invariants.js";
 import type { RoleProcess } from "./role-process.js";
@@ -67,11 +70,15 @@ const EPISODES: Record<string, Body> = {
     await ep.check();
   },
 
-  /** kill -9 writers in the middle of appends (and a churner); replacements on other runtimes. */
+  /**
+   * kill -9 writers in the middle of appends (and a churner); replacements on other runtimes.
+   * Backups are taken throughout the storm; each must restore to a sound store.
+   */
   async "kill9-writer"(ep) {
     const live = await writers(ep, 3, { pace: 0 });
     const churners = [ep.spawn("churn", ep.pickRuntime()), ep.spawn("churn", ep.pickRuntime())];
     reader(ep);
+    startBackups(ep, { count: 2, minPace: ms(400), maxPace: ms(1000) });
     let caught = 0;
     for (let k = 0; k < 3; k++) {
       await sleep(ep.rng.int(ms(400), ms(1200)));
@@ -90,6 +97,7 @@ const EPISODES: Record<string, Body> = {
     await sleep(ms(800));
     await ep.stopAll();
     await ep.check();
+    await checkBackups(ep);
   },
 
   /** SIGTERM every writer while openers and churners keep going: graceful close, nothing in flight. */
@@ -119,12 +127,16 @@ const EPISODES: Record<string, Body> = {
       ep.fail(`graceful close left ${String(verdict.stats.inflight)} append(s) in flight`);
   },
 
-  /** Two rebuilders on different runtimes, a third killed while it holds the admission lock. */
+  /**
+   * Two rebuilders on different runtimes, a third killed while it holds the admission lock;
+   * backups taken while the index is being rebuilt must restore to a sound store.
+   */
   async "rebuild-race"(ep) {
     await seedStore(ep, 120);
     const [rtA, rtB, rtC] = ep.pickRuntimes(3);
     await writers(ep, 1, { pace: 20 });
     reader(ep);
+    startBackups(ep, { count: 2, minPace: 0, maxPace: ms(300) });
     ep.monitor.watchLocks();
     const victim = ep.spawn("fts", rtC!, { iterations: 3 });
     await victim.waitFor((ev) => ev.some((e) => e.t === "rebuild_call"), 60_000, "rebuild_call");
@@ -168,6 +180,7 @@ const EPISODES: Record<string, Body> = {
       );
     ep.note(`rebuild call durations (ms): ${slow.join(", ")}`);
     await ep.check({ expectFts: ["ready"] });
+    await checkBackups(ep);
   },
 
   /**
@@ -315,14 +328,19 @@ const EPISODES: Record<string, Body> = {
     await ep.check();
   },
 
-  /** Everything running — writers, reader, churner, rebuilder, backfill, openers — then kill -9 all. */
+  /**
+   * Everything running — writers, reader, churner, rebuilder, backfill, backups, openers — then
+   * kill -9 all. A backup killed mid-copy must have left nothing at its destination.
+   */
   async "kill9-all"(ep) {
     await seedStore(ep, 30);
     await writers(ep, 3, { pace: 2 });
     reader(ep);
+    const backups = startBackups(ep, { count: 3, minPace: ms(150), maxPace: ms(500) });
     ep.spawn("churn", ep.pickRuntime());
     ep.spawn("fts", ep.pickRuntime(), { iterations: 100, pace: 150 });
     ep.spawn("backfill", ep.pickRuntime(), { start: true, chunkRows: 25, pace: 20 });
+    if (backups) await ready(backups);
     const until = Date.now() + ep.rng.int(ms(1500), ms(3500));
     while (Date.now() < until) {
       ep.spawn("opener", ep.pickRuntime());
@@ -346,8 +364,73 @@ const EPISODES: Record<string, Body> = {
       expectFts: ["ready"],
       minCounts: first.stats.counts as Record<string, number>,
     });
+    await checkBackups(ep);
   },
+
+  /** The stray descriptor (see strayDescriptor), a few seconds. */
+  "stray-descriptor": (ep) => strayDescriptor(ep, ms(3000)),
+
+  /** The same for 16 s, as in the report that prompted it (opt-in: SESSIONDB_EPISODE). */
+  "stray-descriptor-long": (ep) => strayDescriptor(ep, ms(16_000)),
 };
+
+/** Episodes that run only when SESSIONDB_EPISODE names them. */
+const OPT_IN = new Set(["stray-descriptor-long"]);
+
+/**
+ * The stray descriptor: one long-lived writer that now and then reads the store file behind
+ * SQLite's back (readFileSync, or copyFileSync as a user's "backup"), through a descriptor whose
+ * close drops every POSIX lock its process holds on the file; around it, CLI-like writers that
+ * open and close the store for every few appends, a churner and openers. In WAL mode a closing
+ * process that no longer sees the stray writer's shared lock believes it is the last one,
+ * checkpoints and deletes the WAL — which the stray writer goes on appending to. This is
+ * EXPECTED to damage the store: nothing about the damage is asserted, it is counted and printed.
+ * Then every process is stopped and the store repaired, and repair's guarantees are asserted
+ * (damage.ts).
+ */
+async function strayDescriptor(ep: Episode, durationMs: number): Promise<ProcessCheckOptions | undefined> {
+  if (RUNTIMES.node20.unavailable) {
+    ep.note(`skipped: the salvage read needs Node 20 + better-sqlite3 (${RUNTIMES.node20.unavailable})`);
+    return undefined;
+  }
+  const [strayRt, ...others] = ep.pickRuntimes(4);
+  const stray = ep.spawn("writer", strayRt!, {
+    pace: 5,
+    strayEvery: 6,
+    strayCopyTo: join(ep.dir, "user-copy.db"),
+  });
+  await ready(stray);
+  const clis = others
+    .slice(0, 2)
+    .map((rt) => ep.spawn("writer", rt, { pace: 10, reopenEvery: ep.rng.int(1, 3), retryMs: 50 }));
+  ep.spawn("churn", others[2] ?? ep.pickRuntime(), { pace: 30 });
+  const until = Date.now() + durationMs;
+  while (Date.now() < until) {
+    ep.spawn("opener", ep.pickRuntime());
+    await sleep(ep.rng.int(200, 600));
+  }
+  await ep.stopAll(20_000, "note");
+  const writes = ep.events((r) => r.role === "writer");
+  const strayReads = stray.events().filter((e) => e.t === "stray_read").length;
+  if (strayReads === 0) ep.fail(`${stray.name} never read the store behind SQLite's back`);
+  const deleted = new Set(ep.monitor.deleted.map((d) => `${d.pid}:${d.target}`));
+  const numbers = await repairDamage(ep);
+  if (numbers) {
+    const line = [
+      `seed=${ep.master} episodeSeed=${ep.seed} arm=${ep.arm} ${(durationMs / 1000).toFixed(0)} s`,
+      `stray writer ${stray.runtime.id} (${strayReads} stray reads) + ${clis.map((c) => c.runtime.id).join("+")}`,
+      `appends acked ${numbers.acked} (${writes.filter((e) => e.t === "fail").length} refused)`,
+      `acked but lost ${numbers.lost}, acked but altered ${numbers.tornInFile}, recoverable ${numbers.recoverable}`,
+      `integrity_check problems ${numbers.integrityProblems}${numbers.integrityProblems >= 200 ? "+" : ""}, FTS indexes failing integrity-check ${numbers.ftsBroken}/2`,
+      `deleted store files held open ${deleted.size}`,
+      `file held ${numbers.rowsInFile} rows (${numbers.unreadableIds} ids unreadable)`,
+      `repair: ${numbers.strategy}, ${numbers.repairedRows} rows (${numbers.repairExtra} beyond the salvage read)`,
+    ].join("; ");
+    console.log(`[chamber] stray-descriptor numbers: ${line}`);
+    ep.note(line);
+  }
+  return { expectDamage: true };
+}
 
 /** Why the chmod episode cannot run here, if it cannot. */
 function chmodUnavailable(): string | undefined {
@@ -359,6 +442,9 @@ function chmodUnavailable(): string | undefined {
 }
 
 export const EPISODE_NAMES = Object.keys(EPISODES);
+
+/** What a run without SESSIONDB_EPISODE runs. */
+export const DEFAULT_EPISODES = EPISODE_NAMES.filter((name) => !OPT_IN.has(name));
 
 export interface EpisodeResult {
   failures: string[];

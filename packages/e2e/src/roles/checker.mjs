@@ -1,13 +1,18 @@
 /**
  * Checker: the invariants of spec §11 on a short-lived read-only connection, after an episode.
  * Reads every role's report (the ledger) and every stored row, and writes a verdict to `cfg.out`:
- * acknowledged appends stored exactly once with the exact body, in-flight ones at most once and
- * never torn (a batch is all or nothing), refused ones not at all, no phantom rows or sessions,
- * counters equal to the rows, counts not below what any reader saw, integrity_check and FTS5
- * integrity-check (checkIntegrity), the arm's journal mode, and a seeded sample of acknowledged
+ * required acknowledged appends stored exactly once with the exact body, every other intended
+ * one at most once and never torn (a batch is all or nothing), refused ones not at all, no
+ * phantom rows or sessions, the stored appends closed under "committed before" (prefix), counters
+ * equal to the rows, counts not below what any reader saw, integrity_check and FTS5
+ * integrity-check (checkIntegrity), the arm's journal mode, and a seeded sample of required
  * tokens found exactly once by search.
+ *
+ * Which acknowledged appends are required: all of them (the store itself); those acknowledged
+ * before a cut (`cfg.cut`: a backup holds what was committed before it began); or a list
+ * (`cfg.expectTokens`: a repaired store holds what the damaged file still held).
  */
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { hasTail, makeContent, tailToken } from "./lib/content.mjs";
 import { readLedger } from "./lib/ledger.mjs";
 import { Rng } from "./lib/prng.mjs";
@@ -15,17 +20,62 @@ import { describeError } from "./lib/runtime.mjs";
 
 const HEAD = /^(zq[0-9a-z]+) /;
 
+/** The acknowledged appends the store must hold, and the counts readers saw before then. */
+function required(cfg) {
+  if (cfg.expectTokens) {
+    const want = new Set(JSON.parse(readFileSync(cfg.expectTokens, "utf8")));
+    const all = readLedger(cfg.reportsDir).acks;
+    return { acks: new Map([...all].filter(([token]) => want.has(token))), observedCounts: new Map() };
+  }
+  return readLedger(cfg.reportsDir, { cut: cfg.cut });
+}
+
+/**
+ * Prefix: the stored appends are what was committed up to one moment. Within a writer, an
+ * append follows the previous one's commit, so a stored append needs every earlier
+ * acknowledged one of its writer (report order). Across writers, an append whose intent was
+ * recorded after another append's ack (strictly later, one machine's clock) began after that
+ * commit, so it cannot be stored without it.
+ */
+function prefixProblems(ledger, found) {
+  const problems = [];
+  const stored = (group) => group.tokens.some((t) => (found.get(t) ?? []).length > 0);
+  const ackedAt = (group) => ledger.ackAt.get(group.tokens[0]);
+  const firstMissing = new Map(); // writer -> first acknowledged group not stored
+  let earliestMissing; // the missing acknowledged group acknowledged first
+  for (const group of ledger.groups) {
+    if (stored(group) || ackedAt(group) === undefined) continue;
+    if (!firstMissing.has(group.writer)) firstMissing.set(group.writer, group);
+    if (!earliestMissing || ackedAt(group) < ackedAt(earliestMissing)) earliestMissing = group;
+  }
+  const seen = new Set();
+  for (const group of ledger.groups) {
+    const missing = firstMissing.get(group.writer);
+    if (missing === group) seen.add(group.writer);
+    if (!stored(group)) continue;
+    if (seen.has(group.writer))
+      problems.push(
+        `${group.tokens[0]} (${group.writer}) is stored, but its writer's earlier acknowledged ${missing.tokens[0]} is not`,
+      );
+    else if (earliestMissing && group.at > ackedAt(earliestMissing))
+      problems.push(
+        `${group.tokens[0]} (${group.writer}, intended at ${group.at}) is stored, but ${earliestMissing.tokens[0]} (${earliestMissing.writer}), acknowledged earlier at ${ackedAt(earliestMissing)}, is not`,
+      );
+  }
+  return problems;
+}
+
 export async function checker({ cfg, report, adapter }) {
   const rng = new Rng(`${cfg.seed}/${cfg.name}`);
   const problems = [];
   const problem = (kind, detail) => problems.push({ kind, detail });
-  // Writers may still be running (a check in the middle of an episode): acknowledgements are
-  // (and the counts readers observed) taken from a ledger read BEFORE the rows (an ack is written after its commit, so each one must
-  // be in the rows read next), intents from one read AFTER them (an intent is written before its
-  // append, so every row read has one by then). Per-row counters are compared only when no
-  // writer is live (cfg.live false): the API reads below are not one snapshot.
-  const early = readLedger(cfg.reportsDir);
-  const acks = early.acks;
+  // Writers may still be running (a check in the middle of an episode): the required
+  // acknowledgements (and the counts readers observed) are taken from a ledger read BEFORE the
+  // rows (an ack is written after its commit, so each one must be in the rows read next),
+  // intents from one read AFTER them (an intent is written before its append, so every row read
+  // has one by then). Per-row counters and the prefix are judged only when no writer is live
+  // (cfg.live false): the API reads below are not one snapshot.
+  const early = required(cfg);
   const started = Date.now();
   const store = adapter.open(cfg.store, { readOnly: true });
   const stats = { journalMode: store.journalMode, sqlite: store.sqliteVersion, driver: store.driverName };
@@ -55,7 +105,6 @@ export async function checker({ cfg, report, adapter }) {
     const stored = sessions.map((s) => ({ s, messages: store.getMessages(s.id, { includeInactive: true }) }));
     const total = store.messageCount();
     const ledger = readLedger(cfg.reportsDir);
-    ledger.acks = acks;
 
     const found = new Map(); // token -> [ids]
     const counts = {};
@@ -107,16 +156,12 @@ export async function checker({ cfg, report, adapter }) {
     let inflightStored = 0;
     for (const [token, intent] of ledger.intents) {
       const ids = found.get(token) ?? [];
-      if (ledger.acks.has(token)) {
+      const ackedId = ledger.acks.get(token);
+      if (early.acks.has(token)) {
         if (ids.length !== 1)
           problem(
             "acked-not-once",
-            `acknowledged ${token} (id ${ledger.acks.get(token)}, ${intent.writer}) stored ${ids.length} times`,
-          );
-        else if (ids[0] !== ledger.acks.get(token))
-          problem(
-            "acked-wrong-id",
-            `${token}: acknowledged as id ${ledger.acks.get(token)}, stored as id ${ids[0]}`,
+            `acknowledged ${token} (id ${ackedId}, ${intent.writer}) stored ${ids.length} times`,
           );
       } else if (ledger.fails.has(token)) {
         if (ids.length !== 0)
@@ -125,20 +170,24 @@ export async function checker({ cfg, report, adapter }) {
             `${token}: the append threw ${JSON.stringify(ledger.fails.get(token))}, yet it is stored ${ids.length} times`,
           );
       } else {
+        // In flight, or acknowledged but not required here (after the cut, not in the list).
         inflight++;
         if (ids.length > 0) inflightStored++;
         if (ids.length > 1)
-          problem("inflight-twice", `in-flight ${token} (${intent.writer}) stored ${ids.length} times`);
+          problem("inflight-twice", `not required ${token} (${intent.writer}) stored ${ids.length} times`);
       }
+      if (ackedId !== undefined && ids.length === 1 && ids[0] !== ackedId)
+        problem("acked-wrong-id", `${token}: acknowledged as id ${ackedId}, stored as id ${ids[0]}`);
     }
-    for (const tokens of ledger.groups) {
+    for (const { tokens } of ledger.groups) {
       const counts = tokens.map((t) => (found.get(t) ?? []).length);
       if (counts.some((c) => c !== counts[0]))
         problem("torn-batch", `batch ${tokens.join(",")} stored partially: ${counts.join(",")}`);
     }
+    if (!cfg.live) for (const p of prefixProblems(ledger, found)) problem("not-prefix", p);
 
     // Search: a seeded sample of acknowledged tokens, exactly once.
-    const acked = [...ledger.acks.keys()];
+    const acked = [...early.acks.keys()];
     const sample = Array.from({ length: Math.min(cfg.searchSample ?? 40, acked.length) }, () =>
       rng.pick(acked),
     );
@@ -175,6 +224,7 @@ export async function checker({ cfg, report, adapter }) {
       sessions: sessions.length,
       rows,
       acked: ledger.acks.size,
+      required: early.acks.size,
       refused: ledger.fails.size,
       inflight,
       inflightStored,

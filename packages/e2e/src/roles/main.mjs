@@ -4,6 +4,7 @@
  * Node 20, Node 24, Bun and Deno alike.
  */
 import { backfill } from "./backfill.mjs";
+import { backup } from "./backup.mjs";
 import { checker } from "./checker.mjs";
 import { churn } from "./churn.mjs";
 import { corruptor } from "./corruptor.mjs";
@@ -11,9 +12,11 @@ import { fts } from "./fts.mjs";
 import { readConfig, runRole } from "./lib/runtime.mjs";
 import { opener } from "./opener.mjs";
 import { reader } from "./reader.mjs";
+import { repair } from "./repair.mjs";
+import { salvage } from "./salvage.mjs";
 import { writer } from "./writer.mjs";
 
-const ROLES = { backfill, checker, churn, corruptor, fts, opener, reader, writer };
+const ROLES = { backfill, backup, checker, churn, corruptor, fts, opener, reader, repair, salvage, writer };
 
 const role = ROLES[readConfig().role];
 if (!role) throw new Error(`unknown role ${JSON.stringify(readConfig().role)}`);

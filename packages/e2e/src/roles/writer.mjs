@@ -5,7 +5,14 @@
  * than the 8192-character index prefix. `reopenEvery` makes it close and reopen the store like a
  * short-lived CLI would; `pace` is the pause between appends (0: a tight loop, so a kill -9
  * usually lands inside an append).
+ *
+ * `strayEvery` makes it the writer of the stray-descriptor episode: every so many appends it
+ * also reads the store file behind SQLite's back, the way users back a store up — with
+ * `readFileSync`, or `copyFileSync` to `strayCopyTo` — through a descriptor of its own, whose
+ * close drops every POSIX lock this process holds on the file (sqlite.org "How To Corrupt"
+ * §2.2). Logged as `stray_read`.
  */
+import { copyFileSync, readFileSync } from "node:fs";
 import { makeContent } from "./lib/content.mjs";
 import { Rng } from "./lib/prng.mjs";
 import { describeError, openedIn, sleep } from "./lib/runtime.mjs";
@@ -42,6 +49,14 @@ export async function writer({ cfg, report, adapter, stop }) {
         : rng.int(200, 4000);
     else len = rng.int(40, 1200);
     return { token, role, len };
+  };
+
+  let strayReads = 0;
+  const strayRead = () => {
+    const how = cfg.strayCopyTo && rng.chance(0.5) ? "copyFileSync" : "readFileSync";
+    if (how === "copyFileSync") copyFileSync(cfg.store, cfg.strayCopyTo);
+    const bytes = how === "readFileSync" ? readFileSync(cfg.store).length : undefined;
+    report.event("stray_read", { n: ++strayReads, how, bytes });
   };
 
   for (;;) {
@@ -91,9 +106,10 @@ export async function writer({ cfg, report, adapter, stop }) {
       store = undefined;
       report.event("closed", { reopen: true });
     }
+    if (cfg.strayEvery && store && rng.int(1, cfg.strayEvery) === 1) strayRead();
     if (cfg.pace) await sleep(rng.int(0, cfg.pace));
     else await new Promise((resolve) => setImmediate(resolve));
   }
   store?.close();
-  report.event("closed", { reason: stop.reason(), acked, failed });
+  report.event("closed", { reason: stop.reason(), acked, failed, strayReads });
 }

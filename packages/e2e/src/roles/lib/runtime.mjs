@@ -1,6 +1,7 @@
 /**
  * What every role needs from its runtime, written once for Node, Bun and Deno: the role's
- * config, the append-only report, the adapter's openStore, stop signals, and descriptor counts.
+ * config, the append-only report, the adapter's openStore (and repairStore's options), stop
+ * signals, and descriptor counts.
  * Only node:fs / node:process / node:path / node:url are used; all three runtimes provide them.
  */
 import { closeSync, existsSync, openSync, readdirSync, readlinkSync, writeSync } from "node:fs";
@@ -78,6 +79,8 @@ export async function loadAdapter(cfg) {
     runtime,
     /** When the latest `open` began (see `openedIn`). */
     openStartedAt: undefined,
+    /** Options for the adapter's `repairStore`: the driver `open` uses. */
+    repairOptions: base.driver ? { driver: base.driver } : {},
     open(path, extra = {}) {
       adapter.openStartedAt = Date.now();
       return mod.openStore(path, { ...base, ...extra });
