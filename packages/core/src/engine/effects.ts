@@ -16,7 +16,13 @@ import type { Row, RunResult, SqlValue } from "../driver.js";
 import type { WriteOptions } from "../store/context.js";
 
 export type Effect =
-  | { readonly kind: "get" | "all" | "run"; readonly sql: string; readonly params: SqlValue[] }
+  | {
+      readonly kind: "get" | "all" | "run";
+      readonly sql: string;
+      readonly params: SqlValue[];
+      /** SQL whose text varies with its input (search): prepared for this call, not cached. */
+      readonly fresh?: boolean;
+    }
   | { readonly kind: "exec"; readonly sql: string }
   | {
       /** `write`: one write transaction with write patience, the whole body run again on
@@ -27,6 +33,13 @@ export type Effect =
       readonly options?: WriteOptions;
     }
   | { readonly kind: "now" }
+  | {
+      /** Run `body` once per connection and answer its result from then on (facts about the
+       * engine that need a probe, like whether its trigram tokenizer reads past a NUL). */
+      readonly kind: "remember";
+      readonly key: string;
+      readonly body: () => Op<unknown>;
+    }
   | { readonly kind: "readsTextWhole" };
 
 /** An operation returning `T`. */
@@ -42,12 +55,18 @@ export function* all(sql: string, ...params: SqlValue[]): Op<Row[]> {
   return (yield { kind: "all", sql, params }) as Row[];
 }
 
+/** Every row of `sql`, prepared for this call only (see `fresh`). */
+export function* allFresh(sql: string, params: SqlValue[]): Op<Row[]> {
+  return (yield { kind: "all", sql, params, fresh: true }) as Row[];
+}
+
 /** Run a data statement. */
 export function* run(sql: string, ...params: SqlValue[]): Op<RunResult> {
   return (yield { kind: "run", sql, params }) as RunResult;
 }
 
-/** Run SQL without parameters or results (DDL, pragmas). */
+/** Run one statement without parameters or results (DDL, pragmas): one statement, since an
+ * async engine executes statements one at a time. */
 export function* exec(sql: string): Op<void> {
   yield { kind: "exec", sql };
 }
@@ -70,6 +89,11 @@ export function* snapshot<T>(body: () => Op<T>): Op<T> {
 /** Wall clock in ms (the store's injectable clock). */
 export function* now(): Op<number> {
   return (yield { kind: "now" }) as number;
+}
+
+/** `body`'s result, computed once per connection. */
+export function* remember<T>(key: string, body: () => Op<T>): Op<T> {
+  return (yield { kind: "remember", key, body }) as T;
 }
 
 /** Whether the connection reads TEXT past a NUL (store/rows.ts picks its select lists by it). */

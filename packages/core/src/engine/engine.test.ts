@@ -8,6 +8,7 @@ import { asyncDouble } from "../../test/support/async-executor.js";
 import { tempDir, testDriver } from "../../test/support/driver.js";
 import type { SqliteConnection } from "../driver.js";
 import { SessionDbError } from "../errors.js";
+import { runSearch } from "../fts/search.js";
 import * as messages from "../store/messages.js";
 import * as sessions from "../store/sessions.js";
 import * as usage from "../store/usage.js";
@@ -142,6 +143,30 @@ describe("the async runner", () => {
     expect(await codeOf(runAsync(busy, sessions.endSession("s1", "x")))).toBe("STORE_BUSY");
     holder.exec("ROLLBACK");
     expect(store.getSession("s1")?.endedAt).toBeNull();
+  });
+
+  it("routes and runs searches as the sync store does, on every route", async () => {
+    store.createSession({ id: "s1", source: "cli" });
+    store.appendMessages("s1", [
+      { role: "user", content: "deploy the gateway tonight" },
+      { role: "assistant", content: "the deployment of gateway-7 finished; 部署完成" },
+      { role: "tool", content: "exit\u0000code 0 after deploying" },
+    ]);
+    const cases: Array<[string, Parameters<typeof store.search>[1]]> = [
+      ["deploy", undefined],
+      ['"the gateway"', undefined],
+      ["deploy*", { sort: "oldest" }],
+      ["ploy", { substring: true }],
+      ["部署", undefined],
+      ["gateway -tonight", { roles: ["assistant"] }],
+      ["exit\u0000code", { substring: true }],
+    ];
+    for (const [query, options] of cases) {
+      const expected = store.search(query, options);
+      expect(await runAsync(env, runSearch(query, options ?? undefined, false))).toEqual(expected);
+    }
+    const routes = new Set(cases.map(([query, options]) => store.search(query, options).route));
+    expect(routes.size).toBeGreaterThan(1);
   });
 
   it("throws an executor's error into the operation, whose try/catch handles it", async () => {

@@ -105,8 +105,20 @@ async function perform(env: AsyncEnvironment, effect: Effect, target: AsyncState
       return env.now();
     case "readsTextWhole":
       return env.executor.readsTextWhole;
+    case "remember": {
+      let facts = remembered.get(env.executor);
+      if (!facts) {
+        facts = new Map();
+        remembered.set(env.executor, facts);
+      }
+      if (!facts.has(effect.key)) facts.set(effect.key, await drive(env, effect.body(), target, depth));
+      return facts.get(effect.key);
+    }
   }
 }
+
+/** `remember` results, per executor. */
+const remembered = new WeakMap<object, Map<string, unknown>>();
 
 /** A write inside a transaction: a savepoint, so a body that throws undoes only itself (the
  * same rule as the sync runner's TransactionScope). */

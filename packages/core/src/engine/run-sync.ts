@@ -29,6 +29,7 @@ function perform(ctx: StoreContext, effect: Effect): unknown {
     case "get":
       return ctx.statement(effect.sql).get(...effect.params);
     case "all":
+      if (effect.fresh) return ctx.conn.prepare(effect.sql).all(...effect.params);
       return ctx.statement(effect.sql).all(...effect.params);
     case "run":
       return ctx.statement(effect.sql).run(...effect.params);
@@ -44,5 +45,17 @@ function perform(ctx: StoreContext, effect: Effect): unknown {
       return ctx.now();
     case "readsTextWhole":
       return readsTextWhole(ctx.conn);
+    case "remember": {
+      let facts = remembered.get(ctx.conn);
+      if (!facts) {
+        facts = new Map();
+        remembered.set(ctx.conn, facts);
+      }
+      if (!facts.has(effect.key)) facts.set(effect.key, runSync(ctx, effect.body()));
+      return facts.get(effect.key);
+    }
   }
 }
+
+/** `remember` results, per connection. */
+const remembered = new WeakMap<object, Map<string, unknown>>();

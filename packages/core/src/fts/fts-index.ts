@@ -5,6 +5,7 @@
  * search to LIKE instead of failing a canonical write.
  */
 import { DEFAULT_BACKFILL_CHUNK_IDS } from "../constants.js";
+import { runSync } from "../engine/run-sync.js";
 import type { StoreContext } from "../store/context.js";
 import type { IntegrityProblem } from "../store/types.js";
 import { backfillStepTx, countRows, startBackfillTx } from "./backfill.js";
@@ -67,7 +68,7 @@ export class FtsIndex {
 
   /** Search messages; the result names the route that served it. */
   search(query: string, options?: SearchOptions): SearchResult {
-    return runSearch(this.#ctx, query, options);
+    return runSync(this.#ctx, runSearch(query, options, this.#ctx.readOnly));
   }
 
   /** State of the full-text index. */

@@ -213,11 +213,15 @@ const PROBE = "temp.sessiondb_trigram_nul_probe";
 
 /**
  * Whether this SQLite's trigram tokenizer reads past a NUL character: older ones (3.40 does)
- * stop at the first NUL, so text after it never reaches the trigram index. `setup` then `query`
+ * stop at the first NUL, so text after it never reaches the trigram index. `setup` (one statement
+ * each: an async engine runs statements one at a time) then `query`
  * (one row, `n` = 1 when the text after the NUL was indexed), then `teardown`.
  */
 export const TRIGRAM_NUL_PROBE = {
-  setup: `CREATE VIRTUAL TABLE ${PROBE} USING fts5(c, tokenize='trigram'); INSERT INTO ${PROBE}(c) VALUES ('ab' || char(0) || 'cde')`,
+  setup: [
+    `CREATE VIRTUAL TABLE ${PROBE} USING fts5(c, tokenize='trigram')`,
+    `INSERT INTO ${PROBE}(c) VALUES ('ab' || char(0) || 'cde')`,
+  ],
   query: `SELECT count(*) AS n FROM ${PROBE} WHERE sessiondb_trigram_nul_probe MATCH '"cde"'`,
   teardown: `DROP TABLE ${PROBE}`,
 } as const;

@@ -5,8 +5,8 @@
  * pasted megabyte of one character must not freeze a search (see search-sql.ts and query.ts).
  */
 import type { Row } from "../driver.js";
+import { allFresh, exec, get, type Op, read, remember, snapshot, write } from "../engine/effects.js";
 import { hasResultCode } from "../errors.js";
-import type { StoreContext } from "../store/context.js";
 import { text } from "../store/rows.js";
 import { FTS_SNIPPET_MAX_CHARS } from "./constants.js";
 import { classifyFtsError } from "./corruption.js";
@@ -39,8 +39,8 @@ import {
   TRIGRAM_NUL_PROBE,
   termsSql,
 } from "./search-sql.js";
-import { backfillWindow, hasIndex, isStale, readSnapshot } from "./state.js";
-import { detachIndex } from "./triggers.js";
+import { backfillWindow, hasIndex, isStale, loadSnapshot } from "./state.js";
+import { detachIndexOp } from "./triggers.js";
 
 function toHit(row: Row, snippet: string): SearchHit {
   return {
@@ -58,27 +58,22 @@ function isQuerySyntaxError(error: unknown): boolean {
   return hasResultCode(error, "ERROR") && /fts5|syntax error|unterminated|MATCH/i.test(error.message);
 }
 
-/** Per connection (one SQLite library): does its trigram tokenizer read past a NUL? */
-const readsPastNul = new WeakMap<object, boolean>();
+/** Does this connection's trigram tokenizer read past a NUL? Asked once per connection (one
+ * SQLite library; see TRIGRAM_NUL_PROBE). */
+const trigramReadsPastNul = (): Op<boolean> => remember("trigramReadsPastNul", probeTrigramNul);
 
-/** Ask this connection's SQLite once (see TRIGRAM_NUL_PROBE). */
-function trigramReadsPastNul(ctx: StoreContext): boolean {
-  let known = readsPastNul.get(ctx.conn);
-  if (known === undefined) {
+function* probeTrigramNul(): Op<boolean> {
+  try {
+    for (const sql of TRIGRAM_NUL_PROBE.setup) yield* exec(sql);
     try {
-      ctx.conn.exec(TRIGRAM_NUL_PROBE.setup);
-      try {
-        known = Number(ctx.conn.prepare(TRIGRAM_NUL_PROBE.query).get()?.n) === 1;
-      } finally {
-        ctx.conn.exec(TRIGRAM_NUL_PROBE.teardown);
-      }
-    } catch {
-      // Cannot tell (no room for a temporary table?): LIKE never misses, so assume the worst.
-      known = false;
+      return Number((yield* allFresh(TRIGRAM_NUL_PROBE.query, []))[0]?.n) === 1;
+    } finally {
+      yield* exec(TRIGRAM_NUL_PROBE.teardown);
     }
-    readsPastNul.set(ctx.conn, known);
+  } catch {
+    // Cannot tell (no room for a temporary table?): LIKE never misses, so assume the worst.
+    return false;
   }
-  return known;
 }
 
 /** The trigram route's exact test runs over the columns the trigram index holds. */
@@ -99,32 +94,31 @@ function indexQuery(plan: RoutePlan, query: ParsedQuery, search: NormalizedSearc
   });
 }
 
-function indexHits(
-  ctx: StoreContext,
+function* indexHits(
   plan: RoutePlan,
   query: ParsedQuery,
   search: NormalizedSearch,
   page: Page,
-): SearchHit[] {
+): Op<SearchHit[]> {
   const { sql, params } = indexQuery(plan, query, search, page);
   const terms = positiveTerms(query);
+  let rows: Row[];
   try {
     // Dynamic SQL is prepared per call, not cached: its text varies with the query's shape.
-    return ctx.conn
-      .prepare(sql)
-      .all(...params)
-      .map((row) =>
-        toHit(
-          row,
-          row.snippet === null || row.snippet === undefined
-            ? likeSnippetOf(ctx, Number(row.id), terms)
-            : String(row.snippet),
-        ),
-      );
+    rows = yield* allFresh(sql, params);
   } catch (error) {
     if (isQuerySyntaxError(error)) return [];
     throw error;
   }
+  const hits: SearchHit[] = [];
+  for (const row of rows) {
+    const snippet =
+      row.snippet === null || row.snippet === undefined
+        ? yield* likeSnippetOf(Number(row.id), terms)
+        : String(row.snippet);
+    hits.push(toHit(row, snippet));
+  }
+  return hits;
 }
 
 /**
@@ -132,12 +126,12 @@ function indexHits(
  * marked. A word hit may match only as FTS5 folds words (`cafe` finds `Café`), which a byte
  * search does not see: such a row shows the start of its first non-empty column.
  */
-function likeSnippetOf(ctx: StoreContext, id: number, terms: readonly string[]): string {
+function* likeSnippetOf(id: number, terms: readonly string[]): Op<string> {
   // instr() finds the empty string at position 1 of any non-NULL value.
   for (const candidates of [terms, [""]]) {
     for (const column of LIKE_COLUMNS) {
       for (const term of candidates) {
-        const row = ctx.statement(likeWindowSql(column)).get(term, id);
+        const row = yield* get(likeWindowSql(column), term, id);
         if (row && Number(row.p) > 0 && Number(row.n) > 0 && row.w instanceof Uint8Array) {
           const window = {
             bytes: row.w,
@@ -154,19 +148,18 @@ function likeSnippetOf(ctx: StoreContext, id: number, terms: readonly string[]):
 }
 
 /** LIKE scan of canonical rows, optionally restricted to an id window. */
-export function likeHits(
-  ctx: StoreContext,
+export function* likeHits(
   query: ParsedQuery,
   search: NormalizedSearch,
   page: Page,
   window?: IdWindow,
-): SearchHit[] {
+): Op<SearchHit[]> {
   const { sql, params } = likeSearchSql(query, search.filters, search.sort, page, window);
   const terms = positiveTerms(query);
-  return ctx.conn
-    .prepare(sql)
-    .all(...params)
-    .map((row) => toHit(row, likeSnippetOf(ctx, Number(row.id), terms)));
+  const hits: SearchHit[] = [];
+  for (const row of yield* allFresh(sql, params))
+    hits.push(toHit(row, yield* likeSnippetOf(Number(row.id), terms)));
+  return hits;
 }
 
 function compareByTime(a: SearchHit, b: SearchHit): number {
@@ -183,21 +176,20 @@ function merge(indexed: SearchHit[], topUp: SearchHit[], sort: NormalizedSearch[
 }
 
 /** Run `plan`; throws what the index throws (the caller decides about corruption). */
-export function executeSearch(
-  ctx: StoreContext,
+export function* executeSearch(
   plan: RoutePlan,
   query: ParsedQuery,
   search: NormalizedSearch,
-): SearchHit[] {
+): Op<SearchHit[]> {
   if (query.groups.length === 0 || search.page.limit === 0) return [];
-  if (plan.index === undefined) return likeHits(ctx, query, search, search.page);
-  if (!plan.topUp) return indexHits(ctx, plan, query, search, search.page);
+  if (plan.index === undefined) return yield* likeHits(query, search, search.page);
+  if (!plan.topUp) return yield* indexHits(plan, query, search, search.page);
   // Both sources are sorted; fetching offset+limit from each and merging gives the exact page.
   const { limit, offset } = search.page;
   const head: Page = { limit: offset + limit, offset: 0 };
   const merged = merge(
-    indexHits(ctx, plan, query, search, head),
-    likeHits(ctx, query, search, head, plan.topUp),
+    yield* indexHits(plan, query, search, head),
+    yield* likeHits(query, search, head, plan.topUp),
     search.sort,
   );
   return merged.slice(offset, offset + limit);
@@ -213,37 +205,50 @@ const message = (error: unknown) => (error instanceof Error ? error.message : St
  * corruption was the index's, so it is detached too (writable stores); if LIKE fails as well,
  * the damage is structural and the error propagates.
  */
-export function runSearch(ctx: StoreContext, query: string, options?: SearchOptions): SearchResult {
+export function* runSearch(
+  query: string,
+  options: SearchOptions | undefined,
+  readOnly: boolean,
+): Op<SearchResult> {
   const search = normalizeSearch(query, options);
   const parsed = parseQuery(query);
   if (!search.substring) checkWordBudget(parsed);
-  let plan: RoutePlan | undefined;
+  const chosen: { plan?: RoutePlan } = {};
   try {
-    return ctx.snapshot(() => {
-      const snap = readSnapshot((sql) => ctx.statement(sql));
-      const trusted = !isStale(snap);
-      const trigramUsable = trusted && hasIndex(snap, TRIGRAM_INDEX);
-      plan = chooseRoute({
-        query: parsed,
-        roles: search.filters.roles,
-        substring: search.substring,
-        baseUsable: trusted && hasIndex(snap, BASE_INDEX),
-        trigramUsable,
-        trigramReadsPastNul: trigramUsable && trigramReadsPastNul(ctx),
-        backfill: backfillWindow(snap.meta),
-      });
-      return { route: plan.route, hits: executeSearch(ctx, plan, parsed, search) };
-    });
+    return yield* snapshot(() => routeAndRun(parsed, search, chosen));
   } catch (error) {
-    if (plan?.index === undefined || classifyFtsError(error) === "other") throw error;
-    const hits = ctx.read(() => likeHits(ctx, parsed, search, search.page));
-    if (!ctx.readOnly) {
+    if (chosen.plan?.index === undefined || classifyFtsError(error) === "other") throw error;
+    const hits = yield* read(() => likeHits(parsed, search, search.page));
+    if (!readOnly) {
       try {
-        ctx.write(() => detachIndex(ctx, `FTS corruption on a search: ${message(error)}`));
+        yield* write(() => detachIndexOp(`FTS corruption on a search: ${message(error)}`));
       } catch {
         // Busy or read-only file: the next search meets the same error and answers by LIKE again.
       }
     }
     return { route: "like", hits };
   }
+}
+
+/** Inside the snapshot: read the index state, choose the route (kept in `chosen` for the
+ * corruption handling), run it. */
+function* routeAndRun(
+  parsed: ParsedQuery,
+  search: NormalizedSearch,
+  chosen: { plan?: RoutePlan },
+): Op<SearchResult> {
+  const snap = yield* loadSnapshot();
+  const trusted = !isStale(snap);
+  const trigramUsable = trusted && hasIndex(snap, TRIGRAM_INDEX);
+  const plan = chooseRoute({
+    query: parsed,
+    roles: search.filters.roles,
+    substring: search.substring,
+    baseUsable: trusted && hasIndex(snap, BASE_INDEX),
+    trigramUsable,
+    trigramReadsPastNul: trigramUsable && (yield* trigramReadsPastNul()),
+    backfill: backfillWindow(snap.meta),
+  });
+  chosen.plan = plan;
+  return { route: plan.route, hits: yield* executeSearch(plan, parsed, search) };
 }

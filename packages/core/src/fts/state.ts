@@ -2,7 +2,8 @@
  * What the index knows about itself: its state_meta markers and which FTS objects exist, read
  * in one query, and the pure decisions taken from them (ready, backfilling, stale, repair).
  */
-import type { SqliteStatement } from "../driver.js";
+import type { Row, SqliteStatement } from "../driver.js";
+import { all, type Op } from "../engine/effects.js";
 import {
   META_BACKFILL_HIGH_WATER,
   META_BACKFILL_PROGRESS,
@@ -47,10 +48,18 @@ export const SNAPSHOT_PARAMS: readonly string[] = [...FTS_STATE_KEYS, ...OBJECT_
 
 /** Read the snapshot through `prepare` (a Store's cached `statement`, or `conn.prepare`). */
 export function readSnapshot(prepare: (sql: string) => SqliteStatement): FtsSnapshot {
-  const statement = prepare(SNAPSHOT_SQL);
+  return toSnapshot(prepare(SNAPSHOT_SQL).all(...SNAPSHOT_PARAMS));
+}
+
+/** The snapshot, as an operation. */
+export function* loadSnapshot(): Op<FtsSnapshot> {
+  return toSnapshot(yield* all(SNAPSHOT_SQL, ...SNAPSHOT_PARAMS));
+}
+
+function toSnapshot(rows: Row[]): FtsSnapshot {
   const meta = new Map<string, string>();
   const objects = new Set<string>();
-  for (const row of statement.all(...SNAPSHOT_PARAMS)) {
+  for (const row of rows) {
     if (row.kind === "meta") meta.set(String(row.name), String(row.value));
     else objects.add(String(row.name));
   }

@@ -4,6 +4,8 @@
  * steps aside: canonical writes no longer touch it and search answers by LIKE until a rebuild.
  */
 
+import { exec, now, type Op, run } from "../engine/effects.js";
+import { runSync } from "../engine/run-sync.js";
 import { DELETE_META_SQL, UPSERT_META_SQL } from "../schema/ddl.js";
 import type { StoreContext } from "../store/context.js";
 import { META_BACKFILL_HIGH_WATER, META_BACKFILL_PROGRESS, META_FTS_STALE } from "./constants.js";
@@ -21,9 +23,14 @@ export function publishTriggers(ctx: StoreContext, defs: readonly FtsIndexDef[])
 
 /** Inside a transaction: write the stale breadcrumb and drop every FTS trigger. */
 export function detachIndex(ctx: StoreContext, reason: string): void {
-  const crumb = JSON.stringify({ at: new Date(ctx.now()).toISOString(), reason: reason.slice(0, 500) });
-  ctx.statement(UPSERT_META_SQL).run(META_FTS_STALE, crumb);
-  for (const def of FTS_INDEXES) for (const ddl of dropTriggerDdl(def)) ctx.conn.exec(ddl);
+  runSync(ctx, detachIndexOp(reason));
+}
+
+/** `detachIndex` as an operation. */
+export function* detachIndexOp(reason: string): Op<void> {
+  const crumb = JSON.stringify({ at: new Date(yield* now()).toISOString(), reason: reason.slice(0, 500) });
+  yield* run(UPSERT_META_SQL, META_FTS_STALE, crumb);
+  for (const def of FTS_INDEXES) for (const ddl of dropTriggerDdl(def)) yield* exec(ddl);
 }
 
 /** Inside a transaction: forget the breadcrumb and any backfill markers (after a full rebuild). */
