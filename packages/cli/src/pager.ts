@@ -9,13 +9,14 @@ import { spawn } from "node:child_process";
 import process from "node:process";
 import type { OptionSpec } from "./command.js";
 import { writeOut } from "./output.js";
+import { envIfAllowed } from "./permissions.js";
 
 /** The option every paging command takes. */
 export const PAGER_OPTION: OptionSpec = { "no-pager": { type: "boolean" } };
 export const PAGER_HELP = "  --no-pager     print directly, even on a terminal";
 
 function pagerCommand(): string | undefined {
-  const chosen = process.env.SESSIONDB_PAGER ?? process.env.PAGER ?? "less";
+  const chosen = envIfAllowed("SESSIONDB_PAGER") ?? envIfAllowed("PAGER") ?? "less";
   return chosen.trim() === "" || chosen.trim() === "cat" ? undefined : chosen;
 }
 

@@ -5,6 +5,7 @@
  */
 import process from "node:process";
 import stringWidth from "string-width";
+import { envIfAllowed } from "./permissions.js";
 
 /** Printable ASCII is one column a character: the common case skips grapheme segmentation. */
 const PLAIN = /^[\x20-\x7e]*$/;
@@ -22,7 +23,7 @@ export function terminalWidth(
   stream: { isTTY?: boolean; columns?: number } = process.stdout,
 ): number | undefined {
   if (stream.isTTY && stream.columns && stream.columns > 0) return stream.columns;
-  const fromEnv = Number(process.env.COLUMNS);
+  const fromEnv = Number(envIfAllowed("COLUMNS"));
   return Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : undefined;
 }
 
