@@ -8,12 +8,14 @@ import { asyncDouble } from "../../test/support/async-executor.js";
 import { tempDir, testDriver } from "../../test/support/driver.js";
 import type { SqliteConnection } from "../driver.js";
 import { SessionDbError } from "../errors.js";
+import { countRows, type StepMemory, startBackfillTx, timedBackfillStep } from "../fts/backfill.js";
+import { type BackfillProgress, runBackfill } from "../fts/backfill-loop.js";
 import { runSearch } from "../fts/search.js";
 import * as messages from "../store/messages.js";
 import * as sessions from "../store/sessions.js";
 import * as usage from "../store/usage.js";
 import { createStore, type Store } from "../store.js";
-import { get, type Op } from "./effects.js";
+import { get, type Op, read, write } from "./effects.js";
 import { type AsyncEnvironment, runAsync } from "./run-async.js";
 
 let dir: ReturnType<typeof tempDir>;
@@ -167,6 +169,39 @@ describe("the async runner", () => {
     }
     const routes = new Set(cases.map(([query, options]) => store.search(query, options).route));
     expect(routes.size).toBeGreaterThan(1);
+  });
+
+  it("runs the chunked backfill loop to completion; the sync store finds the index whole", async () => {
+    store.createSession({ id: "s1", source: "cli" });
+    for (let i = 0; i < 5; i++) {
+      store.appendMessages(
+        "s1",
+        Array.from({ length: 60 }, (_, k) => ({
+          role: "user" as const,
+          content: `row ${i * 60 + k} gateway`,
+        })),
+      );
+    }
+    expect(await runAsync(env, write(startBackfillTx))).toBe(true);
+    expect(store.ftsStatus().state).toBe("backfilling");
+    const memory: StepMemory = {};
+    const progress: BackfillProgress[] = [];
+    await runBackfill(
+      {
+        step: (chunk) => runAsync(env, timedBackfillStep(chunk, memory)),
+        countRows: (after, upTo) =>
+          runAsync(
+            env,
+            read(() => countRows(after, upTo)),
+          ),
+      },
+      { chunkIds: 50, onProgress: (p) => progress.push(p) },
+    );
+    expect(progress.length).toBeGreaterThan(3);
+    expect(progress.at(-1)).toEqual({ indexed: 300, total: 300, done: true });
+    expect(store.ftsStatus().state).toBe("ready");
+    expect(store.checkIntegrity().ok).toBe(true);
+    expect(store.search("gateway", { limit: 1000 }).hits.length).toBe(300);
   });
 
   it("throws an executor's error into the operation, whose try/catch handles it", async () => {

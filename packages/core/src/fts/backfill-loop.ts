@@ -35,9 +35,11 @@ export interface TimedStep extends StepOutcome {
 
 /** What the loop needs from the index. */
 export interface BackfillDriver {
-  step(chunkIds: number): TimedStep;
+  /** Each call runs `timedBackfillStep`/`countRows` on a runner: a value on the sync one, a
+   * promise on the async one (the loop awaits either). */
+  step(chunkIds: number): TimedStep | Promise<TimedStep>;
   /** Rows with ids in `(after, upTo]`. */
-  countRows(after: number, upTo: number): number;
+  countRows(after: number, upTo: number): number | Promise<number>;
 }
 
 /** The next chunk size and pause after a step (pure). `quiet` counts the steps in a row, this
@@ -75,10 +77,10 @@ export async function runBackfill(
   let knownTo = -1;
   for (;;) {
     options.signal?.throwIfAborted();
-    const step = driver.step(chunk);
-    if (step.highWater > 0 && total === 0) total = driver.countRows(0, step.highWater);
+    const step = await driver.step(chunk);
+    if (step.highWater > 0 && total === 0) total = await driver.countRows(0, step.highWater);
     // Another process may have advanced progress between our steps: recount once, then add.
-    indexed = step.from === knownTo ? indexed + step.rows : driver.countRows(0, step.to);
+    indexed = step.from === knownTo ? indexed + step.rows : await driver.countRows(0, step.to);
     knownTo = step.to;
     if (!step.remains) indexed = total;
     options.onProgress?.({ indexed: Math.min(indexed, total), total, done: !step.remains });

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { tempDir, testDriver } from "../../test/support/driver.js";
 import { faultyDriver, openTestStore, type TestStore } from "../../test/support/fts-context.js";
+import { runSync } from "../engine/run-sync.js";
 import { SqliteError } from "../errors.js";
 import { UPSERT_META_SQL } from "../schema/ddl.js";
 import { backfillStepTx } from "./backfill.js";
@@ -74,10 +75,13 @@ describe("backfill", () => {
     const before = docs(store);
     expect(() =>
       store.ctx.write(() =>
-        backfillStepTx(store.ctx, 10, () => {
-          expect(docs(store)).toBe(before + 10); // indexed inside the transaction …
-          throw new Error("simulated crash");
-        }),
+        runSync(
+          store.ctx,
+          backfillStepTx(10, () => {
+            expect(docs(store)).toBe(before + 10); // indexed inside the transaction …
+            throw new Error("simulated crash");
+          }),
+        ),
       ),
     ).toThrow("simulated crash");
     expect(docs(store)).toBe(before); // … and gone with it

@@ -12,8 +12,9 @@
  * markers. Broken markers are healed by re-seeding.
  */
 import { BACKFILL_BOUNDARY_SWEEP_IDS } from "../constants.js";
+import { exec, get, now, type Op, run, write } from "../engine/effects.js";
 import { DELETE_META_SQL, UPSERT_META_SQL } from "../schema/ddl.js";
-import type { StoreContext } from "../store/context.js";
+import type { TimedStep } from "./backfill-loop.js";
 import { META_BACKFILL_HIGH_WATER, META_BACKFILL_PROGRESS, META_FTS_STALE } from "./constants.js";
 import { commandSql, indexWindowSql, sweepWindowSql } from "./projection.js";
 import {
@@ -21,10 +22,10 @@ import {
   backfillWindow,
   type FtsSnapshot,
   isStale,
+  loadSnapshot,
   presentIndexes,
-  readSnapshot,
 } from "./state.js";
-import { publishTriggers } from "./triggers.js";
+import { publishTriggersOp } from "./triggers.js";
 
 /** What one step did. */
 export interface StepOutcome {
@@ -39,36 +40,34 @@ export interface StepOutcome {
   highWater: number;
 }
 
-const snapshot = (ctx: StoreContext) => readSnapshot((sql) => ctx.statement(sql));
-
 /** Inside a transaction: empty the indexes, publish triggers, set the markers. */
-function seed(ctx: StoreContext, snap: FtsSnapshot): void {
+function* seed(snap: FtsSnapshot): Op<void> {
   const defs = presentIndexes(snap);
-  for (const def of defs) ctx.conn.exec(commandSql(def, "delete-all"));
-  publishTriggers(ctx, defs);
-  const highWater = Number(ctx.statement("SELECT coalesce(max(id), 0) AS hw FROM messages").get()?.hw ?? 0);
-  ctx.statement(UPSERT_META_SQL).run(META_BACKFILL_HIGH_WATER, String(highWater));
-  ctx.statement(UPSERT_META_SQL).run(META_BACKFILL_PROGRESS, "0");
+  for (const def of defs) yield* exec(commandSql(def, "delete-all"));
+  yield* publishTriggersOp(defs);
+  const highWater = Number((yield* get("SELECT coalesce(max(id), 0) AS hw FROM messages"))?.hw ?? 0);
+  yield* run(UPSERT_META_SQL, META_BACKFILL_HIGH_WATER, String(highWater));
+  yield* run(UPSERT_META_SQL, META_BACKFILL_PROGRESS, "0");
   // The seeded state is consistent on its own: the index is no longer stale, only incomplete.
-  ctx.statement(DELETE_META_SQL).run(META_FTS_STALE);
+  yield* run(DELETE_META_SQL, META_FTS_STALE);
 }
 
 /** Inside a transaction: start a backfill unless a healthy one is already running. False when FTS5 is missing. */
-export function startBackfillTx(ctx: StoreContext): boolean {
-  const snap = snapshot(ctx);
+export function* startBackfillTx(): Op<boolean> {
+  const snap = yield* loadSnapshot();
   if (presentIndexes(snap).length === 0) return false;
   if (backfillWindow(snap.meta) && !isStale(snap)) return true;
-  seed(ctx, snap);
+  yield* seed(snap);
   return true;
 }
 
 /** Inside a transaction: heal broken markers by re-seeding. True when it healed. */
-export function healMarkersTx(ctx: StoreContext): boolean {
-  const snap = snapshot(ctx);
+export function* healMarkersTx(): Op<boolean> {
+  const snap = yield* loadSnapshot();
   if (!backfillMarkersBroken(snap.meta) || presentIndexes(snap).length === 0) return false;
   // A missing progress key cannot say what is indexed; keeping the old high-water mark would
   // lose the live rows above it that 'delete-all' removes, so the mark is re-taken too.
-  seed(ctx, snap);
+  yield* seed(snap);
   return true;
 }
 
@@ -76,9 +75,9 @@ export function healMarkersTx(ctx: StoreContext): boolean {
  * Inside a transaction: one backfill step of at most `chunkIds` ids. `afterIndex` is a test hook
  * that runs after the window was indexed and before progress is written (crash simulation).
  */
-export function backfillStepTx(ctx: StoreContext, chunkIds: number, afterIndex?: () => void): StepOutcome {
-  if (healMarkersTx(ctx)) return { remains: true, from: 0, to: 0, rows: 0, highWater: 0 };
-  const snap = snapshot(ctx);
+export function* backfillStepTx(chunkIds: number, afterIndex?: () => void): Op<StepOutcome> {
+  if (yield* healMarkersTx()) return { remains: true, from: 0, to: 0, rows: 0, highWater: 0 };
+  const snap = yield* loadSnapshot();
   const window = backfillWindow(snap.meta);
   const defs = presentIndexes(snap);
   // Stale means detached: the recovery rebuild owns the index now (and clears the markers).
@@ -89,27 +88,57 @@ export function backfillStepTx(ctx: StoreContext, chunkIds: number, afterIndex?:
   let rows = 0;
   if (progress < highWater) {
     for (const [i, def] of defs.entries()) {
-      const changes = ctx.statement(indexWindowSql(def)).run(progress, end).changes;
+      const { changes } = yield* run(indexWindowSql(def), progress, end);
       if (i === 0) rows = changes;
     }
     afterIndex?.();
-    ctx.statement(UPSERT_META_SQL).run(META_BACKFILL_PROGRESS, String(end));
+    yield* run(UPSERT_META_SQL, META_BACKFILL_PROGRESS, String(end));
     if (end < highWater) return { remains: true, from: progress, to: end, rows, highWater };
   }
   // Done: belt and braces around the boundary, then the window closes and triggers act on all ids.
   for (const def of defs) {
-    ctx
-      .statement(sweepWindowSql(def))
-      .run(highWater - BACKFILL_BOUNDARY_SWEEP_IDS, highWater + BACKFILL_BOUNDARY_SWEEP_IDS);
+    yield* run(
+      sweepWindowSql(def),
+      highWater - BACKFILL_BOUNDARY_SWEEP_IDS,
+      highWater + BACKFILL_BOUNDARY_SWEEP_IDS,
+    );
   }
-  ctx.statement(DELETE_META_SQL).run(META_BACKFILL_HIGH_WATER);
-  ctx.statement(DELETE_META_SQL).run(META_BACKFILL_PROGRESS);
+  yield* run(DELETE_META_SQL, META_BACKFILL_HIGH_WATER);
+  yield* run(DELETE_META_SQL, META_BACKFILL_PROGRESS);
   return { remains: false, from: progress, to: Math.max(progress, end), rows, highWater };
 }
 
+/** What a step remembers of the last one: the store's data_version after it. */
+export interface StepMemory {
+  dataVersion?: number;
+}
+
+/** One step in its own write transaction, timed: how long the transaction waited for the lock,
+ * how long it was held, and whether another connection committed since the last step. */
+export function* timedBackfillStep(chunkIds: number, memory: StepMemory): Op<TimedStep> {
+  const started = yield* now();
+  const timing = { entered: started, othersWrote: false };
+  const outcome = yield* write(() => versionedStep(chunkIds, memory, timing));
+  const heldMs = (yield* now()) - timing.entered;
+  return { ...outcome, waitedMs: timing.entered - started, heldMs, othersWrote: timing.othersWrote };
+}
+
+function* versionedStep(
+  chunkIds: number,
+  memory: StepMemory,
+  timing: { entered: number; othersWrote: boolean },
+): Op<StepOutcome> {
+  timing.entered = yield* now();
+  // data_version moves only for other connections' commits: did anyone write since our last step?
+  const version = Number(Object.values((yield* get("PRAGMA data_version")) ?? {})[0]);
+  timing.othersWrote = memory.dataVersion !== undefined && version !== memory.dataVersion;
+  memory.dataVersion = version;
+  return yield* backfillStepTx(chunkIds);
+}
+
 /** Rows with ids in `(after, upTo]`, for progress reports. */
-export function countRows(ctx: StoreContext, after: number, upTo: number): number {
+export function* countRows(after: number, upTo: number): Op<number> {
   return Number(
-    ctx.statement("SELECT count(*) AS n FROM messages WHERE id > ? AND id <= ?").get(after, upTo)?.n ?? 0,
+    (yield* get("SELECT count(*) AS n FROM messages WHERE id > ? AND id <= ?", after, upTo))?.n ?? 0,
   );
 }

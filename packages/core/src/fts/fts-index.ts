@@ -5,10 +5,11 @@
  * search to LIKE instead of failing a canonical write.
  */
 import { DEFAULT_BACKFILL_CHUNK_IDS } from "../constants.js";
+import { exec, type Op, read, run, write } from "../engine/effects.js";
 import { runSync } from "../engine/run-sync.js";
 import type { StoreContext } from "../store/context.js";
 import type { IntegrityProblem } from "../store/types.js";
-import { backfillStepTx, countRows, startBackfillTx } from "./backfill.js";
+import { countRows, type StepMemory, startBackfillTx, timedBackfillStep } from "./backfill.js";
 import { type BackfillProgress, runBackfill, type TimedStep } from "./backfill-loop.js";
 import { FTS_MERGE_PAGES } from "./constants.js";
 import { failOpen } from "./corruption.js";
@@ -18,7 +19,14 @@ import { commandSql, type FtsIndexDef, rankCommandSql } from "./projection.js";
 import { FtsRecovery, type RebuildResult } from "./recovery.js";
 import { runSearch } from "./search.js";
 import type { SearchOptions, SearchResult } from "./search-options.js";
-import { backfillWindow, type FtsSnapshot, isStale, presentIndexes, readSnapshot } from "./state.js";
+import {
+  backfillWindow,
+  type FtsSnapshot,
+  isStale,
+  loadSnapshot,
+  presentIndexes,
+  readSnapshot,
+} from "./state.js";
 import { type FtsStatus, readFtsStatus } from "./status.js";
 
 /** Options of the FTS index. */
@@ -29,11 +37,34 @@ export interface FtsIndexOptions {
   recovery?: { baseMs?: number; maxMs?: number; floorMs?: number };
 }
 
+/** True while a backfill is pending. */
+function* backfillPendingOp(): Op<boolean> {
+  return backfillWindow((yield* loadSnapshot()).meta) !== undefined;
+}
+
+/** The indexes upkeep may touch: none while stale (re-checked inside the transaction, so a
+ * fail-open retry of the body finds it stale). */
+function* upkeepIndexes(): Op<readonly FtsIndexDef[]> {
+  const snap = yield* loadSnapshot();
+  return isStale(snap) ? [] : presentIndexes(snap);
+}
+
+/** FTS5 'optimize' on both indexes. */
+function* optimizeIndexes(): Op<void> {
+  for (const def of yield* upkeepIndexes()) yield* exec(commandSql(def, "optimize"));
+}
+
+/** A bounded FTS5 'merge' of about `pages` pages per index. */
+function* mergeIndexes(pages: number): Op<void> {
+  for (const def of yield* upkeepIndexes())
+    yield* run(rankCommandSql(def, "merge"), Math.max(1, Math.floor(pages)));
+}
+
 export class FtsIndex {
   readonly #ctx: StoreContext;
   readonly #recovery: FtsRecovery;
   #inFailOpen = false;
-  #dataVersion: number | undefined;
+  readonly #steps: StepMemory = {};
 
   constructor(ctx: StoreContext, options: FtsIndexOptions = {}) {
     this.#ctx = ctx;
@@ -88,28 +119,16 @@ export class FtsIndex {
 
   /** Seed a chunked backfill (no-op while a healthy one runs, or without FTS5). */
   startBackfill(): void {
-    if (!this.#ctx.readOnly) this.#ctx.write(() => startBackfillTx(this.#ctx));
+    if (!this.#ctx.readOnly) runSync(this.#ctx, write(startBackfillTx));
   }
 
   /** True while a backfill is pending (one small read; for maintenanceTick). */
   backfillPending(): boolean {
-    return this.#ctx.read(() => backfillWindow(this.#snapshot().meta) !== undefined);
+    return runSync(this.#ctx, read(backfillPendingOp));
   }
 
-  /** One step, timed: how long BEGIN IMMEDIATE waited for the lock, and how long we held it. */
   #timedStep(chunkIds: number): TimedStep {
-    const started = this.#ctx.now();
-    let entered = started;
-    let othersWrote = false;
-    const outcome = this.#ctx.write(() => {
-      entered = this.#ctx.now();
-      // data_version moves only for other connections' commits: did anyone write since our last step?
-      const version = Number(Object.values(this.#ctx.statement("PRAGMA data_version").get() ?? {})[0]);
-      othersWrote = this.#dataVersion !== undefined && version !== this.#dataVersion;
-      this.#dataVersion = version;
-      return backfillStepTx(this.#ctx, chunkIds);
-    });
-    return { ...outcome, waitedMs: entered - started, heldMs: this.#ctx.now() - entered, othersWrote };
+    return runSync(this.#ctx, timedBackfillStep(chunkIds, this.#steps));
   }
 
   /** One backfill step in one write transaction; true while work remains. */
@@ -127,30 +146,27 @@ export class FtsIndex {
     if (!this.backfillPending()) this.startBackfill();
     const driver = {
       step: (chunk: number) => this.#timedStep(chunk),
-      countRows: (after: number, upTo: number) => this.#ctx.read(() => countRows(this.#ctx, after, upTo)),
+      countRows: (after: number, upTo: number) =>
+        runSync(
+          this.#ctx,
+          read(() => countRows(after, upTo)),
+        ),
     };
     await runBackfill(driver, { ...options, chunkIds: options.chunkIds ?? DEFAULT_BACKFILL_CHUNK_IDS });
   }
 
   /** FTS5 'optimize' on both indexes (skipped while stale). */
   optimize(): void {
-    this.#upkeep((def) => this.#ctx.conn.exec(commandSql(def, "optimize")));
+    if (!this.#ctx.readOnly) runSync(this.#ctx, write(optimizeIndexes));
   }
 
   /** A bounded FTS5 'merge' of about `pages` pages per index (for maintenanceTick; skipped while stale). */
   merge(pages: number = FTS_MERGE_PAGES): void {
-    this.#upkeep((def) =>
-      this.#ctx.statement(rankCommandSql(def, "merge")).run(Math.max(1, Math.floor(pages))),
-    );
-  }
-
-  #upkeep(run: (def: FtsIndexDef) => void): void {
-    if (this.#ctx.readOnly) return;
-    this.#ctx.write(() => {
-      // Re-checked inside the transaction: a fail-open retry of this callback finds it stale.
-      const snap = this.#snapshot();
-      if (!isStale(snap)) for (const def of presentIndexes(snap)) run(def);
-    });
+    if (!this.#ctx.readOnly)
+      runSync(
+        this.#ctx,
+        write(() => mergeIndexes(pages)),
+      );
   }
 
   /** FTS5 integrity-check (rank 1) on both indexes and docsize = source view count for each. */

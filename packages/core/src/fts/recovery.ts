@@ -5,6 +5,8 @@
  * the rebuild is left to `retry()`, rate-limited by the recovery backoff.
  */
 import { ADMISSION_TIMEOUT_MS } from "../constants.js";
+import { write } from "../engine/effects.js";
+import { runSync } from "../engine/run-sync.js";
 import { StoreFullError } from "../errors.js";
 import { acquireAdmission } from "../locks/admission.js";
 import { RecoveryBackoff, type RecoveryBackoffOptions } from "../locks/recovery-backoff.js";
@@ -56,7 +58,7 @@ export class FtsRecovery {
       let snap = this.#ctx.read(() => this.#snapshot());
       if (presentIndexes(snap).length === 0) return;
       if (backfillMarkersBroken(snap.meta)) {
-        this.#ctx.write(() => healMarkersTx(this.#ctx));
+        runSync(this.#ctx, write(healMarkersTx));
         snap = this.#ctx.read(() => this.#snapshot());
       }
       if (isStale(snap)) this.#repair();

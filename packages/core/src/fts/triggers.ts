@@ -15,9 +15,14 @@ import { dropTriggerDdl, FTS_INDEXES, type FtsIndexDef, triggerDdl } from "./pro
  * layout is replaced, not kept). Call only together with a rebuild or a backfill seed in the same
  * transaction: triggers over a partial index would 'delete' tokens that were never inserted. */
 export function publishTriggers(ctx: StoreContext, defs: readonly FtsIndexDef[]): void {
+  runSync(ctx, publishTriggersOp(defs));
+}
+
+/** `publishTriggers` as an operation. */
+export function* publishTriggersOp(defs: readonly FtsIndexDef[]): Op<void> {
   for (const def of defs) {
-    for (const ddl of dropTriggerDdl(def)) ctx.conn.exec(ddl);
-    for (const ddl of triggerDdl(def)) ctx.conn.exec(ddl);
+    for (const ddl of dropTriggerDdl(def)) yield* exec(ddl);
+    for (const ddl of triggerDdl(def)) yield* exec(ddl);
   }
 }
 
