@@ -6,7 +6,7 @@
 
 import { createRequire } from "node:module";
 import process from "node:process";
-import { DriverUnavailableError } from "@sessiondb/core";
+import { DriverUnavailableError, SqliteError } from "@sessiondb/core";
 import {
   defineDriver,
   type RawDriver,
@@ -83,12 +83,18 @@ export function betterSqlite3Driver(): SqliteDriver {
     isDirectory: isDirectoryPath,
     async backup(connection: BetterConnection, destination, { pagesPerStep, onStep }) {
       // The handler's return value is the next step's page count; throwing from it aborts.
-      await connection.database.backup(destination, {
+      const { totalPages } = await connection.database.backup(destination, {
         progress: (progress) => {
           onStep?.(progress);
           return pagesPerStep;
         },
       });
+      // better-sqlite3 ends a backup whose step met a locked source as if it had finished, with
+      // nothing copied. A database with pages that "copied" none was locked: say BUSY, as the
+      // seam requires, instead of leaving an empty file that looks like a finished copy.
+      if (totalPages === 0 && Number(connection.database.pragma("page_count", { simple: true })) > 0) {
+        throw new SqliteError("BUSY", "database is locked: the online backup could not read the source");
+      }
     },
     open(path, { readOnly }): BetterConnection {
       // timeout 0: better-sqlite3 would otherwise wait 5 s on every lock by itself, while

@@ -5,7 +5,7 @@
  * half of one. The store file itself is only ever read through SQLite.
  */
 import type { SqliteConnection } from "../driver.js";
-import { InvalidInputError } from "../errors.js";
+import { InvalidInputError, isContention } from "../errors.js";
 import type { FtsStatus } from "../fts/index.js";
 import { type JournalMode, readJournalMode } from "../journal.js";
 import type { StoreContext } from "../store/context.js";
@@ -91,21 +91,30 @@ export async function backupStore(
   // while the copy is being written. An empty file is a valid target for both methods.
   host.writeFileAtomic(temporary, "");
   try {
-    let method: BackupMethod;
+    let method: BackupMethod = "vacuum-into";
     const { driver } = ctx;
     if (driver.backup) {
-      method = "online-backup";
-      await onlineCopy({ ...driver, backup: driver.backup }, ctx.conn, temporary, {
-        signal: options.signal,
-        onPages: (pages) =>
-          options.onProgress?.({
-            phase: "copying",
-            copiedPages: pages.totalPages - pages.remainingPages,
-            totalPages: pages.totalPages,
-          }),
-      });
-    } else {
-      method = "vacuum-into";
+      try {
+        await onlineCopy({ ...driver, backup: driver.backup }, ctx.conn, temporary, {
+          signal: options.signal,
+          onPages: (pages) =>
+            options.onProgress?.({
+              phase: "copying",
+              copiedPages: pages.totalPages - pages.remainingPages,
+              totalPages: pages.totalPages,
+            }),
+        });
+        method = "online-backup";
+      } catch (error) {
+        // A backup step that meets a locked store fails at once (the online API has no busy
+        // wait; in DELETE mode every commit locks readers out for a moment). VACUUM INTO is one
+        // read that waits for the lock with the store's read patience, into a fresh file.
+        if (!isContention(error)) throw error;
+        removeDatabaseFile(host, temporary);
+        host.writeFileAtomic(temporary, "");
+      }
+    }
+    if (method === "vacuum-into") {
       options.signal?.throwIfAborted();
       options.onProgress?.({ phase: "copying" });
       ctx.read(() => vacuumInto(ctx.conn, temporary));

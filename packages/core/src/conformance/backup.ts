@@ -15,7 +15,7 @@ import {
 } from "node:fs";
 import { dirname } from "node:path";
 import { STORE_FILE_MODE } from "../constants.js";
-import { BackupDestinationError } from "../errors.js";
+import { BackupDestinationError, StoreBusyError } from "../errors.js";
 import type { Store } from "../store.js";
 import { ackedCount, appendedContent } from "./appender.js";
 import { assert, type ConformanceTarget, type Fixture, fixtureTest, SAFE_SQLITE } from "./harness.js";
@@ -135,6 +135,30 @@ export function backupSuite(target: ConformanceTarget): void {
       assert.equal(statSync(f.file("copy.db")).mode & 0o777, STORE_FILE_MODE);
       const copy = f.open({ readOnly: true }, f.file("copy.db"));
       assert.equal(copy.journalMode, "delete");
+      assert.equal(copy.messageCount(), 200);
+      assert.deepEqual(copy.checkIntegrity(), { ok: true, problems: [] });
+    });
+
+    test("a DELETE-mode backup waits for a writer's exclusive lock with read patience, then copies everything; out of patience it is STORE_BUSY with nothing written", async (f) => {
+      const store = f.open({ journalMode: "delete", patience: { writeMs: 300 } });
+      seed(store, 200);
+      const files = listing(f);
+      const holder = f.raw();
+      holder.exec("BEGIN EXCLUSIVE");
+      holder.exec("DELETE FROM messages WHERE 0");
+      try {
+        const error = await store.backup(f.file("locked.db")).then(
+          () => assert.fail("a backup of an exclusively locked store cannot succeed"),
+          (caught: unknown) => caught,
+        );
+        assert.ok(error instanceof StoreBusyError, `wrong error: ${String(error)}`);
+        assert.deepEqual(listing(f), files, "a refused backup left a file behind");
+      } finally {
+        holder.exec("ROLLBACK");
+      }
+      const result = await store.backup(f.file("copy.db"));
+      assert.equal(result.journalMode, "delete");
+      const copy = f.open({ readOnly: true }, f.file("copy.db"));
       assert.equal(copy.messageCount(), 200);
       assert.deepEqual(copy.checkIntegrity(), { ok: true, problems: [] });
     });

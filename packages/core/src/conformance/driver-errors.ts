@@ -66,6 +66,29 @@ export function lockAndOpenSuite(h: DriverHarness): void {
     }
   });
 
+  test("an online backup of a database another connection holds exclusively fails with BUSY, not an empty copy", async (c) => {
+    if (!driver.backup) {
+      console.log(`[driver contract] ${target.name}: no online backup (core uses VACUUM INTO)`);
+      return;
+    }
+    const path = c.createDb("delete");
+    const db = c.connect(path);
+    const release = await holdInProcess(path, "BEGIN EXCLUSIVE");
+    try {
+      const copy = c.file();
+      await assert.rejects(driver.backup(db, copy, { pagesPerStep: 100 }), (error: unknown) => {
+        assert.equal((error as { code?: unknown }).code, "SQLITE_BUSY", String(error));
+        return true;
+      });
+    } finally {
+      await release();
+    }
+    // Unlocked, the same backup copies the row.
+    const copy = c.file();
+    await driver.backup(db, copy, { pagesPerStep: 100 });
+    assert.equal(c.connect(copy).prepare("SELECT count(*) AS n FROM t").get()?.n, 1);
+  });
+
   describe("READONLY", () => {
     test("a write on a read-only connection fails with READONLY and changes nothing", (c) => {
       const db = c.connect(c.createDb(), true);

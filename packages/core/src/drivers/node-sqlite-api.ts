@@ -14,6 +14,7 @@ import {
   type SqliteDriver,
   type SqlValue,
 } from "../driver.js";
+import { SqliteError } from "../errors.js";
 import { resultCodeFromMessage, resultCodeFromNumber } from "../sqlite-codes.js";
 
 /** The part of `StatementSync` this driver uses. */
@@ -144,7 +145,18 @@ export function nodeSqliteApiDriver(
     isDirectory,
     backup: backup
       ? async (connection: ApiConnection, destination, { pagesPerStep, onStep }) => {
-          await backup(connection.database, destination, { rate: pagesPerStep, progress: onStep });
+          try {
+            await backup(connection.database, destination, { rate: pagesPerStep, progress: onStep });
+          } catch (error) {
+            // node:sqlite rejects a backup whose step met a locked source with the destination's
+            // result code, which is 0 ("not an error"): it was BUSY.
+            if ((error as { errcode?: unknown } | null)?.errcode === 0) {
+              throw new SqliteError("BUSY", "database is locked: the online backup could not read the source", {
+                cause: error,
+              });
+            }
+            throw error;
+          }
         }
       : undefined,
     open(path, { readOnly }): ApiConnection {

@@ -11,35 +11,16 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Episode } from "./episode.js";
 import type { RoleProcess } from "./role-process.js";
-import { availableRuntimes, type RuntimeId } from "./runtimes.js";
+import { availableRuntimes } from "./runtimes.js";
 
 function backupsDir(ep: Episode): string {
   return join(ep.dir, "backups");
 }
 
-/**
- * KNOWN BUG, found by this chamber: in rollback (DELETE) mode the online backup API fails when a
- * writer holds the lock at its first step — better-sqlite3's `db.backup()` then resolves with 0
- * pages, and `store.backup` publishes an EMPTY file as a successful backup; node:sqlite's
- * `backup()` rejects with an untyped SQLITE_MISUSE "not an error". Until core handles it, the
- * DELETE arm takes its backups on the runtimes without the bug (bun: VACUUM INTO; deno), and
- * says so; SESSIONDB_CHAMBER_BACKUP_ALL=1 includes them (and fails on the bug).
- */
-const DELETE_ARM_BACKUP_BUG: RuntimeId[] = ["node20", "node24"];
-
 /** Start a backup role on a seeded runtime: `count` backups, one every minPace–maxPace ms. */
 export function startBackups(ep: Episode, params: Record<string, unknown> = {}): RoleProcess | undefined {
-  const exclude =
-    ep.arm === "delete" && process.env.SESSIONDB_CHAMBER_BACKUP_ALL !== "1" ? DELETE_ARM_BACKUP_BUG : [];
-  const runtimes = availableRuntimes().filter((r) => !exclude.includes(r.id));
-  if (exclude.length > 0)
-    ep.note(
-      "DELETE arm: no backups on node20/node24 (known bug: their online backup publishes an empty copy or throws an untyped error while a writer holds the lock; SESSIONDB_CHAMBER_BACKUP_ALL=1 shows it)",
-    );
-  if (runtimes.length === 0) {
-    ep.note("no backups: no runtime without the known backup bug is available");
-    return undefined;
-  }
+  const runtimes = availableRuntimes();
+  if (runtimes.length === 0) return undefined;
   mkdirSync(backupsDir(ep), { recursive: true, mode: 0o777 });
   return ep.spawn("backup", ep.rng.pick(runtimes), {
     backupsDir: backupsDir(ep),
