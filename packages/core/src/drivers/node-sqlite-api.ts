@@ -151,9 +151,13 @@ export function nodeSqliteApiDriver(
             // node:sqlite rejects a backup whose step met a locked source with the destination's
             // result code, which is 0 ("not an error"): it was BUSY.
             if ((error as { errcode?: unknown } | null)?.errcode === 0) {
-              throw new SqliteError("BUSY", "database is locked: the online backup could not read the source", {
-                cause: error,
-              });
+              throw new SqliteError(
+                "BUSY",
+                "database is locked: the online backup could not read the source",
+                {
+                  cause: error,
+                },
+              );
             }
             throw error;
           }
