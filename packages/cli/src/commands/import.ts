@@ -178,21 +178,6 @@ interface Group {
   messages: Array<{ line: number; input: MessageInput }>;
 }
 
-/** A double whose `/ 1000` is exactly `seconds`, so endSession stores `ended_at` unchanged. */
-export function millisFor(seconds: number): number {
-  const guess = seconds * 1000;
-  if (guess / 1000 === seconds) return guess;
-  const view = new DataView(new ArrayBuffer(8));
-  for (const step of [1n, -1n]) {
-    view.setFloat64(0, guess);
-    for (let i = 0; i < 8; i++) {
-      view.setBigInt64(0, view.getBigInt64(0) + step);
-      if (view.getFloat64(0) / 1000 === seconds) return view.getFloat64(0);
-    }
-  }
-  return guess;
-}
-
 interface Outcome {
   imported: number;
   resumed: number;
@@ -216,16 +201,14 @@ class Importer {
   };
   readonly #store: Store;
   readonly #plan: Plan;
-  readonly #clock: { at: number | undefined };
   readonly #done = new Set<string>();
   readonly #waiting = new Map<string, Group[]>();
   /** Messages of the sessions dealt with so far (imported, skipped or failed), for the bar. */
   readonly #progress: { bar: Progress; total: number; done: number } | undefined;
 
-  constructor(store: Store, plan: Plan, clock: { at: number | undefined }, progress?: Progress) {
+  constructor(store: Store, plan: Plan, progress?: Progress) {
     this.#store = store;
     this.#plan = plan;
-    this.#clock = clock;
     const total = [...plan.sessions.values()].reduce((n, s) => n + (s.errors.length ? 0 : s.messages), 0);
     this.#progress = progress && { bar: progress, total, done: 0 };
   }
@@ -272,7 +255,6 @@ class Importer {
     const { record, input } = group;
     const id = record.id;
     let existing: Session | undefined;
-    let created = false;
     try {
       // Inside the try: the store refuses some ids (control characters, lone surrogates) already
       // on lookup, and that is this session's problem, not the import's.
@@ -299,34 +281,24 @@ class Importer {
         });
         delete input.parentSessionId;
       }
-      store.createSession(input);
-      created = !existing;
-      store.appendMessages(
-        id,
-        group.messages.map((m) => m.input),
-      );
-      if (record.archived || record.pinned) {
-        store.updateSession(id, {
-          ...(record.archived ? { archived: true } : {}),
-          ...(record.pinned ? { pinned: true } : {}),
-        });
-      }
-      if (record.ended_at !== undefined && record.end_reason !== undefined) {
-        this.#clock.at = millisFor(record.ended_at);
-        try {
-          store.endSession(id, record.end_reason);
-        } finally {
-          this.#clock.at = undefined;
+      // One transaction: the session, its messages, flags and end are all stored or none is.
+      store.transaction((tx) => {
+        tx.createSession(input);
+        tx.appendMessages(
+          id,
+          group.messages.map((m) => m.input),
+        );
+        if (record.archived || record.pinned) {
+          tx.updateSession(id, {
+            ...(record.archived ? { archived: true } : {}),
+            ...(record.pinned ? { pinned: true } : {}),
+          });
         }
-      }
+        if (record.ended_at !== undefined && record.end_reason !== undefined) {
+          tx.endSession(id, record.end_reason, { at: record.ended_at });
+        }
+      });
     } catch (error) {
-      if (created) {
-        try {
-          store.deleteSession(id);
-        } catch {
-          // Reported below; the session is left as the library left it.
-        }
-      }
       // Only a refused value is this session's alone; anything else (busy, read-only, full,
       // corrupt) would fail every session after it, so it ends the import.
       if ((error as { code?: unknown }).code !== "INVALID_INPUT") throw error;
@@ -376,7 +348,8 @@ export const importCommand: Command = {
   help: [
     "Reads the format `sessiondb export` writes (see `sessiondb export --help`); creates the store",
     "if it does not exist. The file is read twice: first every line is checked, then each session",
-    "whose lines are all good is written — its messages in one transaction. A session with any bad",
+    "whose lines are all good is written in one transaction — its record, messages, flags and end",
+    "are stored together or not at all. A session with any bad",
     "line is not imported at all, and every bad line is reported with its line number. Sessions",
     "already in the store with messages are skipped, so re-running an import is safe.",
     "",
@@ -420,15 +393,14 @@ export const importCommand: Command = {
     };
     // With no good session there is nothing to write: the store is not opened (nor created).
     if (!values["dry-run"] && good.length > 0) {
-      const clock = { at: undefined as number | undefined };
-      const store = openFor(await runtime(), values, "create", { now: () => clock.at ?? Date.now() });
+      const store = openFor(await runtime(), values, "create");
       try {
         // A bar on a terminal only: elsewhere stderr carries the problems found, nothing else.
         const bar =
           !values.json && process.stderr.isTTY
             ? new Progress({ label: "import", unit: "messages" })
             : undefined;
-        const importer = new Importer(store, checked, clock, bar);
+        const importer = new Importer(store, checked, bar);
         try {
           await importer.run(source);
           bar?.finish();
