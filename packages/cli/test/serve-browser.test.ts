@@ -312,6 +312,39 @@ describe("serve in Chromium", () => {
     expect(dialogs).toEqual([]);
   });
 
+  it("with --allow-write a session is renamed, archived and deleted through its page's forms (the browser's own Origin and Sec-Fetch-Site pass the CSRF rules)", async () => {
+    const writable = path.join(dir, "writable.db");
+    corpusStore(writable, 100, 3);
+    const id = withStore(writable, (s) => s.listSessions({ limit: 1 })[0]?.id as string);
+    const server = await startServe(NODE, writable, ["--allow-write"]);
+    const page = await browser.newPage();
+    try {
+      const at = `http://127.0.0.1:${server.port}/sessions/${encodeURIComponent(id)}`;
+      await page.goto(at);
+      await page.click("details.manage summary");
+      await shot(page, "transcript-manage");
+      await page.fill("details.manage input[name=title]", "Renamed in the browser");
+      await Promise.all([
+        page.waitForLoadState("load"),
+        page.click("details.manage form:nth-of-type(1) button"),
+      ]);
+      await expect(page.locator("h1").textContent()).resolves.toBe("Renamed in the browser");
+      await page.click("details.manage summary");
+      await Promise.all([
+        page.waitForLoadState("load"),
+        page.click("details.manage form:nth-of-type(2) button"),
+      ]);
+      await expect(page.locator(".facts .tag", { hasText: "archived" }).count()).resolves.toBe(1);
+      await page.click("details.manage summary");
+      await page.fill("details.manage input[name=confirm]", id);
+      await Promise.all([page.waitForURL(/\/sessions$/), page.click("details.manage button.danger")]);
+    } finally {
+      await page.close();
+      await server.stop();
+    }
+    expect(withStore(writable, (s) => s.getSession(id), { readOnly: true })).toBeUndefined();
+  });
+
   it("dark mode follows prefers-color-scheme", async () => {
     const page = await open(`/sessions/${paired.sessionId}`, "dark");
     const background = String(await page.evaluate("getComputedStyle(document.body).backgroundColor"));

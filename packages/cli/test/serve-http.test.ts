@@ -43,13 +43,6 @@ async function withServer<T>(served: Served, fn: (s: Served) => Promise<T>): Pro
 }
 
 describe("serve: command line", () => {
-  it("--allow-write is a clear 'not supported yet' usage error (exit 2), and nothing listens", () => {
-    const r = cli(["--db", db, "serve", "--port", "0", "--allow-write"]);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/--allow-write is not supported yet: serve has no write routes/);
-    expect(r.stdout).not.toContain("http://");
-  });
-
   it("a missing store exits 3 before listening", () => {
     const r = cli(["--db", path.join(dir, "missing.db"), "serve", "--port", "0"]);
     expect(r.code).toBe(3);
@@ -120,8 +113,83 @@ describe.each(SERVE_RUNTIMES)("serve on $name", ({ runtime, env }) => {
         }
       }
       expect((await request(port, "/sessions")).status).toBe(200);
+      expect((await request(port, `/sessions/${encodeURIComponent(sessionId)}`)).body).not.toContain(
+        'name="csrf"',
+      );
     });
     expect(digest(db)).toBe(before);
+  });
+
+  it("--allow-write: session pages carry CSRF-protected forms; a post without the token, from another origin or of another kind changes nothing; rename, archive and delete work", async () => {
+    const copy = path.join(dir, `write-${runtime[0]?.split("/").at(-1)}.db`);
+    corpusStore(copy, 200, 3);
+    const id = withStore(copy, (store) => store.listSessions({ limit: 1 })[0]?.id as string);
+    const form = { "content-type": "application/x-www-form-urlencoded" };
+    await withServer(await startServe(runtime, copy, ["--allow-write"], env), async ({ port, stdout }) => {
+      const page = (await request(port, `/sessions/${encodeURIComponent(id)}`)).body;
+      expect(stdout()).toMatch(/read-write view of /);
+      const csrf = /name="csrf" value="([^"]+)"/.exec(page)?.[1] as string;
+      expect(csrf).toMatch(/^[\w-]{20,}$/);
+      const post = (target: string, body: string, headers: Record<string, string> = {}) =>
+        request(port, `/sessions/${encodeURIComponent(id)}/${target}`, {
+          method: "POST",
+          body,
+          headers: { ...form, ...headers },
+        });
+      const before = digest(copy);
+      for (const [why, reply] of [
+        ["no token", await post("rename", "title=pwned")],
+        ["wrong token", await post("rename", "title=pwned&csrf=nope")],
+        ["other origin", await post("rename", `title=pwned&csrf=${csrf}`, { origin: "http://evil.example" })],
+        [
+          "null origin without fetch metadata",
+          await post("rename", `title=pwned&csrf=${csrf}`, { origin: "null" }),
+        ],
+        [
+          "cross-site fetch",
+          await post("delete", `confirm=${id}&csrf=${csrf}`, { "sec-fetch-site": "cross-site" }),
+        ],
+        [
+          "not a form",
+          await post("rename", JSON.stringify({ title: "pwned", csrf }), {
+            "content-type": "application/json",
+          }),
+        ],
+      ] as const) {
+        expect(reply.status, why).toBe(403);
+        expectNothingLeaked(reply.body);
+      }
+      const put = await request(port, "/sessions", { method: "PUT" });
+      expect(put.status).toBe(405);
+      expect(put.headers.allow).toBe("GET, HEAD, POST");
+      expect(digest(copy)).toBe(before);
+
+      const origin = { origin: `http://127.0.0.1:${port}`, "sec-fetch-site": "same-origin" };
+      const renamed = await post(
+        "rename",
+        `title=${encodeURIComponent("Renamed <b>here</b>")}&csrf=${csrf}`,
+        origin,
+      );
+      expect(renamed.status).toBe(303);
+      expect(renamed.headers.location).toBe(`/sessions/${encodeURIComponent(id)}`);
+      const shown = (await request(port, `/sessions/${encodeURIComponent(id)}`)).body;
+      expect(shown).toContain("<h1>Renamed &lt;b&gt;here&lt;/b&gt;</h1>");
+      expect((await post("archive", `archived=1&csrf=${csrf}`)).status).toBe(303);
+      expect((await post("archive", `archived=maybe&csrf=${csrf}`)).status).toBe(400);
+      const wrongConfirm = await post("delete", `confirm=not-it&csrf=${csrf}`);
+      expect(wrongConfirm.status).toBe(400);
+      expect(wrongConfirm.body).toContain("type its id exactly");
+      expect(withStore(copy, (store) => store.getSession(id), { readOnly: true })).toMatchObject({
+        title: "Renamed <b>here</b>",
+        archived: true,
+      });
+      const deleted = await post("delete", `confirm=${encodeURIComponent(id)}&csrf=${csrf}`);
+      expect(deleted.status).toBe(303);
+      expect(deleted.headers.location).toBe("/sessions");
+      expect((await request(port, `/sessions/${encodeURIComponent(id)}`)).status).toBe(404);
+      expect((await post("rename", `title=x&csrf=${csrf}`)).status).toBe(404);
+    });
+    expect(withStore(copy, (store) => store.getSession(id), { readOnly: true })).toBeUndefined();
   });
 
   it("serves no file from disk, and its error pages carry no path or stack", async () => {

@@ -50,17 +50,19 @@ function stopSignal(): Promise<string> {
 
 export const serve: Command = {
   name: "serve",
-  summary: "a local web app to browse sessions, transcripts, search, usage and health (read-only)",
-  usage: "serve [--port N] [--host H] [--allow-host NAME]… [--open]",
+  summary: "a local web app to browse sessions, transcripts, search, usage and health",
+  usage: "serve [--port N] [--host H] [--allow-host NAME]… [--open] [--allow-write]",
   help: [
     `  --port N          port to listen on (default ${DEFAULT_PORT}; 0 picks a free one)`,
     "  --host H          address to listen on (default 127.0.0.1, this machine only)",
     "  --allow-host NAME another name the server may be reached by (checked against the Host",
     "                    header, which defeats DNS rebinding); repeatable",
     "  --open            open the address in the browser",
-    "  --allow-write     not supported yet: the server has no write routes",
+    "  --allow-write     open the store writable and let session pages rename, archive and",
+    "                    delete sessions (forms protected against cross-site posts)",
     "",
-    "Prints the address it listens on, then serves until Ctrl-C. The store is opened read-only.",
+    "Prints the address it listens on, then serves until Ctrl-C. The store is opened read-only",
+    "unless --allow-write is given.",
     "Beyond loopback every request needs a token: a random one is printed once, inside the address,",
     "or set SESSIONDB_SERVE_TOKEN (which also makes a loopback server ask for it).",
   ].join("\n"),
@@ -74,11 +76,6 @@ export const serve: Command = {
   args: { min: 0, max: 0, names: "" },
   json: false,
   async run({ values, runtime }) {
-    if (values["allow-write"]) {
-      throw new UsageError(
-        "--allow-write is not supported yet: serve has no write routes, it only reads the store; run it without --allow-write",
-      );
-    }
     const port =
       values.port === undefined ? DEFAULT_PORT : parseNonNegativeInt(String(values.port), "--port");
     if (port > 65535) throw new UsageError(`--port must be at most 65535, got ${port}`);
@@ -94,7 +91,8 @@ export const serve: Command = {
       import("../serve/listen.js"),
     ]);
     const rt = await runtime();
-    const store = openFor(rt, values, "read");
+    const writes = values["allow-write"] === true;
+    const store = openFor(rt, values, writes ? "write" : "read");
     let bound: number | undefined;
     const app = createApp({
       store,
@@ -104,6 +102,7 @@ export const serve: Command = {
         hosts: allowedHosts(host, (values["allow-host"] as string[] | undefined) ?? []),
         port: () => bound,
         token,
+        csrf: writes ? randomBytes(24).toString("base64url") : undefined,
       },
       log: (line) => process.stderr.write(`${line}\n`),
     });
@@ -128,7 +127,7 @@ export const serve: Command = {
     const withToken = token && !fromEnv ? `${url}?token=${token}` : url;
     print(`sessiondb serve: ${withToken}`);
     print(
-      `read-only view of ${store.path}${token ? (fromEnv ? "; token from SESSIONDB_SERVE_TOKEN" : "; the token is printed only here") : ""}; Ctrl-C stops`,
+      `${writes ? "read-write" : "read-only"} view of ${store.path}${token ? (fromEnv ? "; token from SESSIONDB_SERVE_TOKEN" : "; the token is printed only here") : ""}; Ctrl-C stops`,
     );
     if (values.open) openBrowser(withToken);
     await stopSignal();

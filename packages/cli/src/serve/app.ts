@@ -1,12 +1,14 @@
 /**
- * The web app: one Hono app, served by each runtime's own server (see listen.ts). Routes are all
- * reads; the store is opened read-only by the command and every store call is awaited.
+ * The web app: one Hono app, served by each runtime's own server (see listen.ts). Routes are
+ * reads, and with --allow-write (the guard then carries a CSRF token) three form posts: rename,
+ * archive/unarchive and delete a session. Every store call is awaited.
  */
 import type { Store } from "@sessiondb/core";
 import { Hono } from "hono";
 import type { Runtime } from "../runtime.js";
 import { ASSET_URL, ASSETS } from "./assets.js";
 import { errorPage } from "./errors.js";
+import { sessionHref } from "./layout.js";
 import { healthPage } from "./pages/health.js";
 import { searchPage } from "./pages/search.js";
 import { sessionsPage } from "./pages/sessions.js";
@@ -58,7 +60,7 @@ export function createApp({ store, runtime, storeName, guard: rules, log }: AppI
     const found = await session(c.req.param("id"));
     if (!found) return missing(c);
     const after = optionalId(c.req.query("after"), "after");
-    return streamHtml(c, transcriptParts(store, found, after, storeName), (error) =>
+    return streamHtml(c, transcriptParts(store, found, after, storeName, rules.csrf), (error) =>
       log(
         `sessiondb serve: ${c.req.path} failed while streaming: ${(error as Error)?.stack ?? String(error)}`,
       ),
@@ -81,6 +83,37 @@ export function createApp({ store, runtime, storeName, guard: rules, log }: AppI
     c.header("Content-Security-Policy", "sandbox; default-src 'none'");
     return c.text(text);
   });
+  if (rules.csrf !== undefined) {
+    // Post/redirect/get: every change answers 303 to the page that shows its result.
+    const form = async (c: { req: { parseBody(): Promise<Record<string, unknown>> } }) => {
+      const body = await c.req.parseBody();
+      return (name: string) => (typeof body[name] === "string" ? (body[name] as string) : undefined);
+    };
+    app.post("/sessions/:id/rename", async (c) => {
+      const found = await session(c.req.param("id"));
+      if (!found) return missing(c);
+      const title = ((await form(c))("title") ?? "").trim();
+      await store.updateSession(found.id, { title: title === "" ? null : title });
+      return c.redirect(sessionHref(found.id), 303);
+    });
+    app.post("/sessions/:id/archive", async (c) => {
+      const found = await session(c.req.param("id"));
+      if (!found) return missing(c);
+      const archived = (await form(c))("archived");
+      if (archived !== "1" && archived !== "0") throw new BadRequest('"archived" must be 1 or 0');
+      await store.updateSession(found.id, { archived: archived === "1" });
+      return c.redirect(sessionHref(found.id), 303);
+    });
+    app.post("/sessions/:id/delete", async (c) => {
+      const found = await session(c.req.param("id"));
+      if (!found) return missing(c);
+      if ((await form(c))("confirm") !== found.id) {
+        throw new BadRequest("to delete a session, type its id exactly into the confirmation field");
+      }
+      await store.deleteSession(found.id);
+      return c.redirect("/sessions", 303);
+    });
+  }
   app.get("/search", async (c) => c.html((await searchPage(store, params(c), storeName)).value));
   app.get("/usage", async (c) => c.html((await usagePage(store, params(c), storeName)).value));
   app.get("/health", async (c) => c.html((await healthPage(store, runtime, storeName)).value));

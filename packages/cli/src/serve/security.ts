@@ -6,7 +6,11 @@
  * - Token: when the server listens beyond loopback (or a token is configured), every request but
  *   the public assets needs it — from `?token=` once (then an HttpOnly, SameSite=Strict cookie),
  *   or `Authorization: Bearer`.
- * - Read-only: only GET and HEAD exist; anything else is 405.
+ * - Read-only unless started with --allow-write: only GET and HEAD exist; anything else is 405.
+ *   With writes allowed, POST also exists, and only for forms this server rendered: the request
+ *   must come from this origin (`Origin` / `Sec-Fetch-Site`, when the browser sends them) and
+ *   carry the server's CSRF token in its `csrf` field — another site's page can post a form to a
+ *   loopback address, but it cannot read the token out of our pages.
  * - Headers: a strict Content-Security-Policy (own scripts and styles only, no inline code), no
  *   framing, no sniffing, no referrer, nothing cached.
  */
@@ -21,6 +25,8 @@ export interface Guard {
   port(): number | undefined;
   /** Required token, or undefined when none is. */
   token: string | undefined;
+  /** The CSRF token write forms carry; undefined when the server is read-only (no POST). */
+  csrf: string | undefined;
 }
 
 /** `Host` header → [host name, port]; undefined when malformed. */
@@ -77,9 +83,13 @@ export function guard(rules: Guard): MiddlewareHandler {
         "This server answers only to the addresses it was started for.",
       );
     }
-    if (c.req.method !== "GET" && c.req.method !== "HEAD") {
-      c.header("Allow", "GET, HEAD");
-      return errorPage(c, 405, "Read-only", "This server has no write routes: it only reads the store.");
+    const method = c.req.method;
+    const writes = rules.csrf !== undefined;
+    if (method !== "GET" && method !== "HEAD" && !(writes && method === "POST")) {
+      c.header("Allow", writes ? "GET, HEAD, POST" : "GET, HEAD");
+      return writes
+        ? errorPage(c, 405, "Method not allowed", "Changes are made with the forms on the session pages.")
+        : errorPage(c, 405, "Read-only", "This server has no write routes: it only reads the store.");
     }
     const url = new URL(c.req.url);
     if (rules.token && !url.pathname.startsWith("/assets/")) {
@@ -103,8 +113,31 @@ export function guard(rules: Guard): MiddlewareHandler {
         );
       }
     }
+    if (method === "POST" && !(await sameOriginForm(c, host, rules.csrf as string))) {
+      return errorPage(
+        c,
+        403,
+        "Form refused",
+        "This change did not come from a form of this server (or the server restarted since the page was loaded). Nothing was changed; reload the page and try again.",
+      );
+    }
     await next();
   };
+}
+
+/** A POST from a form this server rendered: same origin as far as the browser says, and the
+ * server's CSRF token in the form body. */
+async function sameOriginForm(c: Context, [name, port]: [string, number], csrf: string): Promise<boolean> {
+  const site = c.req.header("sec-fetch-site");
+  if (site !== undefined && site !== "same-origin") return false;
+  // Under our no-referrer policy a browser sends `Origin: null` even for its own forms; then the
+  // fetch metadata above has already said "same-origin".
+  const origin = c.req.header("origin");
+  const ours = `http://${name}${port === 80 ? "" : `:${port}`}`;
+  if (origin !== undefined && origin !== ours && !(origin === "null" && site === "same-origin")) return false;
+  if (!/^application\/x-www-form-urlencoded\b/i.test(c.req.header("content-type") ?? "")) return false;
+  const given = (await c.req.parseBody()).csrf;
+  return typeof given === "string" && sameToken(given, csrf);
 }
 
 /** Security headers on every response. */

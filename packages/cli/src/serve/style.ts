@@ -42,6 +42,9 @@ h2 { font-size: 17px; margin: 28px 0 10px; }
 input, select, button { font: inherit; font-size: 14px; color: var(--ink); background: var(--panel);
   border: 1px solid var(--line); border-radius: 6px; padding: 5px 8px; }
 button, .button { background: var(--accent); color: #fff; border-color: var(--accent); cursor: pointer; padding: 5px 14px; border-radius: 6px; }
+details.manage { margin: 8px 0; } details.manage form { display: flex; align-items: end; gap: 8px; margin: 8px 0; }
+details.manage label { display: flex; flex-direction: column; font-size: 12px; color: var(--muted); gap: 3px; }
+button.danger { background: #b42318; border-color: #b42318; }
 .button.plain { background: transparent; color: var(--accent); }
 form.filters { display: flex; flex-wrap: wrap; gap: 10px 14px; align-items: end; background: var(--panel);
   border: 1px solid var(--line); border-radius: 10px; padding: 12px 14px; margin: 14px 0; }

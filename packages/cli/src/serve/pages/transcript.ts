@@ -162,6 +162,18 @@ ${s.archived ? html`<span class="tag">archived</span>` : ""}
 </div>`;
 }
 
+/** The forms of a server started with --allow-write: rename, archive/unarchive, delete (typed
+ * confirmation). Each carries the server's CSRF token; they work without JavaScript. */
+function manage(s: Session, csrf: string): Html {
+  const action = (what: string) => `${sessionHref(s.id)}/${what}`;
+  const token = html`<input type="hidden" name="csrf" value="${csrf}">`;
+  return html`<details class="manage"><summary>Manage this session</summary>
+<form method="post" action="${action("rename")}">${token}<label>Title <input name="title" value="${s.title ?? ""}" placeholder="Untitled session"></label><button>Rename</button></form>
+<form method="post" action="${action("archive")}">${token}<input type="hidden" name="archived" value="${s.archived ? "0" : "1"}"><button>${s.archived ? "Unarchive" : "Archive"}</button></form>
+<form method="post" action="${action("delete")}">${token}<label>Type the id <span class="mono">${s.id}</span> to delete the session and its messages for good <input name="confirm" autocomplete="off"></label><button class="danger">Delete</button></form>
+</details>`;
+}
+
 /** Messages rendered per streamed part. */
 const STREAM_BATCH = 50;
 
@@ -174,6 +186,8 @@ export async function* transcriptParts(
   session: Session,
   afterId: number | undefined,
   storeName: string,
+  /** The CSRF token when the server allows writes (the page then shows the manage forms). */
+  csrf?: string,
 ): AsyncGenerator<string> {
   const title = session.title ?? "Untitled session";
   const [before, after] = pageShell({ title, section: "sessions", store: storeName });
@@ -182,6 +196,7 @@ export async function* transcriptParts(
     html`<div class="sub"><a href="/sessions">Sessions</a> / <span class="mono">${session.id}</span></div>
 <h1>${title}</h1>
 ${facts(session)}
+${csrf !== undefined ? manage(session, csrf) : ""}
 <div class="sub">${session.parentSessionId ? html`Child of <a href="${sessionHref(session.parentSessionId)}">${session.parentSessionId}</a> · ` : ""}<a href="/sessions${query({ parent: session.id })}">Child sessions</a></div>
 ${usageTable(usage)}
 ${afterId !== undefined ? html`<div class="pager"><a href="${sessionHref(session.id)}">← From the start</a><span>messages after #${afterId}</span></div>` : ""}
