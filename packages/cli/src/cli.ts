@@ -26,7 +26,7 @@ import { serve } from "./commands/serve.js";
 import { sessionsList, sessionsShow } from "./commands/sessions.js";
 import { stats } from "./commands/stats.js";
 import { usage } from "./commands/usage.js";
-import { classify, describe, EXIT, UsageError } from "./exit.js";
+import { classify, describe, EXIT, redactSecrets, UsageError } from "./exit.js";
 import { flushOut, guardOutput, writeErr, writeOut } from "./output.js";
 import { envIfAllowed } from "./permissions.js";
 import { loadRuntime, type Runtime } from "./runtime.js";
@@ -68,7 +68,8 @@ const GLOBAL_OPTIONS: OptionSpec = {
 };
 
 const GLOBAL_HELP = [
-  "  --db PATH    the store (default: $SESSIONDB_PATH, else ~/.sessiondb/state.db)",
+  "  --db PATH    the store (default: $SESSIONDB_PATH, else ~/.sessiondb/state.db); a libSQL",
+  "               server URL (libsql://, https://, wss://…) works too, token in $SESSIONDB_AUTH_TOKEN",
   "  --wait MS    how long to wait for a store locked by another process (default 20000)",
   "  -h, --help   help for any command",
 ].join("\n");
@@ -227,7 +228,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<neve
     if (wantsJson(argv)) writeErr(`${JSON.stringify({ error: { code: name, exit: exitCode, message } })}\n`);
     else writeErr(`sessiondb: ${message} [${name}]\n`);
     if (exitCode === EXIT.FAILURE && envIfAllowed("SESSIONDB_DEBUG") && error instanceof Error)
-      writeErr(`${error.stack}\n`);
+      writeErr(`${redactSecrets(String(error.stack))}\n`);
     code = exitCode;
   }
   // Let stdout drain (a pipe may be slow) before exiting with the code.

@@ -53,6 +53,19 @@ export class StoreMissingError extends Error {
   }
 }
 
+/**
+ * A command that works on the store's file (repair, backup) was given a libSQL server URL:
+ * exits with EXIT.USAGE, code NEEDS_FILE. The server owns its files; `instead` says what to use.
+ */
+export class NeedsFileError extends Error {
+  override name = "NeedsFileError";
+  constructor(command: string, shown: string, instead?: string) {
+    super(
+      `${command} works on a store file, and ${shown} is a libSQL server, which owns its files${instead ? `; ${instead}` : ""}. Nothing was changed.`,
+    );
+  }
+}
+
 /** An error the command already explained, carrying its exit code. */
 export class ExitError extends Error {
   constructor(
@@ -89,6 +102,7 @@ function sqliteResultCode(error: unknown): string | undefined {
 export function classify(error: unknown): { exitCode: number; code: string } {
   if (error instanceof UsageError) return { exitCode: EXIT.USAGE, code: "USAGE" };
   if (error instanceof StoreMissingError) return { exitCode: EXIT.MISSING, code: "STORE_MISSING" };
+  if (error instanceof NeedsFileError) return { exitCode: EXIT.USAGE, code: "NEEDS_FILE" };
   if (error instanceof ExitError) return { exitCode: error.exitCode, code: error.code };
   if (denial(error)) return { exitCode: EXIT.UNUSABLE, code: "PERMISSION_DENIED" };
   const code = typeof (error as Coded)?.code === "string" ? ((error as Coded).code as string) : "";
@@ -133,7 +147,23 @@ export function classify(error: unknown): { exitCode: number; code: string } {
 export function describe(error: unknown): string {
   const refused = denial(error);
   if (refused) return denialMessage(refused);
-  return oneLine(error instanceof Error ? error.message : String(error));
+  return redactSecrets(oneLine(error instanceof Error ? error.message : String(error)));
+}
+
+/** Credentials this process holds (a server token, a URL's password): never printed. */
+const SECRETS = new Set<string>();
+
+/** Keep `secret` out of every error message and report this process prints. */
+export function registerSecret(secret: string | undefined): void {
+  // Very short values would blank out ordinary words; a real token is long.
+  if (secret && secret.length >= 6) SECRETS.add(secret);
+}
+
+/** `text` with every registered secret replaced by "[redacted]". */
+export function redactSecrets(text: string): string {
+  let out = text;
+  for (const secret of SECRETS) out = out.split(secret).join("[redacted]");
+  return out;
 }
 
 /** One line: newlines folded, so a log grep or `2>` capture sees the whole message. */

@@ -1,34 +1,113 @@
 /**
  * Where the store is and how each command opens it. Read commands open read-only and never
  * create a store; only `import` may create one. Existence is checked here first, so "no store"
- * gets its own exit code instead of a generic open failure.
+ * gets its own exit code instead of a generic open failure. `--db` may also be a libSQL URL:
+ * the store then lives on a server (server.ts).
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as nodePath from "node:path";
 import process from "node:process";
-import type { Store, StoreOptions } from "@sessiondb/core";
-import { StoreMissingError, UsageError } from "./exit.js";
+import * as url from "node:url";
+import type { StoreOptions } from "@sessiondb/core";
+import { NeedsFileError, StoreMissingError, UsageError } from "./exit.js";
 import { fileError } from "./paths.js";
 import type { Runtime } from "./runtime.js";
+import { type CliStore, openServerStore } from "./server.js";
 
 /** Options every command accepts. */
 export interface GlobalOptions {
-  /** --db, else $SESSIONDB_PATH, else ~/.sessiondb/state.db. */
+  /** --db, else $SESSIONDB_PATH, else ~/.sessiondb/state.db: a path or a libSQL URL. */
   db?: string;
   /** --wait MS: how long to wait for a locked store before exit code 4. */
   wait?: string;
 }
 
-/** The store path and whether it is the default one (whose directory `import` may create). */
-export function storePath(options: GlobalOptions): { path: string; isDefault: boolean } {
-  if (options.db !== undefined) {
-    if (options.db === "") throw new UsageError("--db needs a path");
-    return { path: nodePath.resolve(options.db), isDefault: false };
+/** Where the store is: a file on this machine, or a database on a libSQL server. */
+export type StoreLocation =
+  | { kind: "file"; path: string; isDefault: boolean }
+  | {
+      kind: "server";
+      /** What the client connects to, as given (it may carry credentials: never print it). */
+      url: string;
+      /** Scheme, host, port and path: what messages and reports show. */
+      shown: string;
+    };
+
+/** URL schemes a libSQL client speaks. A `file:` URL is a local store file, opened like its path. */
+const SERVER_SCHEMES = new Set(["libsql:", "http:", "https:", "ws:", "wss:"]);
+
+/** A path, or a URL naming a store: `--db`, else `$SESSIONDB_PATH`, else the default path. */
+export function storeLocation(options: GlobalOptions): StoreLocation {
+  let given = options.db;
+  let from = "--db";
+  if (given === "") throw new UsageError("--db needs a path or a URL");
+  if (given === undefined) {
+    given = process.env.SESSIONDB_PATH || undefined;
+    from = "$SESSIONDB_PATH";
   }
-  const fromEnv = process.env.SESSIONDB_PATH;
-  if (fromEnv) return { path: nodePath.resolve(fromEnv), isDefault: false };
-  return { path: nodePath.join(os.homedir(), ".sessiondb", "state.db"), isDefault: true };
+  if (given === undefined)
+    return { kind: "file", path: nodePath.join(os.homedir(), ".sessiondb", "state.db"), isDefault: true };
+  const scheme = /^([a-z][a-z0-9+.-]+:)/i.exec(given)?.[1]?.toLowerCase();
+  if (scheme === "file:") return { kind: "file", path: fileUrlPath(given, from), isDefault: false };
+  if (scheme && SERVER_SCHEMES.has(scheme)) return serverLocation(given, from);
+  if (scheme && given.slice(scheme.length).startsWith("//")) {
+    throw new UsageError(
+      `${from} ${JSON.stringify(given.slice(0, scheme.length + 2))}… is not a store: give a file path, or a libSQL URL (libsql://, https://, http://, wss://, ws://, file:)`,
+    );
+  }
+  return { kind: "file", path: nodePath.resolve(given), isDefault: false };
+}
+
+/** `file:///abs/state.db` or `file:relative.db` (relative to the working folder). */
+function fileUrlPath(given: string, from: string): string {
+  try {
+    if (given.startsWith("file://")) return url.fileURLToPath(new URL(given));
+  } catch (error) {
+    throw new UsageError(`${from} is not a valid file: URL (${(error as Error).message})`);
+  }
+  const rest = given.slice("file:".length);
+  if (rest === "" || rest.includes("?"))
+    throw new UsageError(`${from} file: URL needs a path and takes no options, got ${JSON.stringify(given)}`);
+  return nodePath.resolve(decodeURIComponent(rest));
+}
+
+function serverLocation(given: string, from: string): StoreLocation {
+  let parsed: URL;
+  try {
+    parsed = new URL(given);
+  } catch {
+    // Not echoed: a malformed URL may still carry a token.
+    throw new UsageError(`${from} is not a valid URL; expected libsql://HOST[:PORT] or https://HOST[:PORT]`);
+  }
+  if (!parsed.hostname) throw new UsageError(`${from} names no host; expected libsql://HOST[:PORT]`);
+  const path = parsed.pathname === "/" ? "" : parsed.pathname;
+  return { kind: "server", url: given, shown: `${parsed.protocol}//${parsed.host}${path}` };
+}
+
+/**
+ * The store file, for commands that work on the file itself (repair, or the file checks of
+ * doctor): a server URL is refused with exit 2 (`NEEDS_FILE`), saying why and what to use.
+ */
+export function storePath(
+  options: GlobalOptions,
+  command: string,
+  instead?: string,
+): { path: string; isDefault: boolean } {
+  const where = storeLocation(options);
+  if (where.kind === "file") return where;
+  throw new NeedsFileError(command, where.shown, instead);
+}
+
+/** The store's file, or undefined for a server store (which has no files on this machine). */
+export function localStoreFile(options: GlobalOptions): string | undefined {
+  const where = storeLocation(options);
+  return where.kind === "file" ? where.path : undefined;
+}
+
+/** How a location is named in messages: the file's path, or the server URL without credentials. */
+export function shownLocation(where: StoreLocation): string {
+  return where.kind === "file" ? where.path : where.shown;
 }
 
 /** Patience budgets from --wait (default: the library's own, 20 s). */
@@ -65,14 +144,40 @@ export type OpenMode =
   /** writable; created (and the default directory too) when missing. */
   | "create";
 
-/** Open the store for a command. */
-export function openFor(
-  runtime: Runtime,
+/** An open store and how messages name it. */
+export interface Opened {
+  store: CliStore;
+  where: StoreLocation;
+  /** The path, or the server URL without credentials. */
+  shown: string;
+}
+
+/**
+ * Open the store for a command: a file through this runtime's adapter (loaded only then), a
+ * server URL through @sessiondb/libsql (loaded only then). A server's database always exists,
+ * so "read commands never create a store" holds there by the server's own rules.
+ */
+export async function openFor(
+  runtime: () => Promise<Runtime>,
   options: GlobalOptions,
   mode: OpenMode,
   extra: StoreOptions = {},
-): Store {
-  const { path, isDefault } = storePath(options);
+): Promise<Opened> {
+  const where = storeLocation(options);
+  const wait = patience(options);
+  const storeOptions: StoreOptions = {
+    ...extra,
+    readOnly: mode === "read",
+    ...(wait ? { patience: wait } : {}),
+  };
+  if (where.kind === "server") {
+    const store = await openServerStore(where, storeOptions);
+    return { store, where, shown: where.shown };
+  }
+  // The adapter first: a runtime without a usable SQLite binding says so whether or not a store
+  // is there.
+  const rt = await runtime();
+  const { path, isDefault } = where;
   if (mode !== "create") requireExisting(path);
   else if (isDefault) {
     const folder = nodePath.dirname(path);
@@ -82,8 +187,8 @@ export function openFor(
       throw fileError(error, `cannot create the store's folder ${folder}`, "nothing was stored");
     }
   }
-  const wait = patience(options);
-  return runtime.open(path, { ...extra, readOnly: mode === "read", ...(wait ? { patience: wait } : {}) });
+  const store: CliStore = rt.open(path, storeOptions);
+  return { store, where, shown: path };
 }
 
 /** Size of the store's files in bytes (missing files count 0). */

@@ -171,14 +171,15 @@ function storeFiles(store: string): Array<ResolvedPath & { label: string }> {
 /**
  * Refuse `target` (exit 2) when it is the store at `store` or one of its files: by resolved path,
  * or by device and inode when it exists. `what` names the argument ("--output x"), `intact` says
- * what did not change.
+ * what did not change. A store on a server (`store` undefined) has no files here to protect.
  */
 export function refuseStoreFiles(
   target: Pick<ResolvedPath, "stat"> & { real?: string },
-  store: string,
+  store: string | undefined,
   what: string,
   intact: string,
 ): void {
+  if (store === undefined) return;
   for (const file of storeFiles(store)) {
     const samePath = file.real === target.real;
     if (!samePath && !(file.stat && target.stat && sameFile(file.stat, target.stat))) continue;

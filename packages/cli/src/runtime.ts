@@ -29,8 +29,8 @@ const HINTS: Record<SessionDbRuntime["name"], string> = {
   deno: "deno add npm:@sessiondb/deno",
 };
 
-/** The runtime executing this process, for the message when its adapter does not load. */
-function detectRuntime(): { name: SessionDbRuntime["name"]; version: string } {
+/** The runtime executing this process (without loading its adapter). */
+export function detectRuntime(): { name: SessionDbRuntime["name"]; version: string } {
   const g = globalThis as { Bun?: { version: string }; Deno?: { version: { deno: string } } };
   if (g.Bun) return { name: "bun", version: g.Bun.version };
   if (g.Deno) return { name: "deno", version: g.Deno.version.deno };

@@ -2,7 +2,7 @@ import * as nodePath from "node:path";
 import process from "node:process";
 import type { BackupResult } from "@sessiondb/core";
 import type { Command } from "../command.js";
-import { EXIT, ExitError, UsageError } from "../exit.js";
+import { EXIT, ExitError, NeedsFileError, UsageError } from "../exit.js";
 import { bytes, print, printJson } from "../format.js";
 import { openFor } from "../open.js";
 import { Progress } from "../progress.js";
@@ -36,7 +36,15 @@ export const backup: Command = {
   async run({ values, positionals, runtime }) {
     const dest = positionals[0];
     if (!dest) throw new UsageError("backup needs a destination path");
-    const store = openFor(await runtime(), values, "read");
+    const { store, where, shown } = await openFor(runtime, values, "read");
+    if (where.kind === "server" && typeof store.backup !== "function") {
+      await store.close();
+      throw new NeedsFileError(
+        "backup",
+        shown,
+        'use the server\'s own backups, or "sessiondb export" for a copy that "sessiondb import" reads back',
+      );
+    }
     const controller = new AbortController();
     const onSigint = () => controller.abort();
     process.on("SIGINT", onSigint);
@@ -70,18 +78,18 @@ export const backup: Command = {
         progress.finish("copied");
       }
       if (values.json) {
-        printJson({ from: store.path, ...result });
+        printJson({ from: shown, ...result });
         return EXIT.OK;
       }
       print(
-        `backed up ${store.path} to ${result.path}: ${bytes(result.bytes)}, ${result.journalMode} mode, ${METHOD[result.method]}, ${(result.durationMs / 1000).toFixed(1)} s`,
+        `backed up ${shown} to ${result.path}: ${bytes(result.bytes)}, ${result.journalMode} mode, ${METHOD[result.method]}, ${(result.durationMs / 1000).toFixed(1)} s`,
       );
       if (result.fts) print(`  index ${describeFts(result.fts)}`);
       for (const note of result.notes) print(`  note: ${note}`);
       return EXIT.OK;
     } finally {
       process.off("SIGINT", onSigint);
-      store.close();
+      await store.close();
     }
   },
 };

@@ -1,10 +1,11 @@
-import type { IntegrityProblem, Store } from "@sessiondb/core";
+import type { IntegrityProblem } from "@sessiondb/core";
 import type { Command } from "../command.js";
 import { EXIT } from "../exit.js";
 import { green, print, printJson, red } from "../format.js";
-import { type GlobalOptions, openFor, storePath } from "../open.js";
+import { type GlobalOptions, type Opened, openFor, storeLocation } from "../open.js";
 import { type WriteAccess, writeAccess } from "../permissions.js";
 import type { Runtime } from "../runtime.js";
+import type { CliStore } from "../server.js";
 
 /** Library errors after which a read-only connection still serves a check. */
 const FALL_BACK_TO_READ_ONLY = new Set(["UNSAFE_SQLITE", "STORE_READONLY", "SCHEMA_TOO_NEW"]);
@@ -14,25 +15,27 @@ const FALL_BACK_TO_READ_ONLY = new Set(["UNSAFE_SQLITE", "STORE_READONLY", "SCHE
  * schema fails here with exit 6). FTS5's 'integrity-check' is an INSERT command, which SQLite
  * refuses on a read-only connection, so when this process may write the file the check reopens
  * it writable — without the open-time FTS repair, which would hide what the check is looking for.
+ * On a server there is no file to ask: the server says what this client may write.
  */
-export function openForCheck(
-  runtime: Runtime,
+export async function openForCheck(
+  runtime: () => Promise<Runtime>,
   options: GlobalOptions,
-): { store: Store; writable: boolean; access: WriteAccess } {
+): Promise<Opened & { writable: boolean; access: WriteAccess }> {
+  const where = storeLocation(options);
   // Asked before any connection is open: the probe opens and closes the file (see writeAccess).
-  const access = writeAccess(storePath(options).path);
-  const probe = openFor(runtime, options, "read");
-  if (access !== "writable") return { store: probe, writable: false, access };
-  probe.close();
+  const access = where.kind === "file" ? writeAccess(where.path) : "writable";
+  const probe = await openFor(runtime, options, "read");
+  if (access !== "writable") return { ...probe, writable: false, access };
+  await probe.store.close();
   try {
     return {
-      store: openFor(runtime, options, "write", { repairFtsOnOpen: false }),
+      ...(await openFor(runtime, options, "write", { repairFtsOnOpen: false })),
       writable: true,
       access,
     };
   } catch (error) {
     if (!FALL_BACK_TO_READ_ONLY.has(String((error as { code?: unknown }).code))) throw error;
-    return { store: openFor(runtime, options, "read"), writable: false, access: "read-only" };
+    return { ...(await openFor(runtime, options, "read")), writable: false, access: "read-only" };
   }
 }
 
@@ -45,15 +48,15 @@ export function skippedBecause(access: WriteAccess): string {
 
 /** The report, split into corruption, a detached index, and checks a read-only connection cannot
  * run (FTS5's integrity-check is a write; core then compares index and source row counts only). */
-export function integrity(store: Store): {
+export async function integrity(store: CliStore): Promise<{
   ok: boolean;
   /** Each problem's message, corruption first: what `check` prints and its --json lists. */
   problems: string[];
   corrupt: IntegrityProblem[];
   stale: IntegrityProblem[];
   skipped: string[];
-} {
-  const report = store.checkIntegrity();
+}> {
+  const report = await store.checkIntegrity();
   const stale = report.problems.filter((p) => p.kind === "fts-detached");
   const corrupt = report.problems.filter((p) => p.kind !== "fts-detached");
   return {
@@ -80,14 +83,14 @@ export const check: Command = {
   args: { min: 0, max: 0, names: "" },
   json: true,
   async run({ values, runtime }) {
-    const { store, writable, access } = openForCheck(await runtime(), values);
+    const { store, shown, writable, access } = await openForCheck(runtime, values);
     try {
-      const report = integrity(store);
+      const report = await integrity(store);
       const exit =
         report.corrupt.length > 0 ? EXIT.CORRUPT : report.stale.length > 0 ? EXIT.UNHEALTHY : EXIT.OK;
       if (values.json) {
         printJson({
-          path: store.path,
+          path: shown,
           ok: report.ok,
           problems: report.problems,
           skipped: report.skipped,
@@ -97,16 +100,16 @@ export const check: Command = {
       }
       if (report.ok)
         print(
-          `${green("ok")}  ${store.path}: integrity_check, FTS5 integrity-check and index row counts are sound`,
+          `${green("ok")}  ${shown}: integrity_check, FTS5 integrity-check and index row counts are sound`,
         );
       else {
-        print(`${red("problems")}  ${store.path}:`);
+        print(`${red("problems")}  ${shown}:`);
         for (const p of report.problems) print(`  - ${p}`);
       }
       for (const s of report.skipped) print(`  (skipped: ${skippedBecause(access)}) ${s}`);
       return exit;
     } finally {
-      store.close();
+      await store.close();
     }
   },
 };

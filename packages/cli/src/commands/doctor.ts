@@ -1,12 +1,14 @@
 import * as fs from "node:fs";
 import process from "node:process";
-import { type FtsStatus, isWalResetVulnerable, readAdmissionHolder, type Store } from "@sessiondb/core";
+import { type FtsStatus, isWalResetVulnerable, readAdmissionHolder } from "@sessiondb/core";
 import { nodeFsHost } from "@sessiondb/core/host";
 import type { Command } from "../command.js";
 import { classify, EXIT, oneLine, StoreMissingError } from "../exit.js";
 import { bold, green, print, printJson, red, yellow } from "../format.js";
-import { storePath } from "../open.js";
+import { type StoreLocation, storeLocation } from "../open.js";
 import { denial, writeAccess } from "../permissions.js";
+import { detectRuntime } from "../runtime.js";
+import type { CliStore } from "../server.js";
 import { integrity, openForCheck } from "./check.js";
 import { describeFts } from "./fts.js";
 
@@ -116,6 +118,29 @@ export function lockHolder(path: string): Finding {
   };
 }
 
+/**
+ * On a libSQL server the journal policy does not apply: the server process owns its files and
+ * chooses their journal. Its SQLite version is reported; the WAL-reset bug needs a second process
+ * writing the same files, which a server does not share.
+ */
+export function serverFindings(sqliteVersion: string | undefined, journalMode: string): Finding[] {
+  const vulnerable = sqliteVersion !== undefined && isWalResetVulnerable(sqliteVersion);
+  return [
+    {
+      check: "journal mode",
+      status: "note",
+      detail: `${journalMode}, chosen by the server: the journal policy does not apply (the server owns its files)`,
+    },
+    {
+      check: "wal-reset",
+      status: vulnerable ? "note" : "ok",
+      detail: vulnerable
+        ? `the server's SQLite ${sqliteVersion} has the WAL-reset bug, which needs two processes writing one file; only the server process touches its files`
+        : `the server's SQLite ${sqliteVersion ?? "(version unknown)"} does not have the WAL-reset bug`,
+    },
+  ];
+}
+
 /** The journal mode: wal or delete are what the journal policy chooses; anything else is a warning. */
 export function journalFinding(journalMode: string): Finding {
   return {
@@ -131,17 +156,25 @@ export function ftsFinding(fts: FtsStatus, problems: string[] = []): Finding {
   return { check: "fts", status, detail: [describeFts(fts), ...problems].join("; ") };
 }
 
-function inspectOpen(store: Store, writable: boolean, findings: Finding[]): void {
-  findings.push(journalFinding(store.journalMode));
-  findings.push(walVerdict(store.sqliteVersion, store.journalMode));
-  const report = integrity(store);
+async function inspectOpen(
+  store: CliStore,
+  where: StoreLocation,
+  writable: boolean,
+  findings: Finding[],
+): Promise<void> {
+  if (where.kind === "server") findings.push(...serverFindings(store.sqliteVersion, store.journalMode));
+  else {
+    findings.push(journalFinding(store.journalMode));
+    findings.push(walVerdict(store.sqliteVersion, store.journalMode));
+  }
+  const report = await integrity(store);
   const damage = report.corrupt.filter((p) => p.kind === "database").map((p) => p.message);
   findings.push({
     check: "integrity_check",
     status: damage.length === 0 ? "ok" : "fail",
     detail: damage.length === 0 ? "ok" : damage.join("; "),
   });
-  const fts = store.ftsStatus();
+  const fts = await store.ftsStatus();
   const ftsProblems = report.corrupt.filter((p) => p.kind === "fts-index").map((p) => p.message);
   findings.push(ftsFinding(fts, ftsProblems));
   if (report.skipped.length) {
@@ -176,45 +209,64 @@ export const doctor: Command = {
     "",
     "Never creates or upgrades a store. Exit 0 only when everything is ok or note; 5 when the file",
     "is corrupt; 9 for any other warn/fail; 3 when there is no store.",
+    "",
+    "On a libSQL server (--db URL) the server owns its files: journal mode and the WAL-reset bug",
+    "are reported as notes (the journal policy does not apply), and there are no file permissions",
+    "or lock files to check; the integrity and FTS checks run through the server.",
   ].join("\n"),
   options: {},
   args: { min: 0, max: 0, names: "" },
   json: true,
   async run({ values, runtime }) {
-    const rt = await runtime();
     const findings: Finding[] = [];
-    const { path } = storePath(values);
-    if (!fs.existsSync(path)) {
+    const where = storeLocation(values);
+    const path = where.kind === "file" ? where.path : where.shown;
+    let version: string | undefined;
+    if (where.kind === "file") {
+      const rt = await runtime();
       // Nothing to diagnose: the usual "no store" error and exit code.
-      throw new StoreMissingError(path);
+      if (!fs.existsSync(path)) throw new StoreMissingError(path);
+      version = rt.adapter.sqliteVersion(rt.driver);
+      findings.push({
+        check: "sqlite",
+        status: "ok",
+        detail: `${rt.name} ${rt.version}, ${rt.driver.name}, SQLite ${version ?? "unknown"}`,
+      });
     }
-    const version = rt.adapter.sqliteVersion(rt.driver);
-    findings.push({
-      check: "sqlite",
-      status: "ok",
-      detail: `${rt.name} ${rt.version}, ${rt.driver.name}, SQLite ${version ?? "unknown"}`,
-    });
     let openExit: number | undefined;
     try {
-      const { store, writable } = openForCheck(rt, values);
+      const { store, writable } = await openForCheck(runtime, values);
       try {
-        inspectOpen(store, writable, findings);
+        if (where.kind === "server") {
+          const rt = detectRuntime();
+          version = store.sqliteVersion;
+          findings.push({
+            check: "sqlite",
+            status: "ok",
+            detail: `libSQL server, SQLite ${version ?? "unknown"}; client ${rt.name} ${rt.version}, ${store.driverName}`,
+          });
+        }
+        await inspectOpen(store, where, writable, findings);
       } finally {
-        store.close();
+        await store.close();
       }
     } catch (error) {
       const { exitCode, code } = classify(error);
-      if (exitCode === EXIT.BUSY || exitCode === EXIT.FAILURE) throw error;
+      // Busy, an unexpected failure, or no way to open it at all (no SQLite binding, no server
+      // support): nothing this report could say about the store.
+      if (exitCode === EXIT.BUSY || exitCode === EXIT.FAILURE || code === "DRIVER_UNAVAILABLE") throw error;
       openExit = exitCode;
       findings.push({
         check: "open",
         status: "fail",
         detail: `${code}: ${oneLine(error instanceof Error ? error.message : String(error))}`,
       });
-      findings.push(walVerdict(version, undefined));
+      if (where.kind === "file") findings.push(walVerdict(version, undefined));
     }
-    findings.push(lockHolder(path));
-    findings.push(...permissions(path));
+    if (where.kind === "file") {
+      findings.push(lockHolder(path));
+      findings.push(...permissions(path));
+    }
 
     const corrupt =
       openExit === EXIT.CORRUPT ||

@@ -2,16 +2,17 @@ import * as fs from "node:fs";
 import * as nodePath from "node:path";
 import process from "node:process";
 import { setImmediate } from "node:timers";
-import type { SessionSummary, Store } from "@sessiondb/core";
+import type { SessionSummary } from "@sessiondb/core";
 import type { Command, CommandContext } from "../command.js";
 import { EXIT, ExitError, UsageError } from "../exit.js";
 import { plural } from "../format.js";
 import { allSessions } from "../inspect.js";
-import { openFor, storePath } from "../open.js";
+import { localStoreFile, openFor } from "../open.js";
 import { writeErr, writeOutDrained } from "../output.js";
 import { OutputFile } from "../output-file.js";
 import { fileError, type ResolvedPath, refuseDatabases, refuseStoreFiles, resolvePath } from "../paths.js";
 import { redactor } from "../redact.js";
+import type { CliStore } from "../server.js";
 import { FORMAT, FORMATS, type Format, type FormatName } from "../transcript.js";
 import { timeRange } from "../when.js";
 
@@ -48,7 +49,7 @@ interface Rendering {
 
 /** Write every session and its messages as one document; returns the number of messages. */
 async function writeSessions(
-  store: Store,
+  store: CliStore,
   sessions: SessionSummary[],
   { format, redact }: Rendering,
   write: (text: string) => Promise<void>,
@@ -63,7 +64,7 @@ async function writeSessions(
     const { preview: _preview, lastActiveAt: _lastActiveAt, ...session } = summary;
     await write(format.session(redact(session)));
     for (let afterId = 0; ; ) {
-      const page = store.getMessages(summary.id, { afterId, limit: PAGE });
+      const page = await store.getMessages(summary.id, { afterId, limit: PAGE });
       let chunk = "";
       for (const message of page) chunk += format.message(redact(message));
       if (chunk) await write(chunk);
@@ -93,7 +94,7 @@ function outputTarget(values: CommandContext["values"]): ResolvedPath | undefine
       // No stdout at all: writing will fail and say so.
     }
     if (stdout?.isFile())
-      refuseStoreFiles({ stat: stdout }, storePath(values).path, "stdout", "nothing was written");
+      refuseStoreFiles({ stat: stdout }, localStoreFile(values), "stdout", "nothing was written");
     return undefined;
   }
   if (typeof output !== "string" || output === "") throw new UsageError("--output needs a file name");
@@ -103,7 +104,7 @@ function outputTarget(values: CommandContext["values"]): ResolvedPath | undefine
     const target = resolvePath(output);
     if (target.stat?.isDirectory())
       throw new ExitError(EXIT.USAGE, `${what} is a folder; ${intact}. Name a file.`, "EISDIR");
-    refuseStoreFiles(target, storePath(values).path, what, intact);
+    refuseStoreFiles(target, localStoreFile(values), what, intact);
     refuseDatabases(target, what, intact);
     return target;
   } catch (error) {
@@ -113,7 +114,7 @@ function outputTarget(values: CommandContext["values"]): ResolvedPath | undefine
 
 /** Write to a temporary file and rename it over `target` when complete; Ctrl-C discards it. */
 async function exportToFile(
-  store: Store,
+  store: CliStore,
   sessions: SessionSummary[],
   rendering: Rendering,
   target: ResolvedPath,
@@ -169,11 +170,11 @@ function fileNameOf(id: string, extension: string, taken: Set<string>): string {
 
 /** --output-dir: one file per session, each written like --output (temporary file, then rename). */
 async function exportToFolder(
-  store: Store,
+  store: CliStore,
   sessions: SessionSummary[],
   rendering: Rendering,
   folder: string,
-  storeFile: string,
+  storeFile: string | undefined,
 ): Promise<number> {
   const intact = "nothing was written";
   try {
@@ -201,7 +202,11 @@ async function exportToFolder(
 }
 
 /** Write to stdout with backpressure; a reader that goes away (`| head`) ends the export. */
-async function exportToStdout(store: Store, sessions: SessionSummary[], rendering: Rendering): Promise<void> {
+async function exportToStdout(
+  store: CliStore,
+  sessions: SessionSummary[],
+  rendering: Rendering,
+): Promise<void> {
   try {
     await writeSessions(store, sessions, rendering, writeOutDrained);
   } catch (error) {
@@ -267,10 +272,10 @@ export const exportCommand: Command = {
       throw new UsageError("choose --output FILE or --output-dir DIR, not both");
     if (folder === "") throw new UsageError("--output-dir needs a folder name");
     const target = folder === undefined ? outputTarget(values) : undefined;
-    const store = openFor(await runtime(), values, "read");
+    const { store, shown } = await openFor(runtime, values, "read");
     try {
       const wanted = values.session as string[] | undefined;
-      let sessions = allSessions(store, values.source ? String(values.source) : undefined).filter(
+      let sessions = (await allSessions(store, values.source ? String(values.source) : undefined)).filter(
         (s) => (since === undefined || s.startedAt >= since) && (until === undefined || s.startedAt < until),
       );
       if (wanted?.length) {
@@ -279,7 +284,7 @@ export const exportCommand: Command = {
         if (missing.length) {
           throw new ExitError(
             EXIT.NOT_FOUND,
-            `no session ${missing.map((id) => JSON.stringify(id)).join(", ")} in ${store.path}${since !== undefined || until !== undefined || values.source ? " matching the filters" : ""}`,
+            `no session ${missing.map((id) => JSON.stringify(id)).join(", ")} in ${shown}${since !== undefined || until !== undefined || values.source ? " matching the filters" : ""}`,
             "SESSION_NOT_FOUND",
           );
         }
@@ -287,7 +292,7 @@ export const exportCommand: Command = {
         sessions = sessions.filter((s) => keep.has(s.id));
       }
       if (typeof folder === "string") {
-        const messages = await exportToFolder(store, sessions, rendering, folder, store.path);
+        const messages = await exportToFolder(store, sessions, rendering, folder, localStoreFile(values));
         writeErr(
           `exported ${plural(sessions.length, "session")} (${plural(messages, "message")}) to ${plural(sessions.length, "file")} in ${folder}\n`,
         );
@@ -303,7 +308,7 @@ export const exportCommand: Command = {
       );
       return EXIT.OK;
     } finally {
-      store.close();
+      await store.close();
     }
   },
 };

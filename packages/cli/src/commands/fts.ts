@@ -35,10 +35,10 @@ export const ftsStatus: Command = {
   args: { min: 0, max: 0, names: "" },
   json: true,
   async run({ values, runtime }) {
-    const store = openFor(await runtime(), values, "read");
+    const { store, shown } = await openFor(runtime, values, "read");
     try {
-      const status = store.ftsStatus();
-      if (values.json) printJson({ path: store.path, ...status });
+      const status = await store.ftsStatus();
+      if (values.json) printJson({ path: shown, ...status });
       else
         print(
           pairs([
@@ -48,7 +48,7 @@ export const ftsStatus: Command = {
         );
       return EXIT.OK;
     } finally {
-      store.close();
+      await store.close();
     }
   },
 };
@@ -72,13 +72,13 @@ export const ftsRebuild: Command = {
   async run({ values, runtime }) {
     const timeoutMs =
       values.timeout === undefined ? undefined : parsePositiveInt(String(values.timeout), "--timeout");
-    const store = openFor(await runtime(), values, "write", { repairFtsOnOpen: false });
+    const { store } = await openFor(runtime, values, "write", { repairFtsOnOpen: false });
     try {
-      const total = store.messageCount();
+      const total = await store.messageCount();
       if (!values.json && process.stderr.isTTY)
         process.stderr.write(`rebuilding the index over ${count(total)} messages…\n`);
       const started = performance.now();
-      const result = store.rebuildFts(timeoutMs === undefined ? {} : { timeoutMs });
+      const result = await store.rebuildFts(timeoutMs === undefined ? {} : { timeoutMs });
       const ms = performance.now() - started;
       if (values.json) printJson({ ...result, messages: total, ms: Math.round(ms) });
       if (!result.rebuilt) {
@@ -93,7 +93,7 @@ export const ftsRebuild: Command = {
       if (!values.json) print(`rebuilt the index over ${count(total)} messages in ${seconds(ms)}`);
       return EXIT.OK;
     } finally {
-      store.close();
+      await store.close();
     }
   },
 };
@@ -107,12 +107,12 @@ export const ftsOptimize: Command = {
   args: { min: 0, max: 0, names: "" },
   json: true,
   async run({ values, runtime }) {
-    const store = openFor(await runtime(), values, "write", { repairFtsOnOpen: false });
+    const { store } = await openFor(runtime, values, "write", { repairFtsOnOpen: false });
     try {
       const started = performance.now();
-      store.optimizeFts();
+      await store.optimizeFts();
       const ms = performance.now() - started;
-      const status = store.ftsStatus();
+      const status = await store.ftsStatus();
       if (values.json)
         printJson({
           optimized: status.state !== "stale" && status.state !== "unavailable",
@@ -124,7 +124,7 @@ export const ftsOptimize: Command = {
       else print(`optimized in ${seconds(ms)}`);
       return EXIT.OK;
     } finally {
-      store.close();
+      await store.close();
     }
   },
 };
@@ -151,7 +151,7 @@ export const ftsBackfill: Command = {
       values.chunk === undefined ? undefined : parsePositiveInt(String(values.chunk), "--chunk");
     // No repair at open: a stale index is exactly what a backfill refills, in chunks, instead of
     // one long rebuild before the first progress line.
-    const store = openFor(await runtime(), values, "write", { repairFtsOnOpen: false });
+    const { store } = await openFor(runtime, values, "write", { repairFtsOnOpen: false });
     const controller = new AbortController();
     let interrupts = 0;
     const onSigint = () => {
@@ -164,7 +164,7 @@ export const ftsBackfill: Command = {
     const progress = new Progress({ label: "fts backfill", unit: "rows" });
     let last = { indexed: 0, total: 0, done: false };
     try {
-      const before = store.ftsStatus();
+      const before = await store.ftsStatus();
       if (before.state === "unavailable") {
         throw new ExitError(
           EXIT.UNUSABLE,
@@ -177,7 +177,7 @@ export const ftsBackfill: Command = {
         if (!values.json)
           process.stderr.write(`resuming a backfill at ${count(last.indexed)}/${count(last.total)} rows\n`);
       } else {
-        last = { indexed: 0, total: store.messageCount(), done: false };
+        last = { indexed: 0, total: await store.messageCount(), done: false };
       }
       progress.update(last.indexed, last.total, true);
       try {
@@ -191,7 +191,7 @@ export const ftsBackfill: Command = {
         });
       } catch (error) {
         if (!controller.signal.aborted) throw error;
-        const status = store.ftsStatus();
+        const status = await store.ftsStatus();
         const { indexed, total } = status.state === "backfilling" ? status : last;
         progress.update(indexed, total, true);
         if (values.json) printJson({ done: false, interrupted: true, indexed, total });
@@ -202,14 +202,14 @@ export const ftsBackfill: Command = {
         );
       }
       progress.finish("done");
-      const status = store.ftsStatus();
+      const status = await store.ftsStatus();
       if (values.json)
         printJson({ done: true, interrupted: false, indexed: last.total, total: last.total, fts: status });
       else print(`index ${describeFts(status)}: ${count(last.total)} rows backfilled`);
       return EXIT.OK;
     } finally {
       process.off("SIGINT", onSigint);
-      store.close();
+      await store.close();
     }
   },
 };

@@ -1,14 +1,15 @@
 import * as fs from "node:fs";
 import process from "node:process";
 import * as readline from "node:readline";
-import type { CreateSessionInput, MessageInput, Session, Store } from "@sessiondb/core";
+import type { CreateSessionInput, MessageInput, Session } from "@sessiondb/core";
 import type { Command } from "../command.js";
 import { EXIT, ExitError, UsageError } from "../exit.js";
 import { count, plural, print, printJson } from "../format.js";
 import { type ParsedLine, parseLine, type SessionRecord } from "../jsonl.js";
-import { openFor, storePath } from "../open.js";
+import { localStoreFile, openFor } from "../open.js";
 import { fileError, refuseDatabases, refuseStoreFiles, resolvePath } from "../paths.js";
 import { Progress } from "../progress.js";
+import type { CliStore } from "../server.js";
 
 interface LineProblem {
   line: number;
@@ -145,7 +146,7 @@ async function plan(source: string | string[]): Promise<Plan> {
  * opened: never the store or one of its files (reading one while the store is open would drop
  * this process's locks on it), never a SQLite database.
  */
-async function importSource(file: string, store: string): Promise<string | string[]> {
+async function importSource(file: string, store: string | undefined): Promise<string | string[]> {
   const intact = "nothing was imported";
   if (file === "-") {
     let stdin: fs.Stats | undefined;
@@ -199,14 +200,14 @@ class Importer {
     errors: [],
     warnings: [],
   };
-  readonly #store: Store;
+  readonly #store: CliStore;
   readonly #plan: Plan;
   readonly #done = new Set<string>();
   readonly #waiting = new Map<string, Group[]>();
   /** Messages of the sessions dealt with so far (imported, skipped or failed), for the bar. */
   readonly #progress: { bar: Progress; total: number; done: number } | undefined;
 
-  constructor(store: Store, plan: Plan, progress?: Progress) {
+  constructor(store: CliStore, plan: Plan, progress?: Progress) {
     this.#store = store;
     this.#plan = plan;
     const total = [...plan.sessions.values()].reduce((n, s) => n + (s.errors.length ? 0 : s.messages), 0);
@@ -234,7 +235,7 @@ class Importer {
       if (line === info.lastLine) {
         groups.delete(owner);
         if (group.record && group.input && group.recordLine !== undefined) {
-          this.#commit({
+          await this.#commit({
             record: group.record,
             input: group.input,
             recordLine: group.recordLine,
@@ -246,11 +247,11 @@ class Importer {
     // Children whose parent never arrived (it failed): imported without the link, with a warning.
     for (const [parent, children] of this.#waiting) {
       this.#waiting.delete(parent);
-      for (const child of children) this.#commit(child, true);
+      for (const child of children) await this.#commit(child, true);
     }
   }
 
-  #commit(group: Group, parentGone = false): void {
+  async #commit(group: Group, parentGone = false): Promise<void> {
     const store = this.#store;
     const { record, input } = group;
     const id = record.id;
@@ -258,14 +259,14 @@ class Importer {
     try {
       // Inside the try: the store refuses some ids (control characters, lone surrogates) already
       // on lookup, and that is this session's problem, not the import's.
-      existing = store.getSession(id);
+      existing = await store.getSession(id);
       if (existing && existing.messageCount > 0) {
         this.outcome.skipped.push(id);
-        this.#finished(id);
+        await this.#finished(id);
         return;
       }
       const parent = input.parentSessionId;
-      if (parent !== undefined && !this.#stored(parent)) {
+      if (parent !== undefined && !(await this.#stored(parent))) {
         const parentPlan = this.#plan.sessions.get(parent);
         if (!parentGone && parentPlan && parentPlan.errors.length === 0 && !this.#done.has(parent)) {
           // The parent comes later in the file: import this one right after it.
@@ -282,7 +283,7 @@ class Importer {
         delete input.parentSessionId;
       }
       // One transaction: the session, its messages, flags and end are all stored or none is.
-      store.transaction((tx) => {
+      await store.transaction((tx) => {
         tx.createSession(input);
         tx.appendMessages(
           id,
@@ -308,27 +309,27 @@ class Importer {
       const message = (error as Error).message.replace(/ Nothing was stored\.$/, "");
       this.outcome.errors.push({ line, sessionId: id, message });
       this.outcome.failed++;
-      this.#finished(id);
+      await this.#finished(id);
       return;
     }
     if (existing) this.outcome.resumed++;
     this.outcome.imported++;
     this.outcome.messages += group.messages.length;
-    this.#finished(id);
+    await this.#finished(id);
   }
 
   /** Whether session `id` is in the store. An id the store refuses counts as there: createSession
    * then refuses it under its own field name ("parentSessionId"). */
-  #stored(id: string): boolean {
+  async #stored(id: string): Promise<boolean> {
     try {
-      return this.#store.getSession(id) !== undefined;
+      return (await this.#store.getSession(id)) !== undefined;
     } catch (error) {
       if ((error as { code?: unknown }).code === "INVALID_INPUT") return true;
       throw error;
     }
   }
 
-  #finished(id: string): void {
+  async #finished(id: string): Promise<void> {
     this.#done.add(id);
     if (this.#progress) {
       this.#progress.done += this.#plan.sessions.get(id)?.messages ?? 0;
@@ -337,7 +338,7 @@ class Importer {
     const children = this.#waiting.get(id);
     if (!children) return;
     this.#waiting.delete(id);
-    for (const child of children) this.#commit(child);
+    for (const child of children) await this.#commit(child);
   }
 }
 
@@ -365,7 +366,7 @@ export const importCommand: Command = {
   json: true,
   async run({ values, positionals, runtime }) {
     const file = positionals[0] as string;
-    const source = await importSource(file, storePath(values).path);
+    const source = await importSource(file, localStoreFile(values));
     let checked: Plan;
     try {
       checked = await plan(source);
@@ -393,7 +394,7 @@ export const importCommand: Command = {
     };
     // With no good session there is nothing to write: the store is not opened (nor created).
     if (!values["dry-run"] && good.length > 0) {
-      const store = openFor(await runtime(), values, "create");
+      const { store } = await openFor(runtime, values, "create");
       try {
         // A bar on a terminal only: elsewhere stderr carries the problems found, nothing else.
         const bar =
@@ -418,7 +419,7 @@ export const importCommand: Command = {
           errors: [...problems, ...o.errors].sort((a, b) => a.line - b.line),
         };
       } finally {
-        store.close();
+        await store.close();
       }
     }
     const ignored = Object.fromEntries(checked.ignored);

@@ -6,14 +6,15 @@
 import process from "node:process";
 import * as readline from "node:readline";
 import { setImmediate } from "node:timers";
-import type { SessionSummary, Store } from "@sessiondb/core";
+import type { Session, SessionSummary } from "@sessiondb/core";
 import type { Command, CommandContext } from "../command.js";
 import { EXIT, ExitError, UsageError } from "../exit.js";
 import { count, plural, print, printJson, table, time } from "../format.js";
 import { allSessions } from "../inspect.js";
-import { openFor } from "../open.js";
+import { type Opened, openFor } from "../open.js";
 import { writeErr } from "../output.js";
 import { Progress } from "../progress.js";
+import type { CliStore } from "../server.js";
 import { parseAge } from "../when.js";
 import { terminalWidth } from "../width.js";
 
@@ -35,25 +36,26 @@ async function confirm(question: string, values: CommandContext["values"]): Prom
   }
 }
 
-function notFound(store: Store, ids: string[]): ExitError {
+function notFound(shown: string, ids: string[]): ExitError {
   return new ExitError(
     EXIT.NOT_FOUND,
-    `no session ${ids.map((id) => JSON.stringify(id)).join(", ")} in ${store.path}; nothing was changed`,
+    `no session ${ids.map((id) => JSON.stringify(id)).join(", ")} in ${shown}; nothing was changed`,
     "SESSION_NOT_FOUND",
   );
 }
 
 /** The named sessions, or exit 7 naming every missing one before anything changes. */
-function existing(store: Store, ids: string[]) {
-  const found = ids.map((id) => [id, store.getSession(id)] as const);
+async function existing({ store, shown }: Opened, ids: string[]): Promise<Session[]> {
+  const found: Array<[string, Session | undefined]> = [];
+  for (const id of ids) found.push([id, await store.getSession(id)]);
   const missing = found.filter(([, s]) => !s).map(([id]) => id);
-  if (missing.length) throw notFound(store, missing);
-  return found.map(([, s]) => s as NonNullable<(typeof found)[number][1]>);
+  if (missing.length) throw notFound(shown, missing);
+  return found.map(([, s]) => s as Session);
 }
 
 /** Delete sessions one transaction each, with progress on a terminal; Ctrl-C stops between two. */
 async function deleteAll(
-  store: Store,
+  store: CliStore,
   ids: string[],
   quiet: boolean,
 ): Promise<{ sessions: number; messages: number }> {
@@ -77,7 +79,7 @@ async function deleteAll(
           "INTERRUPTED",
         );
       }
-      done.messages += store.deleteSession(id);
+      done.messages += await store.deleteSession(id);
       done.sessions++;
       progress?.update(done.sessions, ids.length);
       // Between two transactions: let a Ctrl-C (and other writers' turns) through.
@@ -104,9 +106,10 @@ export const sessionsDelete: Command = {
   args: { min: 1, max: Number.POSITIVE_INFINITY, names: "ID" },
   json: true,
   async run({ values, positionals, runtime }) {
-    const store = openFor(await runtime(), values, "write");
+    const opened = await openFor(runtime, values, "write");
+    const { store } = opened;
     try {
-      const sessions = existing(store, positionals);
+      const sessions = await existing(opened, positionals);
       const messages = sessions.reduce((n, s) => n + s.messageCount, 0);
       const what =
         sessions.length === 1
@@ -121,7 +124,7 @@ export const sessionsDelete: Command = {
       else print(`deleted ${plural(done.sessions, "session")} (${plural(done.messages, "message")})`);
       return EXIT.OK;
     } finally {
-      store.close();
+      await store.close();
     }
   },
 };
@@ -157,9 +160,9 @@ export const prune: Command = {
     const age = parseAge(String(values["older-than"]), "--older-than");
     const cutoff = Date.now() / 1000 - age;
     const dryRun = values["dry-run"] === true;
-    const store = openFor(await runtime(), values, dryRun ? "read" : "write");
+    const { store } = await openFor(runtime, values, dryRun ? "read" : "write");
     try {
-      const all = allSessions(store, values.source ? String(values.source) : undefined);
+      const all = await allSessions(store, values.source ? String(values.source) : undefined);
       const old = (s: SessionSummary) =>
         s.lastActiveAt < cutoff && (values["archived-only"] !== true || s.archived);
       const chosen = all.filter((s) => old(s) && !s.pinned);
@@ -216,7 +219,7 @@ export const prune: Command = {
         );
       return EXIT.OK;
     } finally {
-      store.close();
+      await store.close();
     }
   },
 };
@@ -232,10 +235,11 @@ export const sessionsRename: Command = {
   async run({ values, positionals, runtime }) {
     const [id, ...words] = positionals as [string, ...string[]];
     const title = words.join(" ").trim();
-    const store = openFor(await runtime(), values, "write");
+    const opened = await openFor(runtime, values, "write");
+    const { store } = opened;
     try {
-      existing(store, [id]);
-      const session = store.updateSession(id, { title: title === "" ? null : title });
+      await existing(opened, [id]);
+      const session = await store.updateSession(id, { title: title === "" ? null : title });
       if (values.json) printJson({ session });
       else
         print(
@@ -245,7 +249,7 @@ export const sessionsRename: Command = {
         );
       return EXIT.OK;
     } finally {
-      store.close();
+      await store.close();
     }
   },
 };
@@ -265,11 +269,12 @@ function archiving(archived: boolean): Command {
     args: { min: 1, max: Number.POSITIVE_INFINITY, names: "ID" },
     json: true,
     async run({ values, positionals, runtime }) {
-      const store = openFor(await runtime(), values, "write");
+      const opened = await openFor(runtime, values, "write");
+      const { store } = opened;
       try {
-        const sessions = existing(store, positionals);
+        const sessions = await existing(opened, positionals);
         const changed = sessions.filter((s) => s.archived !== archived).map((s) => s.id);
-        for (const id of changed) store.updateSession(id, { archived });
+        for (const id of changed) await store.updateSession(id, { archived });
         if (values.json) printJson({ [`${verb}d`]: changed, unchanged: sessions.length - changed.length });
         else {
           const already = sessions.length - changed.length;
@@ -279,7 +284,7 @@ function archiving(archived: boolean): Command {
         }
         return EXIT.OK;
       } finally {
-        store.close();
+        await store.close();
       }
     },
   };

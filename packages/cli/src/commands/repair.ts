@@ -92,7 +92,11 @@ export const repair: Command = {
   args: { min: 0, max: 0, names: "" },
   json: true,
   async run({ values, runtime }) {
-    const { path } = storePath(values);
+    const { path } = storePath(
+      values,
+      "repair",
+      'the server repairs its own files; "sessiondb check" runs the integrity checks through it, and "sessiondb fts rebuild" rebuilds the index',
+    );
     if (!fs.existsSync(path)) throw new StoreMissingError(path);
     const rt = await runtime();
     const output = typeof values.output === "string" ? nodePath.resolve(values.output) : undefined;

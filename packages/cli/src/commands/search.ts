@@ -87,14 +87,15 @@ export const search: Command = {
         : {}),
       ...(values.substring ? { substring: true } : {}),
     };
-    const store = openFor(await runtime(), values, "read");
+    const { store } = await openFor(runtime, values, "read");
     try {
-      const result = store.search(query, options);
+      const result = await store.search(query, options);
       // Whether anything lies past this page: one more hit, asked for right after it.
       const more =
         limit > 0 &&
         result.hits.length === limit &&
-        store.search(query, { ...options, limit: 1, offset: (options.offset ?? 0) + limit }).hits.length > 0;
+        (await store.search(query, { ...options, limit: 1, offset: (options.offset ?? 0) + limit })).hits
+          .length > 0;
       if (values.json) {
         printJson({ query, route: result.route, hits: result.hits, more });
         return EXIT.OK;
@@ -112,7 +113,7 @@ export const search: Command = {
       await page(`${text}\n`, values);
       return EXIT.OK;
     } finally {
-      store.close();
+      await store.close();
     }
   },
 };

@@ -7,6 +7,7 @@ import type { Command } from "../command.js";
 import { EXIT, ExitError, UsageError } from "../exit.js";
 import { print } from "../format.js";
 import { openFor, parseNonNegativeInt } from "../open.js";
+import { detectRuntime } from "../runtime.js";
 import { isLoopback, LOOPBACK_HOSTS } from "../serve/loopback.js";
 
 const DEFAULT_PORT = 7345;
@@ -90,14 +91,15 @@ export const serve: Command = {
       import("../serve/app.js"),
       import("../serve/listen.js"),
     ]);
-    const rt = await runtime();
     const writes = values["allow-write"] === true;
-    const store = openFor(rt, values, writes ? "write" : "read");
+    const { store, where, shown } = await openFor(runtime, values, writes ? "write" : "read");
+    const rt = detectRuntime();
     let bound: number | undefined;
     const app = createApp({
       store,
       runtime: rt,
-      storeName: nodePath.basename(store.path),
+      storeFile: where.kind === "file" ? where.path : undefined,
+      storeName: where.kind === "file" ? nodePath.basename(where.path) : new URL(where.url).host,
       guard: {
         hosts: allowedHosts(host, (values["allow-host"] as string[] | undefined) ?? []),
         port: () => bound,
@@ -110,7 +112,7 @@ export const serve: Command = {
     try {
       server = await listen(rt.name, app.fetch, host, port);
     } catch (error) {
-      store.close();
+      await store.close();
       const code = String((error as { code?: unknown }).code ?? (error as Error).name ?? "");
       if (/EADDRINUSE|AddrInUse/i.test(code) || /address.*in use/i.test(String((error as Error).message))) {
         throw new ExitError(
@@ -127,12 +129,12 @@ export const serve: Command = {
     const withToken = token && !fromEnv ? `${url}?token=${token}` : url;
     print(`sessiondb serve: ${withToken}`);
     print(
-      `${writes ? "read-write" : "read-only"} view of ${store.path}${token ? (fromEnv ? "; token from SESSIONDB_SERVE_TOKEN" : "; the token is printed only here") : ""}; Ctrl-C stops`,
+      `${writes ? "read-write" : "read-only"} view of ${shown}${token ? (fromEnv ? "; token from SESSIONDB_SERVE_TOKEN" : "; the token is printed only here") : ""}; Ctrl-C stops`,
     );
     if (values.open) openBrowser(withToken);
     await stopSignal();
     await server.close();
-    store.close();
+    await store.close();
     return EXIT.OK;
   },
 };

@@ -1,4 +1,4 @@
-import type { Message, Session, SessionSummary, Store } from "@sessiondb/core";
+import type { Message, Session, SessionSummary } from "@sessiondb/core";
 import type { Command, CommandContext } from "../command.js";
 import { EXIT, ExitError, UsageError } from "../exit.js";
 import {
@@ -18,6 +18,7 @@ import {
 import { openFor, parseNonNegativeInt, parsePositiveInt } from "../open.js";
 import { PAGER_HELP, PAGER_OPTION, page } from "../pager.js";
 import { tokensOf } from "../serve/data.js";
+import type { CliStore } from "../server.js";
 import { toolCallText } from "../transcript.js";
 import { timeRange } from "../when.js";
 import { terminalWidth, wrapLine } from "../width.js";
@@ -35,10 +36,14 @@ interface ListFilter {
 }
 
 /** Ids of the sessions with a message that matches `text` (every hit, read a page at a time). */
-function sessionsMatching(store: Store, text: string, source: string | undefined): Set<string> {
+async function sessionsMatching(
+  store: CliStore,
+  text: string,
+  source: string | undefined,
+): Promise<Set<string>> {
   const ids = new Set<string>();
   for (let offset = 0; ; offset += SEARCH_PAGE) {
-    const { hits } = store.search(text, {
+    const { hits } = await store.search(text, {
       limit: SEARCH_PAGE,
       offset,
       sort: "newest",
@@ -50,14 +55,14 @@ function sessionsMatching(store: Store, text: string, source: string | undefined
 }
 
 /** The filters the Store does not apply itself, checked on each session of a full listing. */
-function matcher(
-  store: Store,
+async function matcher(
+  store: CliStore,
   filter: ListFilter,
   source: string | undefined,
-): (s: SessionSummary) => boolean {
+): Promise<(s: SessionSummary) => boolean> {
   const model = filter.model?.toLowerCase();
   const needle = filter.search?.toLowerCase();
-  const hits = filter.search === undefined ? undefined : sessionsMatching(store, filter.search, source);
+  const hits = filter.search === undefined ? undefined : await sessionsMatching(store, filter.search, source);
   return (s) =>
     (model === undefined || (s.model ?? "").toLowerCase().includes(model)) &&
     (filter.since === undefined || s.startedAt >= filter.since) &&
@@ -131,25 +136,25 @@ export const sessionsList: Command = {
       ...(values.search !== undefined ? { search: String(values.search) } : {}),
     };
     const source = values.source ? String(values.source) : undefined;
-    const store = openFor(await runtime(), values, "read");
+    const { store } = await openFor(runtime, values, "read");
     try {
       const base = {
         orderBy: order,
         includeArchived: values.archived === true,
         ...(source ? { source } : {}),
       } as const;
-      const everything = () => store.listSessions({ ...base, limit: Number.MAX_SAFE_INTEGER });
+      const everything = async () => await store.listSessions({ ...base, limit: Number.MAX_SAFE_INTEGER });
       let sessions: SessionSummary[];
       let total: number;
       if (Object.keys(filter).length > 0) {
-        const all = everything().filter(matcher(store, filter, source));
+        const all = (await everything()).filter(await matcher(store, filter, source));
         sessions = all.slice(offset, offset + limit);
         total = all.length;
       } else {
         // One more than asked tells whether the page is cut; only then is the rest counted.
-        const rows = store.listSessions({ ...base, limit: limit + 1, offset });
+        const rows = await store.listSessions({ ...base, limit: limit + 1, offset });
         sessions = rows.slice(0, limit);
-        total = rows.length > limit ? everything().length : offset + sessions.length;
+        total = rows.length > limit ? (await everything()).length : offset + sessions.length;
       }
       if (values.json) {
         printJson({ sessions, total });
@@ -190,7 +195,7 @@ export const sessionsList: Command = {
       await page(`${text}\n`, values);
       return EXIT.OK;
     } finally {
-      store.close();
+      await store.close();
     }
   },
 };
@@ -299,12 +304,12 @@ function rangeOf(from: string | undefined, to: string | undefined, name: string)
 }
 
 /** The selected messages, read a page at a time (a --last keeps only the last N in memory). */
-function readMessages(store: Store, id: string, chosen: Selection): Message[] {
-  if (chosen.kind === "first") return store.getMessages(id, { limit: chosen.n });
+async function readMessages(store: CliStore, id: string, chosen: Selection): Promise<Message[]> {
+  if (chosen.kind === "first") return await store.getMessages(id, { limit: chosen.n });
   const out: Message[] = [];
   let afterId = chosen.kind === "range" ? Math.max(0, chosen.from - 1) : 0;
   for (;;) {
-    const page = store.getMessages(id, { afterId, limit: MESSAGE_PAGE });
+    const page = await store.getMessages(id, { afterId, limit: MESSAGE_PAGE });
     for (const m of page) {
       if (chosen.kind === "range" && m.id > chosen.to) return out;
       out.push(m);
@@ -347,17 +352,17 @@ export const sessionsShow: Command = {
   async run({ values, positionals, runtime }) {
     const id = positionals[0] as string;
     const chosen = selection(values);
-    const store = openFor(await runtime(), values, "read");
+    const { store, shown } = await openFor(runtime, values, "read");
     try {
-      const session = store.getSession(id);
+      const session = await store.getSession(id);
       if (!session) {
         throw new ExitError(
           EXIT.NOT_FOUND,
-          `no session ${JSON.stringify(id)} in ${store.path}`,
+          `no session ${JSON.stringify(id)} in ${shown}`,
           "SESSION_NOT_FOUND",
         );
       }
-      const messages = readMessages(store, id, chosen);
+      const messages = await readMessages(store, id, chosen);
       if (values.json) {
         printJson({ session, messages });
         return EXIT.OK;
@@ -372,7 +377,7 @@ export const sessionsShow: Command = {
       await page(`${text}\n`, values);
       return EXIT.OK;
     } finally {
-      store.close();
+      await store.close();
     }
   },
 };

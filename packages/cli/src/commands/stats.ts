@@ -2,24 +2,28 @@ import type { Command } from "../command.js";
 import { EXIT } from "../exit.js";
 import { bytes, count, pairs, print, printJson, usd } from "../format.js";
 import { fileSizes, openFor } from "../open.js";
+import { detectRuntime } from "../runtime.js";
 import { describeFts } from "./fts.js";
 
 export const stats: Command = {
   name: "stats",
   summary: "sessions, messages by role, size on disk, journal mode, FTS state",
   usage: "stats [--json]",
-  help: "Opens the store read-only and prints what is in it.",
+  help: [
+    "Opens the store read-only and prints what is in it.",
+    "On a libSQL server there are no files to measure: size is left out (null with --json).",
+  ].join("\n"),
   options: {},
   args: { min: 0, max: 0, names: "" },
   json: true,
   async run({ values, runtime }) {
-    const rt = await runtime();
-    const store = openFor(rt, values, "read");
+    const { store, where, shown } = await openFor(runtime, values, "read");
     try {
-      const { fts, ...counts } = store.stats();
-      const size = fileSizes(store.path);
+      const { fts, ...counts } = await store.stats();
+      const size = where.kind === "file" ? fileSizes(where.path) : null;
+      const rt = detectRuntime();
       const report = {
-        path: store.path,
+        path: shown,
         runtime: `${rt.name} ${rt.version}`,
         driver: store.driverName,
         sqliteVersion: store.sqliteVersion,
@@ -33,11 +37,13 @@ export const stats: Command = {
         return EXIT.OK;
       }
       const rows: Array<[string, string]> = [
-        ["store", store.path],
+        ["store", shown],
         ["runtime", `${report.runtime}, ${store.driverName}, SQLite ${store.sqliteVersion}`],
         [
           "size",
-          `${bytes(size.total)} (db ${bytes(size.db)}, wal ${bytes(size.wal)}, shm ${bytes(size.shm)})`,
+          size
+            ? `${bytes(size.total)} (db ${bytes(size.db)}, wal ${bytes(size.wal)}, shm ${bytes(size.shm)})`
+            : "- (the server keeps the files)",
         ],
         ["journal", store.journalMode],
         ["sessions", `${count(counts.sessions.total)} (${count(counts.sessions.archived)} archived)`],
@@ -54,7 +60,7 @@ export const stats: Command = {
       print(pairs(rows));
       return EXIT.OK;
     } finally {
-      store.close();
+      await store.close();
     }
   },
 };

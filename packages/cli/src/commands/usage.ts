@@ -61,7 +61,7 @@ export const usage: Command = {
     if (!GROUPS.includes(by as Group))
       throw new UsageError(`--by must be day, model or source, got ${JSON.stringify(by)}`);
     const { since, until } = timeRange(values);
-    const store = openFor(await runtime(), values, "read");
+    const { store } = await openFor(runtime, values, "read");
     try {
       const report = await usageReport(store, {
         ...(values.source ? { source: String(values.source) } : {}),
@@ -103,7 +103,7 @@ export const usage: Command = {
       await page(`${summary}${body}\n`, values);
       return EXIT.OK;
     } finally {
-      store.close();
+      await store.close();
     }
   },
 };

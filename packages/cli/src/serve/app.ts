@@ -3,9 +3,9 @@
  * reads, and with --allow-write (the guard then carries a CSRF token) three form posts: rename,
  * archive/unarchive and delete a session. Every store call is awaited.
  */
-import type { Store } from "@sessiondb/core";
 import { Hono } from "hono";
 import type { Runtime } from "../runtime.js";
+import type { CliStore } from "../server.js";
 import { ASSET_URL, ASSETS } from "./assets.js";
 import { errorPage } from "./errors.js";
 import { sessionHref } from "./layout.js";
@@ -19,9 +19,12 @@ import { type Guard, guard, headers } from "./security.js";
 import { streamHtml } from "./stream.js";
 
 export interface AppInput {
-  store: Store;
-  runtime: Runtime;
-  /** The store's file name (pages show this, never the full path). */
+  store: CliStore;
+  /** The runtime serving the pages (for the health page). */
+  runtime: Pick<Runtime, "name" | "version">;
+  /** A file store's path (the health page reads its FTS-rebuild lock record), or undefined on a server. */
+  storeFile: string | undefined;
+  /** The store's file name, or the server's host (pages show this, never the full path or URL). */
   storeName: string;
   guard: Guard;
   /** Where unexpected failures are reported (the server's stderr). */
@@ -38,7 +41,7 @@ const KNOWN: Record<string, [503 | 400, string, string]> = {
   INVALID_INPUT: [400, "Bad request", "A parameter of this request is not valid."],
 };
 
-export function createApp({ store, runtime, storeName, guard: rules, log }: AppInput): Hono {
+export function createApp({ store, runtime, storeFile, storeName, guard: rules, log }: AppInput): Hono {
   const app = new Hono();
   app.use(headers);
   app.use(guard(rules));
@@ -116,7 +119,7 @@ export function createApp({ store, runtime, storeName, guard: rules, log }: AppI
   }
   app.get("/search", async (c) => c.html((await searchPage(store, params(c), storeName)).value));
   app.get("/usage", async (c) => c.html((await usagePage(store, params(c), storeName)).value));
-  app.get("/health", async (c) => c.html((await healthPage(store, runtime, storeName)).value));
+  app.get("/health", async (c) => c.html((await healthPage(store, runtime, storeName, storeFile)).value));
   app.get("/assets/:name", (c) => {
     const asset = ASSETS.get(c.req.param("name"));
     if (!asset) return errorPage(c, 404, "Not found", "There is no such asset.");

@@ -7,7 +7,8 @@
  * the session list in this process. That is ~90 ms for 2,500 sessions (a 100k-message store);
  * the plain, source-filtered listing pages through the Store directly.
  */
-import type { Session, SessionSummary, Store } from "@sessiondb/core";
+import type { Session, SessionSummary } from "@sessiondb/core";
+import type { CliStore } from "../server.js";
 
 /** Sessions per list page. */
 export const LIST_PAGE = 50;
@@ -53,7 +54,7 @@ export function tokensOf(s: Session): number {
 
 /** Every session (archived too unless asked otherwise), optionally of one source. */
 async function scan(
-  store: Store,
+  store: CliStore,
   source: string | undefined,
   includeArchived: boolean,
 ): Promise<SessionSummary[]> {
@@ -73,7 +74,7 @@ const SORT_KEY: Record<Exclude<SessionSort, "started">, (s: SessionSummary) => n
 };
 
 /** One page of the session list. */
-export async function listSessions(store: Store, filter: SessionFilter): Promise<SessionPage> {
+export async function listSessions(store: CliStore, filter: SessionFilter): Promise<SessionPage> {
   const offset = (filter.page - 1) * LIST_PAGE;
   const scanned =
     filter.model !== undefined ||
@@ -118,10 +119,10 @@ export interface Facets {
 }
 
 const FACETS_TTL_MS = 30_000;
-const facetCache = new WeakMap<Store, { at: number; facets: Facets }>();
+const facetCache = new WeakMap<CliStore, { at: number; facets: Facets }>();
 
 /** Distinct sources and models for the filter menus; cached briefly (only suggestions depend on it). */
-export async function facets(store: Store, now = Date.now()): Promise<Facets> {
+export async function facets(store: CliStore, now = Date.now()): Promise<Facets> {
   const cached = facetCache.get(store);
   if (cached && now - cached.at < FACETS_TTL_MS) return cached.facets;
   const all = await scan(store, undefined, true);
@@ -166,7 +167,7 @@ function dayOf(seconds: number): string {
 
 /** Token and cost totals per day, model and source for sessions started in [from, to). */
 export async function usageReport(
-  store: Store,
+  store: CliStore,
   range: { source?: string; from?: number; to?: number },
 ): Promise<UsageReport> {
   const sessions = (await scan(store, range.source, true)).filter(

@@ -1,8 +1,15 @@
 /** Health at a glance: the checks `sessiondb doctor` makes that are cheap enough for a page view. */
-import type { Store } from "@sessiondb/core";
-import { type Finding, ftsFinding, journalFinding, lockHolder, walVerdict } from "../../commands/doctor.js";
+import {
+  type Finding,
+  ftsFinding,
+  journalFinding,
+  lockHolder,
+  serverFindings,
+  walVerdict,
+} from "../../commands/doctor.js";
 import { count } from "../../format.js";
 import type { Runtime } from "../../runtime.js";
+import type { CliStore } from "../../server.js";
 import { facets } from "../data.js";
 import { type Html, html } from "../html.js";
 import { page } from "../layout.js";
@@ -11,7 +18,13 @@ function card(f: Finding, extra: Html | "" = ""): Html {
   return html`<div class="finding ${f.status}" data-check="${f.check}"><h3>${f.check}<span class="status">${f.status}</span></h3><p>${f.detail}</p>${extra}</div>`;
 }
 
-export async function healthPage(store: Store, runtime: Runtime, storeName: string): Promise<Html> {
+/** `storeFile` is undefined for a store on a libSQL server (no journal policy, no lock file). */
+export async function healthPage(
+  store: CliStore,
+  runtime: Pick<Runtime, "name" | "version">,
+  storeName: string,
+  storeFile: string | undefined,
+): Promise<Html> {
   const fts = await store.ftsStatus();
   const [messages, menus] = [await store.messageCount(), await facets(store)];
   const progress =
@@ -27,8 +40,12 @@ export async function healthPage(store: Store, runtime: Runtime, storeName: stri
       },
       "",
     ],
-    [walVerdict(store.sqliteVersion, store.journalMode), ""],
-    [journalFinding(store.journalMode), ""],
+    ...(storeFile === undefined
+      ? serverFindings(store.sqliteVersion, store.journalMode).map((f): [Finding, ""] => [f, ""])
+      : ([
+          [walVerdict(store.sqliteVersion, store.journalMode), ""],
+          [journalFinding(store.journalMode), ""],
+        ] as Array<[Finding, ""]>)),
     [ftsFinding(fts), progress],
     [
       {
@@ -40,7 +57,7 @@ export async function healthPage(store: Store, runtime: Runtime, storeName: stri
       },
       "",
     ],
-    [lockHolder(store.path), ""],
+    ...(storeFile === undefined ? [] : ([[lockHolder(storeFile), ""]] as Array<[Finding, ""]>)),
   ];
   const body = html`<h1>Health</h1>
 <div class="sub">${storeName} · ${count(menus.sessions)} sessions · ${count(messages)} messages · read-only view. The full check, with integrity and file permissions, is <span class="mono">sessiondb doctor</span>.</div>

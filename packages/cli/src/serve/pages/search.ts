@@ -1,13 +1,7 @@
 /** Search: the store's own search, its route named, hits highlighted and linked to their message. */
-import {
-  ROLES,
-  type Role,
-  type SearchHit,
-  type SearchOptions,
-  type Session,
-  type Store,
-} from "@sessiondb/core";
+import { ROLES, type Role, type SearchHit, type SearchOptions, type Session } from "@sessiondb/core";
 import { count } from "../../format.js";
+import type { CliStore } from "../../server.js";
 import { facets } from "../data.js";
 import { escapeHtml, type Html, html, trusted } from "../html.js";
 import { messageHref, page, query, sessionHref, when } from "../layout.js";
@@ -40,7 +34,7 @@ function hit(h: SearchHit, session: Session | undefined): Html {
 <div class="snippet">${markSnippet(h.snippet.replace(/\s*\n\s*/g, " "))}</div></article>`;
 }
 
-export async function searchPage(store: Store, params: Params, storeName: string): Promise<Html> {
+export async function searchPage(store: CliStore, params: Params, storeName: string): Promise<Html> {
   const q = text(params.one("q"), 1000);
   const roles = params.many("role").filter((r) => r !== "");
   for (const r of roles)

@@ -1,6 +1,8 @@
 /** The session list: filters, sort and paging over the Store's listing. */
-import type { SessionSummary, Store } from "@sessiondb/core";
+import type { SessionSummary } from "@sessiondb/core";
+
 import { count } from "../../format.js";
+import type { CliStore } from "../../server.js";
 import {
   endedWithError,
   facets,
@@ -61,7 +63,7 @@ function row(s: SessionSummary): Html {
 </tr>`;
 }
 
-export async function sessionsPage(store: Store, params: Params, storeName: string): Promise<Html> {
+export async function sessionsPage(store: CliStore, params: Params, storeName: string): Promise<Html> {
   const filter = readFilter(params);
   const [{ sessions, total, hasNext }, menus] = [await listSessions(store, filter), await facets(store)];
   const keep = {

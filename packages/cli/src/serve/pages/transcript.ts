@@ -3,8 +3,10 @@
  * its arguments and, inside the same card, the result that answered it (matched by toolCallId);
  * long tool output folded with its size; the system prompt collapsed; every message addressable.
  */
-import type { Message, Session, Store, UsageRow } from "@sessiondb/core";
+import type { Message, Session, UsageRow } from "@sessiondb/core";
+
 import { bytes, contentText, count } from "../../format.js";
+import type { CliStore } from "../../server.js";
 import { highlightJsonText, highlightOutput, prettyJson } from "../highlight.js";
 import { type Html, html, trusted } from "../html.js";
 import { compact, dollars, messageHref, pageShell, query, sessionHref, when } from "../layout.js";
@@ -182,7 +184,7 @@ const STREAM_BATCH = 50;
  * read, then the messages in batches (a long session starts drawing at once).
  */
 export async function* transcriptParts(
-  store: Store,
+  store: CliStore,
   session: Session,
   afterId: number | undefined,
   storeName: string,
@@ -217,7 +219,11 @@ ${more ? html`<div class="pager"><a rel="next" href="${sessionHref(session.id)}$
 }
 
 /** The `after` value of the transcript page holding message `id`, or null when the session has no such message. */
-export async function pageOf(store: Store, session: Session, id: number): Promise<number | undefined | null> {
+export async function pageOf(
+  store: CliStore,
+  session: Session,
+  id: number,
+): Promise<number | undefined | null> {
   if (session.messageCount <= TRANSCRIPT_PAGE) {
     const [hit] = await store.getMessages(session.id, { afterId: id - 1, limit: 1 });
     return hit?.id === id ? undefined : null;
@@ -236,7 +242,11 @@ export async function pageOf(store: Store, session: Session, id: number): Promis
 }
 
 /** One message's content as plain text (the unfolded whole of a long tool output). */
-export async function rawContent(store: Store, sessionId: string, id: number): Promise<string | undefined> {
+export async function rawContent(
+  store: CliStore,
+  sessionId: string,
+  id: number,
+): Promise<string | undefined> {
   const [hit] = await store.getMessages(sessionId, { afterId: id - 1, limit: 1 });
   return hit?.id === id ? contentText(hit.content) : undefined;
 }

@@ -1,6 +1,6 @@
 /** Usage: tokens and cost per day, by model and by source, as charts with the numbers beside them. */
-import type { Store } from "@sessiondb/core";
 import { count } from "../../format.js";
+import type { CliStore } from "../../server.js";
 import { bars, columns } from "../chart.js";
 import { facets, MAX_DAYS, type Totals, usageReport } from "../data.js";
 import { type Html, html } from "../html.js";
@@ -20,7 +20,7 @@ function totalsTable(label: string, rows: Array<[string, Totals]>, cache: boolea
   )}</tbody></table></div>`;
 }
 
-export async function usagePage(store: Store, params: Params, storeName: string): Promise<Html> {
+export async function usagePage(store: CliStore, params: Params, storeName: string): Promise<Html> {
   const source = text(params.one("source"));
   const fromText = text(params.one("from"));
   const toText = text(params.one("to"));
