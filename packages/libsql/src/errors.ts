@@ -1,0 +1,179 @@
+/**
+ * What a failure through @libsql/client means for sessiondb: a `SqliteError` with SQLite's
+ * result code, told apart by whether the request could have changed anything.
+ *
+ * - The server answered with an error: SQLite's code (`SQLITE_CONSTRAINT`, `SQLITE_BUSY`, …;
+ *   sqld sends `SQLITE_UNKNOWN` for most and no extended code, so the message decides then).
+ * - The request never left (connection refused, unknown host): BUSY, extended code
+ *   `LIBSQL_UNREACHABLE` — nothing happened, so patience waits and tries again, as for a lock.
+ * - The answer was lost (connection reset or closed, timeout) on a statement that cannot have
+ *   committed anything — inside a transaction before COMMIT (the server rolls an abandoned
+ *   transaction back), or a read — BUSY, `LIBSQL_CONNECTION_LOST`: safe to run again.
+ * - The answer to a COMMIT, or to a write outside a transaction, was lost: IOERR,
+ *   `LIBSQL_COMMIT_UNKNOWN`. The write may or may not be stored; it is not retried, because a
+ *   second append would store the messages twice. The caller reads back before writing again.
+ * - sqld rolled a write transaction back because it held the write lock past the server's
+ *   transaction timeout while another writer waited (5 s in sqld 0.24): BUSY,
+ *   `LIBSQL_TRANSACTION_TIMEOUT` — nothing was stored, the whole body runs again.
+ */
+import { SqliteError, type SqliteResultCode } from "@sessiondb/core";
+import { resultCodeFromMessage, resultCodeFromName } from "@sessiondb/core/driver";
+
+/** The extended codes this package puts on a `SqliteError` (see the module comment). */
+export type LibsqlExtendedCode =
+  | "LIBSQL_UNREACHABLE"
+  | "LIBSQL_CONNECTION_LOST"
+  | "LIBSQL_COMMIT_UNKNOWN"
+  | "LIBSQL_TRANSACTION_TIMEOUT";
+
+/** Where the failed request was: a statement inside a transaction, the transaction's COMMIT, or
+ * a statement on its own (autocommit). */
+export type RequestPhase = "in-transaction" | "commit" | "autocommit";
+
+/** The shape of @libsql/client's LibsqlError (checked structurally: the client may be another
+ * copy of the package). */
+interface ClientError {
+  code: string;
+  extendedCode?: string;
+  message: string;
+}
+
+function isClientError(error: unknown): error is ClientError & Error {
+  return error instanceof Error && typeof (error as Partial<ClientError>).code === "string";
+}
+
+/** Connection-establishment failures as Node (undici, ws), Bun and Deno word them: the request
+ * was never sent. */
+const NEVER_SENT =
+  /ECONNREFUSED|ConnectionRefused|Connection refused|ENOTFOUND|EAI_AGAIN|getaddrinfo|dns error|ENETUNREACH|EHOSTUNREACH|Unable to connect|tcp connect error|Failed to connect/i;
+
+/** fetch's own failures on each runtime (a TypeError there; other TypeErrors are bugs). */
+const FETCH_FAILED =
+  /fetch failed|error sending request|Unable to connect|NetworkError|ECONN|ENOTFOUND|EPIPE|socket/i;
+
+/** Codes of the client's own transport failures (the request may have been delivered). */
+const TRANSPORT_CODES = new Set([
+  "HRANA_WEBSOCKET_ERROR",
+  "HRANA_CLOSED_ERROR",
+  "SERVER_ERROR",
+  "HRANA_PROTO_ERROR",
+]);
+
+/** Server answers that mean the stream (and its transaction) is gone: nothing was committed. */
+const STREAM_GONE_CODES = new Set(["STREAM_EXPIRED", "STREAM_NOT_FOUND", "STREAM_CLOSED"]);
+
+/** A statement that cannot change the database, so losing its answer is harmless. */
+const READ_ONLY_SQL = /^\s*(SELECT|VALUES|EXPLAIN)\b/i;
+
+/** Every message and code along an error's cause chain, for matching transport failures. */
+function describeChain(error: unknown): string {
+  const parts: string[] = [];
+  for (let current = error, depth = 0; current !== undefined && current !== null && depth < 6; depth++) {
+    if (current instanceof Error) {
+      const code = (current as { code?: unknown }).code;
+      parts.push(`${current.name}: ${current.message}${typeof code === "string" ? ` (${code})` : ""}`);
+      current = current.cause;
+    } else {
+      parts.push(String(current));
+      break;
+    }
+  }
+  return parts.join(" <- ");
+}
+
+/** The result code of an error the server answered with. */
+function serverResultCode(error: ClientError): SqliteResultCode {
+  for (const name of [error.extendedCode, error.code]) {
+    if (name === undefined || name === "SQLITE_UNKNOWN") continue;
+    const code = resultCodeFromName(name);
+    if (code) return code;
+  }
+  return resultCodeFromMessage(error.message);
+}
+
+/**
+ * Turn whatever @libsql/client threw into a `SqliteError` (errors that are already one, and
+ * programming errors such as a TypeError from bad arguments, pass through).
+ */
+export function toSqliteError(
+  error: unknown,
+  where: { phase: RequestPhase; sql?: string; url: string },
+): unknown {
+  if (error instanceof SqliteError) return error;
+  const chain = describeChain(error);
+  const transport = isTransportFailure(error);
+  if (transport) {
+    if (NEVER_SENT.test(chain)) {
+      return new SqliteError(
+        "BUSY",
+        `The libSQL server at ${where.url} is unreachable (${chain}); nothing was sent. Start it or check the URL.`,
+        { extendedCode: "LIBSQL_UNREACHABLE", cause: error },
+      );
+    }
+    const harmless =
+      where.phase === "in-transaction" ||
+      (where.phase === "autocommit" && READ_ONLY_SQL.test(where.sql ?? ""));
+    if (harmless) {
+      return new SqliteError(
+        "BUSY",
+        `The connection to the libSQL server at ${where.url} was lost (${chain}); nothing was committed.`,
+        { extendedCode: "LIBSQL_CONNECTION_LOST", cause: error },
+      );
+    }
+    return new SqliteError(
+      "IOERR",
+      `The connection to the libSQL server at ${where.url} was lost while ${where.phase === "commit" ? "committing" : "writing"} (${chain}): the write may or may not be stored. It was not retried, since running it again could store it twice; read back what you need before writing again.`,
+      { extendedCode: "LIBSQL_COMMIT_UNKNOWN", cause: error },
+    );
+  }
+  if (!isClientError(error)) return error;
+  if (error.code === "TRANSACTION_TIMEOUT") {
+    return new SqliteError(
+      "BUSY",
+      `The libSQL server rolled the transaction back: it held the write lock past the server's transaction timeout while another writer waited (${error.message}). Nothing was stored.`,
+      { extendedCode: "LIBSQL_TRANSACTION_TIMEOUT", cause: error },
+    );
+  }
+  if (where.phase === "commit" && /no transaction is active/i.test(error.message)) {
+    // The server already ended the transaction (its timeout): the COMMIT found nothing to commit.
+    return new SqliteError(
+      "BUSY",
+      `The libSQL server had already rolled the transaction back when COMMIT arrived (${error.message}). Nothing was stored.`,
+      { extendedCode: "LIBSQL_TRANSACTION_TIMEOUT", cause: error },
+    );
+  }
+  if (STREAM_GONE_CODES.has(error.code)) {
+    return new SqliteError(
+      "BUSY",
+      `The libSQL server closed the stream (${error.message}); nothing was committed.`,
+      {
+        extendedCode: "LIBSQL_CONNECTION_LOST",
+        cause: error,
+      },
+    );
+  }
+  if (error.code === "SQL_PARSE_ERROR" || error.code === "SQL_NO_STATEMENT") {
+    return new SqliteError("ERROR", error.message, { extendedCode: error.code, cause: error });
+  }
+  if (error.code.startsWith("AUTH_") || (error.code === "SERVER_ERROR" && /\b401\b/.test(error.message))) {
+    return new SqliteError(
+      "AUTH",
+      `The libSQL server at ${where.url} refused the credentials (${error.message}): pass a valid authToken.`,
+      { extendedCode: error.code, cause: error },
+    );
+  }
+  return new SqliteError(serverResultCode(error), error.message, {
+    extendedCode: error.extendedCode ?? error.code,
+    cause: error,
+  });
+}
+
+/** Whether the request failed in transit rather than with the server's answer. */
+function isTransportFailure(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  if (error.name === "AbortError" || error.name === "TimeoutError") return true;
+  if (error.name === "TypeError") return FETCH_FAILED.test(describeChain(error));
+  if (!isClientError(error) || !TRANSPORT_CODES.has(error.code)) return false;
+  // The HTTP client reports every non-2xx status as SERVER_ERROR: a 4xx is the server's answer.
+  return !(error.code === "SERVER_ERROR" && /status 4\d\d/.test(error.message));
+}

@@ -1,0 +1,156 @@
+/**
+ * The async executor over @libsql/client: what core's async runner needs from an engine —
+ * statements, and transactions as the client's interactive transactions (`transaction("write")`
+ * takes the write lock at BEGIN IMMEDIATE; sessiondb itself never sends BEGIN or COMMIT, which
+ * server protocols handle per stream) — with rows as plain objects and every failure a
+ * `SqliteError` (errors.ts).
+ *
+ * Each statement outside a transaction and each transaction runs on its own server stream, so
+ * concurrent callers never see each other's open transactions. Savepoints inside a
+ * transaction work (the runner's nested writes).
+ */
+import { type Client, createClient, type InValue, type ResultSet } from "@libsql/client";
+import type { Row, SqlValue } from "@sessiondb/core/driver";
+import { type RequestPhase, toSqliteError } from "./errors.js";
+
+/** What one statement returns (core's async runner reads these three). */
+export interface ExecuteResult {
+  rows: Row[];
+  changes: number;
+  lastInsertRowid: number;
+}
+
+/** Statements, inside a transaction or not. */
+export interface LibsqlStatements {
+  execute(sql: string, params: readonly SqlValue[]): Promise<ExecuteResult>;
+}
+
+/** The executor core's async runner drives. */
+export interface LibsqlExecutor extends LibsqlStatements {
+  /** Run `fn` as one transaction (commit when it resolves, roll back when it rejects). */
+  transaction<T>(mode: "write" | "read", fn: (tx: LibsqlStatements) => Promise<T>): Promise<T>;
+  /** Whether TEXT comes back whole past a NUL: over Hrana (HTTP, WebSocket) it does; the
+   * native binding behind file: URLs cuts it there, and core then reads such text as hex. */
+  readonly readsTextWhole: boolean;
+  /** The URL as given, for messages (never the token). */
+  readonly url: string;
+  /** "http", "ws" or "file". */
+  readonly protocol: string;
+  /** Close the client (aborts requests in flight). */
+  close(): void;
+}
+
+export interface LibsqlExecutorOptions {
+  /** A token for servers that require one (Turso: `turso db tokens create <db>`). */
+  authToken?: string;
+  /** HTTP only: abort a request after this many ms (default 60 s; 0: never). A timed-out read
+   * or uncommitted transaction is retried; a timed-out COMMIT is `LIBSQL_COMMIT_UNKNOWN`. */
+  requestTimeoutMs?: number;
+}
+
+const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+/** file: URLs only: SQLite's busy timeout per statement, as on the embedded stores (the patience
+ * loop retries around it). */
+const FILE_BUSY_TIMEOUT_MS = 100;
+
+/** An executor on a new client for `url` (`libsql:`, `http(s):`, `ws(s):` or `file:`), after one
+ * probe statement: it reaches the server (or rejects with the reason) and finds out whether TEXT
+ * comes back whole past a NUL. */
+export async function openLibsqlExecutor(
+  url: string,
+  options: LibsqlExecutorOptions = {},
+): Promise<LibsqlExecutor> {
+  const timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const client = createClient({
+    url,
+    authToken: options.authToken,
+    intMode: "bigint",
+    timeout: FILE_BUSY_TIMEOUT_MS,
+    ...(timeoutMs > 0 ? { fetch: fetchWithTimeout(timeoutMs) } : {}),
+  });
+  const executor = executorOver(client, url);
+  try {
+    const { rows } = await executor.execute("SELECT char(97, 0, 98) AS probe", []);
+    executor.readsTextWhole = rows[0]?.probe === "a\u0000b";
+  } catch (error) {
+    client.close();
+    throw error;
+  }
+  return executor;
+}
+
+function executorOver(client: Client, url: string): LibsqlExecutor & { readsTextWhole: boolean } {
+  const run = async (
+    target: Pick<Client, "execute">,
+    sql: string,
+    params: readonly SqlValue[],
+    phase: RequestPhase,
+  ): Promise<ExecuteResult> => {
+    let result: ResultSet;
+    try {
+      result = await target.execute({ sql, args: params as InValue[] });
+    } catch (error) {
+      throw toSqliteError(error, { phase, sql, url });
+    }
+    return toExecuteResult(result);
+  };
+  return {
+    readsTextWhole: false,
+    url,
+    protocol: client.protocol,
+    execute: (sql, params) => run(client, sql, params, "autocommit"),
+    async transaction(mode, fn) {
+      let tx: Awaited<ReturnType<Client["transaction"]>>;
+      try {
+        tx = await client.transaction(mode);
+      } catch (error) {
+        throw toSqliteError(error, { phase: "in-transaction", url });
+      }
+      try {
+        const result = await fn({ execute: (sql, params) => run(tx, sql, params, "in-transaction") });
+        try {
+          await tx.commit();
+        } catch (error) {
+          throw toSqliteError(error, { phase: "commit", url });
+        }
+        return result;
+      } catch (error) {
+        // A rollback the server cannot receive is done by the server itself: it rolls back a
+        // transaction whose stream is closed or expires.
+        await tx.rollback().catch(() => undefined);
+        throw error;
+      } finally {
+        tx.close();
+      }
+    },
+    close: () => client.close(),
+  };
+}
+
+/** Rows as plain objects keyed by column name; BLOBs as Uint8Array; integers as numbers when
+ * exact, else bigint (the client reads them as bigint so that none is silently rounded). */
+function toExecuteResult(result: ResultSet): ExecuteResult {
+  const { columns } = result;
+  const rows = result.rows.map((source) => {
+    const row: Row = {};
+    for (let i = 0; i < columns.length; i++) row[columns[i] as string] = toSqlValue(source[i]);
+    return row;
+  });
+  const rowid = result.lastInsertRowid;
+  return { rows, changes: result.rowsAffected, lastInsertRowid: rowid === undefined ? 0 : Number(rowid) };
+}
+
+function toSqlValue(value: unknown): SqlValue {
+  if (typeof value === "bigint") {
+    return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
+      ? Number(value)
+      : value;
+  }
+  if (value instanceof ArrayBuffer) return new Uint8Array(value);
+  return value as SqlValue;
+}
+
+/** The runtime's fetch, aborted after `timeoutMs`. */
+function fetchWithTimeout(timeoutMs: number) {
+  return (request: Request) => fetch(request, { signal: AbortSignal.timeout(timeoutMs) });
+}
