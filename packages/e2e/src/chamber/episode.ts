@@ -12,7 +12,8 @@ import { type RoleEvent, RoleProcess, type RunAs, sleep } from "./role-process.j
 import { availableRuntimes, type Runtime, type RuntimeId } from "./runtimes.js";
 import { Rng } from "./seed.js";
 
-export type Arm = "wal" | "delete";
+/** The journal arms of the chamber, and "server": a libSQL server owns the journal (the fleet). */
+export type Arm = "wal" | "delete" | "server";
 
 /** The SQLite version the DELETE arm pins: vulnerable to the WAL-reset bug, so the REAL journal
  * policy keeps the store in DELETE mode (spec §7). */
@@ -39,6 +40,8 @@ export interface CheckOptions {
   cut?: Record<string, number>;
   /** Only these acknowledged appends are required (a JSON file of tokens: a repaired store). */
   expectTokens?: string;
+  /** More checker config (the fleet: the server's URL, the error codes whose outcome is unknown). */
+  params?: Record<string, unknown>;
 }
 
 export interface Verdict {
@@ -148,7 +151,8 @@ export class Episode {
       modules: MODULES,
       repoRoot: REPO_ROOT,
       seed: this.seed,
-      arm: this.arm,
+      // A server's journal is its own: no arm for the roles to check.
+      arm: this.arm === "server" ? undefined : this.arm,
       driver: runtime.driver,
       tag: String(this.#tags++),
       ...(this.arm === "delete" ? { sqliteVersion: PINNED_VULNERABLE_SQLITE } : {}),
@@ -215,6 +219,7 @@ export class Episode {
         cut: opts.cut,
         expectTokens: opts.expectTokens,
         ...(opts.store ? { store: opts.store } : {}),
+        ...opts.params,
         stopFile: undefined,
       },
       { name: `${label}-${runtime.id}` },

@@ -64,7 +64,7 @@ function checkEvents(ep: Episode, opts: ProcessCheckOptions, fail: Flag): void {
     for (const e of events) {
       const mode = e.journalMode as string | undefined;
       const isOpen = e.t === "ready" || e.t === "opened" || e.t === "first" || e.t === "wrong_mode";
-      if (isOpen && mode && mode !== ep.arm) {
+      if (isOpen && mode && ep.arm !== "server" && mode !== ep.arm) {
         if (ep.arm === "wal" && mode === "delete" && Number(e.openStartedAt) < settledAt) racedCreations++;
         else
           fail(

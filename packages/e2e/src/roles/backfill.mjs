@@ -7,12 +7,12 @@
 import { describeError, openedIn, sleep } from "./lib/runtime.mjs";
 
 export async function backfill({ cfg, report, adapter, stop }) {
-  const store = adapter.open(cfg.store);
-  const before = store.ftsStatus();
+  const store = await adapter.open(cfg.store);
+  const before = await store.ftsStatus();
   report.event("ready", { ...openedIn(adapter, store), fts: before });
   if (cfg.start || before.state !== "backfilling") {
-    store.startFtsBackfill();
-    report.event("started", { fts: store.ftsStatus() });
+    await store.startFtsBackfill();
+    report.event("started", { fts: await store.ftsStatus() });
   } else {
     report.event("resumed", { fts: before });
   }
@@ -33,7 +33,7 @@ export async function backfill({ cfg, report, adapter, stop }) {
     } else {
       for (;;) {
         if (stop.stopping()) break;
-        const remains = store.ftsBackfillStep({ chunkRows: cfg.chunkRows });
+        const remains = await store.ftsBackfillStep({ chunkRows: cfg.chunkRows });
         report.event("step", { n: ++steps, remains });
         if (!remains) break;
         await sleep(cfg.pace ?? 0);
@@ -42,7 +42,7 @@ export async function backfill({ cfg, report, adapter, stop }) {
   } catch (error) {
     report.event("error", { error: describeError(error, adapter.mod.SessionDbError) });
   }
-  report.event("done", { steps, fts: store.ftsStatus() });
-  store.close();
+  report.event("done", { steps, fts: await store.ftsStatus() });
+  await store.close();
   report.event("closed", { reason: stop.reason() });
 }

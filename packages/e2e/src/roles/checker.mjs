@@ -8,6 +8,8 @@
  * integrity-check (checkIntegrity), the arm's journal mode, and a seeded sample of required
  * tokens found exactly once by search.
  *
+ * On a libSQL server (`cfg.url`, the fleet) the same checks run through the server.
+ *
  * Which acknowledged appends are required: all of them (the store itself); those acknowledged
  * before a cut (`cfg.cut`: a backup holds what was committed before it began); or a list
  * (`cfg.expectTokens`: a repaired store holds what the damaged file still held).
@@ -77,12 +79,12 @@ export async function checker({ cfg, report, adapter }) {
   // (cfg.live false): the API reads below are not one snapshot.
   const early = required(cfg);
   const started = Date.now();
-  const store = adapter.open(cfg.store, { readOnly: true });
+  const store = await adapter.open(cfg.store, { readOnly: true });
   const stats = { journalMode: store.journalMode, sqlite: store.sqliteVersion, driver: store.driverName };
   try {
     if (cfg.arm && store.journalMode !== cfg.arm)
       problem("journal-mode", `journal mode is ${store.journalMode}, the arm is ${cfg.arm}`);
-    stats.fts = store.ftsStatus();
+    stats.fts = await store.ftsStatus();
     if (cfg.expectFts && !cfg.expectFts.includes(stats.fts.state))
       problem(
         "fts-state",
@@ -90,7 +92,7 @@ export async function checker({ cfg, report, adapter }) {
       );
 
     try {
-      const integrity = store.checkIntegrity();
+      const integrity = await store.checkIntegrity();
       stats.integrity = integrity;
       for (const p of integrity.problems) problem("integrity", `${p.kind}: ${p.message}`);
     } catch (error) {
@@ -101,9 +103,11 @@ export async function checker({ cfg, report, adapter }) {
     }
 
     // Every stored row, through the public API; then the ledger (see above).
-    const sessions = store.listSessions({ limit: 1_000_000, includeArchived: true });
-    const stored = sessions.map((s) => ({ s, messages: store.getMessages(s.id, { includeInactive: true }) }));
-    const total = store.messageCount();
+    const sessions = await store.listSessions({ limit: 1_000_000, includeArchived: true });
+    const stored = [];
+    for (const s of sessions)
+      stored.push({ s, messages: await store.getMessages(s.id, { includeInactive: true }) });
+    const total = await store.messageCount();
     const ledger = readLedger(cfg.reportsDir);
 
     const found = new Map(); // token -> [ids]
@@ -151,7 +155,14 @@ export async function checker({ cfg, report, adapter }) {
     if (!cfg.live && total !== rows)
       problem("counter", `messageCount() is ${total}, but the sessions hold ${rows} rows`);
 
-    // Exactly once / at most once / not at all.
+    // Exactly once / at most once / not at all. A refusal whose outcome the client could not
+    // know (`cfg.uncertainCodes`: the connection to a server broke after the request was sent)
+    // counts as in flight: stored at most once.
+    const uncertain = new Set(cfg.uncertainCodes ?? []);
+    const refused = (token) => {
+      const error = ledger.fails.get(token);
+      return error !== undefined && !uncertain.has(error.code) && !uncertain.has(error.extendedCode);
+    };
     let inflight = 0;
     let inflightStored = 0;
     for (const [token, intent] of ledger.intents) {
@@ -163,7 +174,7 @@ export async function checker({ cfg, report, adapter }) {
             "acked-not-once",
             `acknowledged ${token} (id ${ackedId}, ${intent.writer}) stored ${ids.length} times`,
           );
-      } else if (ledger.fails.has(token)) {
+      } else if (refused(token)) {
         if (ids.length !== 0)
           problem(
             "refused-stored",
@@ -200,7 +211,7 @@ export async function checker({ cfg, report, adapter }) {
       if (intent.role !== "tool") checks.push([token, { substring: true }]);
       if (hasTail(intent.role, intent.len)) checks.push([tailToken(token), { roles: ["tool"] }]);
       for (const [query, options] of checks) {
-        const result = store.search(query, { limit: 5, ...options });
+        const result = await store.search(query, { limit: 5, ...options });
         routes[result.route] = (routes[result.route] ?? 0) + 1;
         searched++;
         const ids = result.hits.map((h) => h.messageId);
@@ -212,7 +223,7 @@ export async function checker({ cfg, report, adapter }) {
       }
       // The tail lies beyond the 8192-character prefix: word search over the index must not see it.
       if (hasTail(intent.role, intent.len)) {
-        const result = store.search(tailToken(token), { limit: 5 });
+        const result = await store.search(tailToken(token), { limit: 5 });
         if (result.route === "fts" && result.hits.length !== 0)
           problem(
             "search-prefix",
@@ -233,7 +244,7 @@ export async function checker({ cfg, report, adapter }) {
       counts,
     });
   } finally {
-    store.close();
+    await store.close();
   }
   stats.ms = Date.now() - started;
   const verdict = { ok: problems.length === 0, problems, stats };

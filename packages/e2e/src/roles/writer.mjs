@@ -28,8 +28,8 @@ export async function writer({ cfg, report, adapter, stop }) {
   let acked = 0;
   let failed = 0;
 
-  const open = () => {
-    store = adapter.open(cfg.store);
+  const open = async () => {
+    store = await adapter.open(cfg.store);
     opsSinceOpen = 0;
     report.event("ready", {
       ...openedIn(adapter, store),
@@ -64,10 +64,10 @@ export async function writer({ cfg, report, adapter, stop }) {
     if (cfg.maxOps !== undefined && acked + failed >= cfg.maxOps) break;
     try {
       if (!store) {
-        open();
+        await open();
         for (const id of sessions) {
           report.event("session", { id });
-          store.createSession({ id, source: adapter.runtime, model: "chamber" });
+          await store.createSession({ id, source: adapter.runtime, model: "chamber" });
         }
       }
     } catch (error) {
@@ -88,7 +88,9 @@ export async function writer({ cfg, report, adapter, stop }) {
     report.event("intent", { session, batch: size > 1, msgs: specs });
     try {
       const ids =
-        size > 1 ? store.appendMessages(session, messages) : [store.appendMessage(session, messages[0])];
+        size > 1
+          ? await store.appendMessages(session, messages)
+          : [await store.appendMessage(session, messages[0])];
       report.event("ack", { session, tokens: specs.map((m) => m.token), ids });
       acked++;
     } catch (error) {
@@ -102,7 +104,7 @@ export async function writer({ cfg, report, adapter, stop }) {
     }
     opsSinceOpen++;
     if (cfg.reopenEvery && opsSinceOpen >= cfg.reopenEvery) {
-      store.close();
+      await store.close();
       store = undefined;
       report.event("closed", { reopen: true });
     }
@@ -110,6 +112,6 @@ export async function writer({ cfg, report, adapter, stop }) {
     if (cfg.pace) await sleep(rng.int(0, cfg.pace));
     else await new Promise((resolve) => setImmediate(resolve));
   }
-  store?.close();
+  await store?.close();
   report.event("closed", { reason: stop.reason(), acked, failed, strayReads });
 }

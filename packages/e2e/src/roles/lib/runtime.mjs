@@ -44,13 +44,16 @@ export class Report {
   }
 }
 
-/** The error as a report field: class, stable code, whether it is a SessionDbError. */
+/** The error as a report field: class, stable code, whether it is a SessionDbError; the engine's
+ * extended code from it or its cause (a libSQL server's `LIBSQL_COMMIT_UNKNOWN`: the outcome of
+ * the write is not known). */
 export function describeError(error, SessionDbError) {
   if (!(error instanceof Error)) return { name: typeof error, message: String(error), typed: false };
   return {
     name: error.name,
     code: error.code,
     resultCode: error.resultCode,
+    extendedCode: error.extendedCode ?? error.cause?.extendedCode,
     typed: SessionDbError ? error instanceof SessionDbError : false,
     message: String(error.message).slice(0, 400),
     stack: String(error.stack ?? "")
@@ -63,9 +66,13 @@ export function describeError(error, SessionDbError) {
 
 /**
  * Load the runtime's adapter from `cfg.modules` (a node_modules directory: the repository's, or a
- * scratch copy holding a deliberately broken build) and return `open(path, extra)`.
+ * scratch copy holding a deliberately broken build) and return `open(path, extra)`. With
+ * `cfg.url` (the fleet) every role opens that database on a libSQL server through
+ * @sessiondb/libsql instead, whatever path it is given; its Store answers with promises, so roles
+ * await every call (harmless on the file adapters' synchronous stores).
  */
 export async function loadAdapter(cfg) {
+  if (cfg.url) return loadServerAdapter(cfg);
   const runtime = runtimeName();
   const pkg = runtime === "node" ? "node" : runtime;
   const url = pathToFileURL(join(cfg.modules, "@sessiondb", pkg, "dist", "index.js")).href;
@@ -84,6 +91,24 @@ export async function loadAdapter(cfg) {
     open(path, extra = {}) {
       adapter.openStartedAt = Date.now();
       return mod.openStore(path, { ...base, ...extra });
+    },
+  };
+  return adapter;
+}
+
+async function loadServerAdapter(cfg) {
+  const load = (pkg) => import(pathToFileURL(join(cfg.modules, "@sessiondb", pkg, "dist", "index.js")).href);
+  const [server, core] = await Promise.all([load("libsql"), load("core")]);
+  const mod = { ...server, SessionDbError: server.SessionDbError ?? core.SessionDbError };
+  const base = cfg.patience ? { patience: cfg.patience } : {};
+  const adapter = {
+    mod,
+    runtime: runtimeName(),
+    openStartedAt: undefined,
+    repairOptions: {},
+    open(_path, extra = {}) {
+      adapter.openStartedAt = Date.now();
+      return mod.openStore(cfg.url, { ...base, ...cfg.serverOptions, ...extra });
     },
   };
   return adapter;
