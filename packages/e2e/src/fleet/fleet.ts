@@ -1,0 +1,244 @@
+/**
+ * The fleet: one store on a libSQL server, written by gateway processes on Node, Bun and Deno —
+ * some through the primary, some through a replica node that forwards their writes — while a
+ * rebuild and a backfill run, gateways are killed (`kill -9`), the replica node is killed and
+ * restarted, and a rebuilder is killed while it holds the FTS rebuild lease.
+ *
+ * Then, with the chamber's ledger and checker (the same roles, opening the server's URL): every
+ * acknowledged append stored exactly once with its exact body, nothing torn, no phantom rows,
+ * counters equal to the rows, `checkIntegrity()` clean (FTS5 integrity-check included), a
+ * sample of tokens found by search; search results identical to an embedded store built from the
+ * same rows; the lease released or expired, and a later rebuild not blocked for longer than it.
+ */
+import { join } from "node:path";
+import { type SqldServer, startSqldPair } from "@sessiondb/test-sqld";
+import { Episode, sleep } from "../chamber/episode.js";
+import { checkProcesses } from "../chamber/invariants.js";
+import { MODULES } from "../chamber/paths.js";
+import type { RoleProcess } from "../chamber/role-process.js";
+import { availableRuntimes, type Runtime } from "../chamber/runtimes.js";
+import { episodeSeed } from "../chamber/seed.js";
+import { LEASE_MS, type Lease, openRawClient, readLease } from "./lease.js";
+import { buildMirror, compareSearches, type Probe } from "./mirror.js";
+
+/**
+ * Refusals a gateway may see, all typed: the store busy past patience, and the server out of
+ * reach (its node killed or restarting) — the latter with an unknown outcome, since the request
+ * may have been carried out before the connection broke.
+ */
+export const UNCERTAIN_CODES = ["STORE_UNAVAILABLE"];
+const TOLERATED_CODES = ["STORE_BUSY", ...UNCERTAIN_CODES];
+
+export interface FleetResult {
+  failures: string[];
+  notes: string[];
+  dir: string;
+  ms: number;
+  runtimes: string[];
+}
+
+/** Which node a gateway talks to, and over which protocol. */
+type Route = { node: "primary" | "replica"; protocol: "http" | "ws" };
+const ROUTES: Route[] = [
+  { node: "primary", protocol: "http" },
+  { node: "replica", protocol: "ws" },
+  { node: "primary", protocol: "ws" },
+  { node: "replica", protocol: "http" },
+];
+
+function urlOf(nodes: { primary: SqldServer; replica: SqldServer }, route: Route): string {
+  const node = nodes[route.node];
+  return route.protocol === "http" ? node.httpUrl : node.wsUrl;
+}
+
+async function ready(...roles: RoleProcess[]): Promise<void> {
+  await Promise.all(roles.map((r) => r.waitFor((ev) => ev.some((e) => e.t === "ready"), 60_000, "ready")));
+}
+
+/** The last event of a writer says whether it is inside an append right now. */
+const inFlight = (w: RoleProcess) => w.events().at(-1)?.t === "intent";
+
+export async function runFleet(master: number): Promise<FleetResult> {
+  const ep = new Episode("fleet", "server", master, episodeSeed(master, "server", "fleet"));
+  ep.tolerance = { codes: TOLERATED_CODES };
+  const started = Date.now();
+  const { primary, replica, stop } = await startSqldPair();
+  const nodes = { primary, replica };
+  const raw = await openRawClient(primary.httpUrl);
+  try {
+    await episode(ep, nodes, raw);
+  } catch (error) {
+    ep.fail(`episode aborted: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  } finally {
+    await ep.killAll();
+    raw.close();
+  }
+  checkProcesses(ep, {});
+  const keep = ep.failures.length > 0 || process.env.SESSIONDB_CHAMBER_KEEP === "1";
+  if (ep.failures.length > 0) {
+    ep.failures.push(
+      `${ep.tag} replay: SESSIONDB_SEED=${master} npx vitest run src/fleet.test.ts (in packages/e2e) — kept ${ep.dir} (reports/, logs/, *.verdict.json); sqld logs: primary ${primary.log().slice(-600)} replica ${replica.log().slice(-600)}`,
+    );
+  }
+  await stop();
+  const runtimes = [...new Set(ep.roles.map((r) => r.runtime.id))];
+  await ep.cleanup(keep);
+  return { failures: ep.failures, notes: ep.notes, dir: ep.dir, ms: Date.now() - started, runtimes };
+}
+
+async function episode(
+  ep: Episode,
+  nodes: { primary: SqldServer; replica: SqldServer },
+  raw: Awaited<ReturnType<typeof openRawClient>>,
+): Promise<void> {
+  const primaryUrl = nodes.primary.httpUrl;
+  const serverOptions = { ftsLeaseMs: LEASE_MS };
+  const spawn = (role: string, runtime: Runtime, url: string, params: Record<string, unknown> = {}) =>
+    ep.spawn(role, runtime, { url, serverOptions, ...params });
+
+  // Gateways on every runtime there is, each on one route (primary or replica, HTTP or WebSocket).
+  const runtimes = ep.pickRuntimes(Math.max(4, availableRuntimes().length));
+  const gateways = runtimes.map((rt, i) => {
+    const route = ROUTES[i % ROUTES.length] as Route;
+    return { route, proc: spawn("writer", rt, urlOf(nodes, route), { pace: 15, retryMs: 100 }) };
+  });
+  await ready(...gateways.map((g) => g.proc));
+  ep.note(
+    `gateways: ${gateways.map((g) => `${g.proc.runtime.id}→${g.route.node}/${g.route.protocol}`).join(", ")}`,
+  );
+
+  // A rebuild and a backfill through the primary while the gateways write.
+  const rebuilder = spawn("fts", ep.pickRuntime(), primaryUrl, { iterations: 2, pace: 300 });
+  await sleep(ep.rng.int(400, 900));
+  const backfill = spawn("backfill", ep.pickRuntime(), primaryUrl, {
+    start: true,
+    chunkRows: 16,
+    pace: 20,
+    mode: "steps",
+  });
+
+  // kill -9 a gateway inside an append; its replacement takes the same route on another runtime.
+  const killGateway = async (): Promise<void> => {
+    const live = gateways.filter((g) => g.proc.alive);
+    const victim = ep.rng.pick(live);
+    const until = Date.now() + 500;
+    while (!inFlight(victim.proc) && Date.now() < until) await sleep(1);
+    ep.note(`${victim.proc.name} killed ${inFlight(victim.proc) ? "inside" : "between"} appends`);
+    victim.proc.kill9();
+    await victim.proc.exited;
+    const replacement = spawn(
+      "writer",
+      ep.pickRuntime([victim.proc.runtime.id]),
+      urlOf(nodes, victim.route),
+      { pace: 15, retryMs: 100 },
+    );
+    gateways.push({ route: victim.route, proc: replacement });
+  };
+  await sleep(ep.rng.int(800, 1500));
+  await killGateway();
+
+  // kill -9 the replica node; its gateways see it gone, then it restarts on its data.
+  await sleep(ep.rng.int(500, 1000));
+  await nodes.replica.kill();
+  await sleep(ep.rng.int(800, 1500));
+  await nodes.replica.restart();
+  ep.note("the replica node was killed (-9) and restarted");
+
+  // A rebuilder killed while it holds the lease; a later rebuild must get it within the lease.
+  const victim = spawn("fts", ep.pickRuntime(), primaryUrl, { iterations: 1 });
+  const held = await waitForLease(raw, victim, 20_000);
+  victim.kill9();
+  await victim.exited;
+  ep.note(
+    held ? `${victim.name} was killed holding the lease` : `${victim.name} was never seen holding the lease`,
+  );
+  if (!held) ep.fail(`${victim.name} (${victim.runtime.id}) never held the lease within 20 s`);
+  const killedAt = Date.now();
+  const successor = spawn("fts", ep.pickRuntime([victim.runtime.id]), primaryUrl, {
+    iterations: 1,
+    timeoutMs: LEASE_MS * 4,
+  });
+  await killGateway();
+
+  const exit = await successor.waitExit(LEASE_MS * 4 + 30_000);
+  const rebuilt = successor.events().find((e) => e.t === "rebuild_return");
+  if (!exit || rebuilt?.rebuilt !== true)
+    ep.fail(`${successor.name} did not rebuild after the lease holder died: ${JSON.stringify(rebuilt)}`);
+  else if (Number(rebuilt.at) - killedAt > LEASE_MS + 15_000)
+    ep.fail(
+      `${successor.name} waited ${Number(rebuilt.at) - killedAt} ms after the holder died; the lease is ${LEASE_MS} ms`,
+    );
+
+  for (const r of [rebuilder, backfill]) {
+    if (!(await r.waitExit(120_000))) ep.fail(`${r.name} did not finish in 120 s`);
+  }
+  await ep.stopAll();
+
+  // The store, through the server: the chamber's checker, every acknowledged append required.
+  await ep.check({
+    expectFts: ["ready"],
+    searchSample: 40,
+    params: { url: primaryUrl, uncertainCodes: UNCERTAIN_CODES },
+  });
+  await checkLease(ep, raw);
+  await checkSearchesAgainstEmbedded(ep, primaryUrl);
+}
+
+/** Poll the lease row until `proc` holds it (true), or it exits or time runs out (false). */
+async function waitForLease(
+  raw: Awaited<ReturnType<typeof openRawClient>>,
+  proc: RoleProcess,
+  timeoutMs: number,
+): Promise<boolean> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until && proc.alive) {
+    const lease = await readLease(raw);
+    if (lease && lease.holderPid === proc.pid && lease.expiresAt > Date.now()) return true;
+    await sleep(5);
+  }
+  return false;
+}
+
+/** After the episode the lease is released (no row, or no holder) or expired. */
+async function checkLease(ep: Episode, raw: Awaited<ReturnType<typeof openRawClient>>): Promise<void> {
+  const lease: Lease | undefined = await readLease(raw);
+  if (lease?.holder && lease.expiresAt > Date.now())
+    ep.fail(`the FTS rebuild lease is still held after every role stopped: ${JSON.stringify(lease)}`);
+}
+
+/** Search results through the server equal those of an embedded store built from its rows. */
+async function checkSearchesAgainstEmbedded(ep: Episode, url: string): Promise<void> {
+  const [server, embedded] = await Promise.all([
+    import(join(MODULES, "@sessiondb", "libsql", "dist", "index.js")),
+    import(join(MODULES, "@sessiondb", "node", "dist", "index.js")),
+  ]);
+  const remote = await server.openStore(url, { readOnly: true });
+  const local = embedded.openStore(join(ep.dir, "embedded.db"));
+  try {
+    const mirror = await buildMirror(remote, local);
+    const ledger = (await import("../roles/lib/ledger.mjs")).readLedger(ep.reportsDir);
+    const tokens = [...ledger.acks.keys()];
+    const probes: Probe[] = [
+      { query: "agent", options: { limit: 50 } },
+      { query: "journal commit", options: { limit: 50, sort: "newest" } },
+      { query: '"cache lock"', options: { limit: 50 } },
+      { query: "数据库", options: { limit: 50 } },
+      { query: "ursor", options: { substring: true, limit: 50 } },
+      { query: "buffer", options: { roles: ["tool"], limit: 50 } },
+    ];
+    for (let i = 0; i < Math.min(30, tokens.length); i++) {
+      const token = ep.rng.pick(tokens);
+      probes.push({ query: token, options: { limit: 5 } });
+      probes.push({ query: token.slice(1, -1), options: { substring: true, limit: 5 } });
+    }
+    const { differences, hits, routes } = await compareSearches(remote, local, mirror, probes);
+    ep.note(
+      `embedded mirror: ${mirror.sessions} sessions, ${mirror.messages} messages; ${probes.length} searches, ${hits} hits, routes ${JSON.stringify(routes)}`,
+    );
+    for (const d of differences.slice(0, 10)) ep.fail(`search differs from the embedded store: ${d}`);
+    if (differences.length > 10) ep.fail(`… and ${differences.length - 10} more search differences`);
+  } finally {
+    await remote.close();
+    local.close();
+  }
+}

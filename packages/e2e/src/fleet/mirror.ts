@@ -1,0 +1,99 @@
+/**
+ * The fleet's search check: an embedded store built from the rows the server holds, then the
+ * same searches on both, compared hit for hit (route, order, session, role, snippet, time, tool).
+ *
+ * The mirror gets every session, then every message in the server's id order, one append each
+ * with its stored timestamp: its ids keep the server's order (a server id maps to the mirror id
+ * at the same position), so ranking ties, which FTS5 breaks by rowid, fall the same way.
+ */
+import type { Message, SearchOptions, SearchResult, Session } from "@sessiondb/core";
+
+/** The Store calls the check makes; the server store answers with promises. */
+export interface SearchableStore {
+  listSessions(options: object): Session[] | Promise<Session[]>;
+  getMessages(id: string, options: object): Message[] | Promise<Message[]>;
+  search(query: string, options: SearchOptions): SearchResult | Promise<SearchResult>;
+}
+
+/** The embedded store the mirror is written into. */
+export interface MirrorStore {
+  createSession(input: object): unknown;
+  appendMessage(sessionId: string, message: object): number;
+}
+
+export interface Mirror {
+  /** Server message id → mirror message id. */
+  ids: Map<number, number>;
+  sessions: number;
+  messages: number;
+}
+
+/** Copy every session and message of `from` into the empty `to`, in the server's id order. */
+export async function buildMirror(from: SearchableStore, to: MirrorStore): Promise<Mirror> {
+  const sessions = await from.listSessions({ includeArchived: true, limit: 1_000_000, orderBy: "started" });
+  const all: Message[] = [];
+  for (const s of [...sessions].sort((a, b) => a.startedAt - b.startedAt || a.id.localeCompare(b.id))) {
+    to.createSession({
+      id: s.id,
+      source: s.source,
+      startedAt: s.startedAt,
+      ...(s.model !== null ? { model: s.model } : {}),
+    });
+    all.push(...(await from.getMessages(s.id, { includeInactive: true })));
+  }
+  all.sort((a, b) => a.id - b.id);
+  const ids = new Map<number, number>();
+  for (const m of all) {
+    const id = to.appendMessage(m.sessionId, {
+      role: m.role,
+      content: m.content,
+      timestamp: m.timestamp,
+      ...(m.toolName !== null ? { toolName: m.toolName } : {}),
+      ...(m.toolCallId !== null ? { toolCallId: m.toolCallId } : {}),
+    });
+    ids.set(m.id, id);
+  }
+  return { ids, sessions: sessions.length, messages: all.length };
+}
+
+/** One search, as both stores must answer it. */
+export interface Probe {
+  query: string;
+  options: SearchOptions;
+}
+
+/** Run every probe on both stores; the differences, described (empty when identical). */
+export async function compareSearches(
+  server: SearchableStore,
+  mirror: SearchableStore,
+  mapping: Mirror,
+  probes: Probe[],
+): Promise<{ differences: string[]; hits: number; routes: Record<string, number> }> {
+  const differences: string[] = [];
+  const routes: Record<string, number> = {};
+  let hits = 0;
+  for (const { query, options } of probes) {
+    const [a, b] = [await server.search(query, options), await mirror.search(query, options)];
+    routes[a.route] = (routes[a.route] ?? 0) + 1;
+    hits += a.hits.length;
+    const shape = (result: SearchResult, map: (id: number) => number | undefined) =>
+      JSON.stringify({
+        route: result.route,
+        hits: result.hits.map((h) => [
+          map(h.messageId),
+          h.sessionId,
+          h.role,
+          h.snippet,
+          h.timestamp,
+          h.toolName,
+        ]),
+      });
+    const want = shape(a, (id) => mapping.ids.get(id));
+    const got = shape(b, (id) => id);
+    if (want !== got)
+      differences.push(
+        `search(${JSON.stringify(query)}, ${JSON.stringify(options)}): server ${want.slice(0, 400)} — embedded ${got.slice(0, 400)}`,
+      );
+  }
+  return { differences, hits, routes };
+}
