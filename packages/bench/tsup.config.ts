@@ -17,6 +17,7 @@ export default defineConfig([
       run: "src/run.ts",
       check: "src/check.ts",
       runner: "src/runner.ts",
+      "server-runner": "src/server-runner.ts",
       prepare: "src/proc/prepare.ts",
       "proc/open-store": "src/proc/open-store.ts",
       "proc/open-raw": "src/proc/open-raw.ts",

@@ -9,7 +9,13 @@ import process from "node:process";
 import type { Store, StoreOptions } from "@sessiondb/core";
 
 /** Target ids, in table column order. */
-export const TARGETS = ["node-better-sqlite3", "node-sqlite", "bun-sqlite", "deno-node-sqlite"] as const;
+export const TARGETS = [
+  "node-better-sqlite3",
+  "node-sqlite",
+  "bun-sqlite",
+  "deno-node-sqlite",
+  "node-libsql-server",
+] as const;
 export type TargetId = (typeof TARGETS)[number];
 
 /** Column headings for the Markdown table. */
@@ -18,7 +24,11 @@ export const TARGET_LABELS: Record<TargetId, string> = {
   "node-sqlite": "Node 24 + node:sqlite",
   "bun-sqlite": "Bun + bun:sqlite",
   "deno-node-sqlite": "Deno + node:sqlite",
+  "node-libsql-server": "Node + libSQL server (sqld)",
 };
+
+/** Targets whose store is on a server: their own runner (server-runner.ts), not loadEngine. */
+export const SERVER_TARGETS: readonly TargetId[] = ["node-libsql-server"];
 
 /** A raw prepared statement (positional parameters). */
 export interface RawStatement {
@@ -93,6 +103,7 @@ export async function loadEngine(target: TargetId): Promise<Engine> {
   const runtime = `${rt.name} ${rt.version}`;
   const want = target.startsWith("node-") ? "node" : target.startsWith("bun-") ? "bun" : "deno";
   if (rt.name !== want) throw new SkipTarget(`${target} must run on ${want}, this is ${runtime}`);
+  if (SERVER_TARGETS.includes(target)) throw new SkipTarget(`${target} runs in server-runner.js`);
   let openRaw: (path: string) => RawDb;
   let adapter: Awaited<ReturnType<typeof importAdapter>>;
   let storeOptions: object = {};

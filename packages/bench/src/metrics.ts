@@ -94,6 +94,19 @@ METRICS["search.worst.store.p50"] = {
 METRICS["search.worst.store.p99"] = ms("search worst case (substring hitting a 1 MB run): store p99");
 METRICS["search.worst.ratio"] = ratio("search worst case / ordinary substring (store p50)", "lower", 0.5);
 
+/** Through a libSQL server (the node-libsql-server target): store over the raw client. */
+Object.assign(METRICS, {
+  "server.append.store.p50": ms("server append: store p50"),
+  "server.append.store.p99": ms("server append: store p99"),
+  "server.append.raw.p50": ms("server append: raw @libsql/client p50"),
+  "server.append.raw.p99": ms("server append: raw @libsql/client p99"),
+  "server.append.p50.ratio": ratio("server append p50: store / raw", "lower", 0.3),
+  "server.append.p99.ratio": ratio("server append p99: store / raw", "lower", 0.5),
+  "server.search.store.p50": ms("server search word: store p50"),
+  "server.search.raw.p50": ms("server search word: raw FTS5 via @libsql/client p50"),
+  "server.search.ratio": ratio("server search word: store / raw (p50)", "lower", 0.5),
+} satisfies Record<string, MetricDef>);
+
 /** True when `value` meets the metric's goal (undefined when there is none). */
 export function meetsGoal(def: MetricDef, value: number): boolean | undefined {
   if (def.goal === undefined || !Number.isFinite(value)) return undefined;

@@ -13,7 +13,7 @@ import { dirname, join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { type Baseline, compare } from "./baseline.js";
-import { SIDE_FILES, TARGET_LABELS, TARGETS, type TargetId } from "./engine.js";
+import { SERVER_TARGETS, SIDE_FILES, TARGET_LABELS, TARGETS, type TargetId } from "./engine.js";
 import type { SizeResult, TargetResult } from "./metrics.js";
 import { markdown, type RunMeta } from "./report.js";
 import { lastJson, runTimed, script } from "./spawn.js";
@@ -47,6 +47,9 @@ const work = join(outDir, ".work");
 mkdirSync(work, { recursive: true });
 const t0 = now();
 
+/** The script that runs a target's suites: the file targets' runner, or the server one. */
+const runnerOf = (target: TargetId) => (SERVER_TARGETS.includes(target) ? "server-runner.js" : "runner.js");
+
 // 1. Which targets can run here (each asked in its own runtime).
 const results: TargetResult[] = [];
 const runnable: Array<{ target: TargetId; exec: string[] }> = [];
@@ -60,7 +63,7 @@ for (const target of wanted) {
   } else {
     try {
       const probe = lastJson<{ ok: boolean; reason?: string; runtime?: string; sqliteVersion?: string }>(
-        runTimed(found.exec, script("runner.js"), ["--probe", "--target", target]).stdout,
+        runTimed(found.exec, script(runnerOf(target)), ["--probe", "--target", target]).stdout,
       );
       if (probe.ok) {
         result.runtime = probe.runtime;
@@ -77,10 +80,9 @@ for (const target of wanted) {
       : `ready ${target}: ${result.runtime}, SQLite ${result.sqliteVersion}`,
   );
 }
-if (runnable.length === 0) throw new Error("no target can run on this machine");
-
-// 2. Per size: build the corpus once (first runnable target), then every target on a copy.
-const builder = runnable[0] as { target: TargetId; exec: string[] };
+// 2. Per size: build the corpus once (the first runnable file target), then every target on a copy.
+const builder = runnable.find((r) => !SERVER_TARGETS.includes(r.target));
+if (!builder) throw new Error("no file target can run on this machine to build the corpus");
 for (const size of sizes) {
   const corpus = join(work, `corpus-${seed}-${size}.db`);
   for (const suffix of SIDE_FILES) rmSync(corpus + suffix, { force: true });
@@ -118,7 +120,7 @@ for (const size of sizes) {
     ];
     const result = results.find((r) => r.target === target) as TargetResult;
     try {
-      runTimed(exec, script("runner.js"), args);
+      runTimed(exec, script(runnerOf(target)), args);
       const file = JSON.parse(readFileSync(out, "utf8")) as { result: SizeResult };
       result.sizes[size] = file.result;
       console.error(`${target} ${size}: ${file.result.seconds.toFixed(0)} s`);

@@ -47,6 +47,7 @@ export function execFor(target: TargetId): { exec: string[] } | { reason: string
   };
   switch (target) {
     case "node-better-sqlite3":
+    case "node-libsql-server":
       return pick("BENCH_NODE", systemNode(), "a system Node outside node_modules");
     case "node-sqlite":
       return pick("BENCH_NODE24", local("node"), "node_modules/.bin/node (Node 24)");

@@ -1,0 +1,239 @@
+/**
+ * The server target: the corpus on a real libSQL server (sqld on loopback, started here), the
+ * sessiondb store over @sessiondb/libsql against raw @libsql/client running the same SQL on the
+ * same server. Started by run.ts like runner.ts (same arguments, same result file):
+ *   node dist/server-runner.js --target node-libsql-server --corpus FILE --work DIR --size 10k
+ *     --mode full|smoke --out FILE          (--probe: only say whether it can run here)
+ *
+ * - append: `appendMessage` of one realistic corpus message, against the raw client's
+ *   interactive write transaction (BEGIN IMMEDIATE on the server) with the store's UPDATE of the
+ *   session counters and its INSERT, then COMMIT; blocks of 10 alternate. p50 and p99 per call.
+ * - search: `store.search("migration")` (route fts) against the bare FTS5 query the route stands
+ *   on (MATCH, bm25 order, snippet, joined to messages, LIMIT 20) sent by the raw client;
+ *   alternating calls. p50.
+ * Every call crosses loopback HTTP to sqld, so both sides pay the round trips; the ratios say
+ * what sessiondb adds on top of the statements themselves.
+ */
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import process from "node:process";
+import type { MessageInput, SearchOptions, SearchResult } from "@sessiondb/core";
+import { generateCorpus } from "./corpus/index.js";
+import { currentRuntime, SkipTarget, TARGET_LABELS } from "./engine.js";
+import type { SizeResult } from "./metrics.js";
+import { PLANS } from "./plans.js";
+import { latency, now } from "./stats.js";
+
+const TARGET = "node-libsql-server";
+const BLOCK = 10;
+
+function arg(name: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  const value = i >= 0 ? process.argv[i + 1] : undefined;
+  if (value === undefined) throw new Error(`missing --${name}`);
+  return value;
+}
+
+/** The parts of @libsql/client, @sessiondb/libsql and @sessiondb/test-sqld used here. */
+interface RawClient {
+  execute(stmt: { sql: string; args: unknown[] } | string): Promise<{ rows: unknown[] }>;
+  transaction(mode: "write"): Promise<{
+    execute(stmt: { sql: string; args: unknown[] }): Promise<unknown>;
+    commit(): Promise<void>;
+    close(): void;
+  }>;
+  close(): void;
+}
+interface ServerStore {
+  messageCount(): Promise<number>;
+  createSession(input: { id: string; source: string }): Promise<unknown>;
+  appendMessage(sessionId: string, message: MessageInput): Promise<number>;
+  search(query: string, options?: SearchOptions): Promise<SearchResult>;
+  close(): Promise<void> | void;
+}
+interface Modules {
+  createClient(config: { url: string }): RawClient;
+  openStore(url: string, options?: object): Promise<ServerStore> | ServerStore;
+  startSqld(options: { dir: string }): Promise<{ httpUrl: string; stop(): Promise<void> }>;
+  version: string;
+}
+
+// A variable specifier: resolved when this target runs, never at build time.
+const load = (specifier: string): Promise<Record<string, unknown>> => import(specifier);
+
+/** Everything this target needs, or SkipTarget saying what is missing. */
+async function loadModules(): Promise<Modules> {
+  const rt = currentRuntime();
+  if (rt.name !== "node") throw new SkipTarget(`${TARGET} runs on Node, this is ${rt.name} ${rt.version}`);
+  const imported: Record<string, Record<string, unknown>> = {};
+  for (const name of ["@sessiondb/test-sqld", "@libsql/client", "@sessiondb/libsql"]) {
+    try {
+      imported[name] = await load(name);
+    } catch (error) {
+      throw new SkipTarget(`${name} is not available (${String((error as Error).message).split("\n")[0]})`);
+    }
+  }
+  const harness = imported["@sessiondb/test-sqld"] as {
+    sqldAvailability(): { ok: boolean; reason?: string; version?: string };
+    startSqld: Modules["startSqld"];
+  };
+  const available = harness.sqldAvailability();
+  if (!available.ok) throw new SkipTarget(`sqld cannot run here: ${available.reason}`);
+  const openStore = imported["@sessiondb/libsql"]?.openStore;
+  if (typeof openStore !== "function") throw new SkipTarget("@sessiondb/libsql has no openStore export");
+  return {
+    createClient: imported["@libsql/client"]?.createClient as Modules["createClient"],
+    openStore: openStore as Modules["openStore"],
+    startSqld: harness.startSqld,
+    version: String(available.version),
+  };
+}
+
+/** Realistic single messages with string content (the raw side inserts them as they are). */
+function sample(count: number): MessageInput[] {
+  const out: MessageInput[] = [];
+  for (const item of generateCorpus({ seed: 778, messages: count * 3 })) {
+    for (const m of item.messages) if (typeof m.content === "string") out.push(m);
+  }
+  return out.slice(0, count);
+}
+
+/** The raw side of an append: the statements the store sends, in one write transaction. */
+function rawAppender(client: RawClient, sessionId: string): (m: MessageInput) => Promise<void> {
+  const update = `UPDATE sessions SET message_count = message_count + ?, tool_call_count = tool_call_count + ?,
+       last_activity_at = max(coalesce(last_activity_at, ?), ?) WHERE id = ?`;
+  const insert = `INSERT INTO messages (session_id, role, content, content_parts, tool_name, tool_call_id, tool_calls,
+       timestamp, token_count, finish_reason, reasoning, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+  return async (m) => {
+    const t = Date.now() / 1000;
+    const tx = await client.transaction("write");
+    try {
+      await tx.execute({ sql: update, args: [1, m.toolCalls?.length ?? 0, t, t, sessionId] });
+      await tx.execute({
+        sql: insert,
+        args: [
+          sessionId,
+          m.role,
+          (m.content as string | null) ?? null,
+          null,
+          m.toolName ?? null,
+          m.toolCallId ?? null,
+          m.toolCalls ? JSON.stringify(m.toolCalls) : null,
+          m.timestamp ?? t,
+          m.tokenCount ?? null,
+          m.finishReason ?? null,
+          m.reasoning ?? null,
+          null,
+        ],
+      });
+      await tx.commit();
+    } finally {
+      tx.close();
+    }
+  };
+}
+
+/** Alternate `count` calls of each side in blocks; per-call latencies (ms). */
+async function alternate(
+  count: number,
+  sides: { store: (i: number) => Promise<unknown>; raw: (i: number) => Promise<unknown> },
+): Promise<{ store: number[]; raw: number[] }> {
+  const lat = { store: [] as number[], raw: [] as number[] };
+  for (let done = 0; done < count; done += BLOCK) {
+    const order = (done / BLOCK) % 2 === 0 ? (["store", "raw"] as const) : (["raw", "store"] as const);
+    for (const side of order) {
+      for (let i = done; i < Math.min(count, done + BLOCK); i++) {
+        const t0 = now();
+        await sides[side](i);
+        lat[side].push(now() - t0);
+      }
+    }
+  }
+  return lat;
+}
+
+const SEARCH = { query: "migration", match: "migration" };
+const RAW_SEARCH = `SELECT m.id, m.session_id, m.role, m.timestamp, m.tool_name,
+   snippet(messages_fts, 0, '«', '»', '…', 16) AS snippet
+   FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid
+   WHERE messages_fts MATCH ? ORDER BY rank LIMIT 20`;
+
+if (process.argv.includes("--probe")) {
+  try {
+    const mods = await loadModules();
+    const rt = currentRuntime();
+    process.stdout.write(
+      `${JSON.stringify({ ok: true, runtime: `${rt.name} ${rt.version}`, sqliteVersion: `sqld ${mods.version}` })}\n`,
+    );
+  } catch (error) {
+    if (!(error instanceof SkipTarget)) throw error;
+    process.stdout.write(`${JSON.stringify({ ok: false, reason: error.message })}\n`);
+  }
+  process.exit(0);
+}
+
+const t0 = now();
+const mods = await loadModules();
+const size = arg("size");
+const plan = PLANS[arg("mode") as keyof typeof PLANS](0);
+const dir = join(arg("work"), `${TARGET}-${size}`);
+rmSync(dir, { recursive: true, force: true });
+// sqld keeps the database at <db-path>/dbs/default/data; a plain SQLite file placed there before
+// the first start is taken as the database (sqld rebuilds its replication log from it).
+mkdirSync(join(dir, "data.sqld", "dbs", "default"), { recursive: true });
+copyFileSync(arg("corpus"), join(dir, "data.sqld", "dbs", "default", "data"));
+const server = await mods.startSqld({ dir });
+const result: SizeResult = { messages: 0, contentMB: 0, metrics: {}, notes: {}, errors: {}, seconds: 0 };
+const client = mods.createClient({ url: server.httpUrl });
+const store = await mods.openStore(server.httpUrl);
+try {
+  result.messages = await store.messageCount();
+  const version = (await client.execute("SELECT sqlite_version() AS v")).rows[0] as { v: string };
+  result.notes["server.sqlite"] = `SQLite ${version.v} in ${mods.version}`;
+
+  // Append: one message per call, both sides into sessions of their own.
+  const messages = sample(Math.max(plan.singles, 1));
+  await store.createSession({ id: "bench-server-store", source: "bench" });
+  await store.createSession({ id: "bench-server-raw", source: "bench" });
+  const raw = rawAppender(client, "bench-server-raw");
+  const pick = (i: number) => messages[i % messages.length] as MessageInput;
+  const appends = await alternate(plan.singles, {
+    store: (i) => store.appendMessage("bench-server-store", pick(i)),
+    raw: (i) => raw(pick(i)),
+  });
+  const [as, ar] = [latency(appends.store), latency(appends.raw)];
+  result.metrics["server.append.store.p50"] = as.p50;
+  result.metrics["server.append.store.p99"] = as.p99;
+  result.metrics["server.append.raw.p50"] = ar.p50;
+  result.metrics["server.append.raw.p99"] = ar.p99;
+  result.metrics["server.append.p50.ratio"] = as.p50 / ar.p50;
+  result.metrics["server.append.p99.ratio"] = as.p99 / ar.p99;
+  result.notes["server.append.samples"] = `${as.n} per side`;
+
+  // Search: the word query through the store, and its bare FTS5 query through the raw client.
+  const first = await store.search(SEARCH.query);
+  const rawHits = (await client.execute({ sql: RAW_SEARCH, args: [SEARCH.match] })).rows.length;
+  result.notes["server.search.route"] = `${first.route}, ${first.hits.length} hits (raw ${rawHits})`;
+  const searches = await alternate(Math.max(1, plan.benchIterations), {
+    store: () => store.search(SEARCH.query),
+    raw: () => client.execute({ sql: RAW_SEARCH, args: [SEARCH.match] }),
+  });
+  const [ss, sr] = [latency(searches.store), latency(searches.raw)];
+  result.metrics["server.search.store.p50"] = ss.p50;
+  result.metrics["server.search.raw.p50"] = sr.p50;
+  result.metrics["server.search.ratio"] = ss.p50 / sr.p50;
+} catch (error) {
+  result.errors.server = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  process.stderr.write(`  ${TARGET} ${size}: FAILED: ${result.errors.server?.split("\n")[0]}\n`);
+} finally {
+  await store.close();
+  client.close();
+  await server.stop();
+  rmSync(dir, { recursive: true, force: true });
+}
+result.seconds = (now() - t0) / 1000;
+const rt = currentRuntime();
+writeFileSync(
+  arg("out"),
+  `${JSON.stringify({ target: TARGET, label: TARGET_LABELS[TARGET], runtime: `${rt.name} ${rt.version}`, sqliteVersion: mods.version, size, result }, null, 2)}\n`,
+);
