@@ -274,6 +274,15 @@ function storeRows(store: Store): Row[] {
     ...bagRows("getMessages", "afterId", (v) => store.getMessages("s1", v as never)),
     ...optionRows("getMessages", "afterId", BAD_INTEGERS, (o) => store.getMessages("s1", o as never)),
     ...optionRows("getMessages", "limit", BAD_INTEGERS, (o) => store.getMessages("s1", o as never)),
+    ...optionRows("getMessages", "last", BAD_INTEGERS, (o) => store.getMessages("s1", o as never)),
+    ...optionRows("getMessages", "beforeId", [...BAD_INTEGERS, 0], (o) =>
+      store.getMessages("s1", o as never),
+    ),
+    {
+      label: 'getMessages("s1", { limit: 1, last: 1 })',
+      call: () => store.getMessages("s1", { limit: 1, last: 1 }),
+      field: "getMessages.last",
+    },
     ...optionRows("getMessages", "includeInactive", BAD_FLAGS, (o) => store.getMessages("s1", o as never)),
     // messageCount(undefined) counts the whole store; any other non-id is refused.
     ...idRows("messageCount", (v) => store.messageCount(v as never), "sessionId"),

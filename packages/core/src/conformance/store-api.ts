@@ -163,6 +163,38 @@ export function storeApiSuite(target: ConformanceTarget): void {
       assert.equal(store.messageCount(), 3);
     });
 
+    test("getMessages reads the last N and the messages before an id, in id order", ({ open }) => {
+      const store = open();
+      store.createSession({ id: "s", source: "cli" });
+      store.createSession({ id: "other", source: "cli" });
+      const ids: number[] = [];
+      for (let i = 0; i < 12; i++) {
+        ids.push(store.appendMessage("s", { role: "user", content: `m${i}` }));
+        store.appendMessage("other", { role: "user", content: `o${i}` }); // interleaved ids
+      }
+      const contents = (options: object) => store.getMessages("s", options).map((m) => m.content);
+      assert.deepEqual(contents({ last: 3 }), ["m9", "m10", "m11"]);
+      assert.deepEqual(contents({ last: 0 }), []);
+      assert.equal(contents({ last: 100 }).length, 12);
+      assert.deepEqual(contents({ beforeId: ids[4] }), ["m0", "m1", "m2", "m3"]);
+      assert.deepEqual(contents({ beforeId: ids[4], last: 2 }), ["m2", "m3"]);
+      assert.deepEqual(contents({ beforeId: ids[4], limit: 2 }), ["m0", "m1"]);
+      assert.deepEqual(contents({ afterId: ids[1], beforeId: ids[4] }), ["m2", "m3"]);
+      // Paging backwards from the end with beforeId walks the whole session once.
+      const back: unknown[] = [];
+      let before: number | undefined;
+      for (;;) {
+        const page = store.getMessages("s", {
+          last: 5,
+          ...(before === undefined ? {} : { beforeId: before }),
+        });
+        if (page.length === 0) break;
+        back.unshift(...page.map((m) => m.content));
+        before = page[0]?.id;
+      }
+      assert.deepEqual(back, contents({}));
+    });
+
     test("appendMessages is one transaction: one bad message stores none", ({ open }) => {
       const store = open();
       store.createSession({ id: "s", source: "cli" });

@@ -115,28 +115,66 @@ function* insertMessages(id: string, rows: ValidMessage[], toolCalls: number, la
   return ids;
 }
 
-/** Messages of a session in order. */
+/** Messages of a session in order: the first `limit`, or the last `last`, between the ids given. */
 export function* getMessages(sessionId: string, options?: GetMessagesOptions | null): Op<Message[]> {
   const id = valid.sessionId(sessionId);
-  const o = valid.options(options, "getMessages", ["afterId", "limit", "includeInactive"]);
+  const o = valid.options(options, "getMessages", [
+    "afterId",
+    "beforeId",
+    "limit",
+    "last",
+    "includeInactive",
+  ]);
   const afterId = valid.integerOption(o.afterId, "getMessages.afterId", 0, Number.MAX_SAFE_INTEGER) ?? 0;
-  // -1: SQLite's "no limit".
-  const limit = valid.integerOption(o.limit, "getMessages.limit", 0, Number.MAX_SAFE_INTEGER) ?? -1;
+  const beforeId =
+    valid.integerOption(o.beforeId, "getMessages.beforeId", 1, Number.MAX_SAFE_INTEGER) ??
+    Number.MAX_SAFE_INTEGER;
+  const limit = valid.integerOption(o.limit, "getMessages.limit", 0, Number.MAX_SAFE_INTEGER);
+  const last = valid.integerOption(o.last, "getMessages.last", 0, Number.MAX_SAFE_INTEGER);
+  if (limit !== undefined && last !== undefined)
+    throw new InvalidInputError("getMessages.last", "cannot be combined with limit: pass one of them");
   const includeInactive = valid.flagOption(o.includeInactive, "getMessages.includeInactive") ? 1 : 0;
-  return yield* read(() => selectMessages(id, afterId, includeInactive, limit));
+  const range: MessageRange = { afterId, beforeId, includeInactive };
+  if (last !== undefined) return yield* read(() => selectLastMessages(id, range, last));
+  // -1: SQLite's "no limit".
+  return yield* read(() => selectMessages(id, range, limit ?? -1));
 }
 
-function* selectMessages(id: string, afterId: number, includeInactive: number, limit: number): Op<Message[]> {
+interface MessageRange {
+  afterId: number;
+  beforeId: number;
+  includeInactive: number;
+}
+
+/** Both reads walk idx_messages_session (session_id, id) from one end: O(rows returned). */
+const IN_RANGE = "session_id = ? AND id > ? AND id < ? AND (? = 1 OR active = 1)";
+
+function* selectMessages(id: string, range: MessageRange, limit: number): Op<Message[]> {
   yield* requireSession(id);
   const rows = yield* all(
-    `SELECT ${messageColumns(yield* readsTextWhole())} FROM messages
-       WHERE session_id = ? AND id > ? AND (? = 1 OR active = 1) ORDER BY id LIMIT ?`,
+    `SELECT ${messageColumns(yield* readsTextWhole())} FROM messages WHERE ${IN_RANGE} ORDER BY id LIMIT ?`,
     id,
-    afterId,
-    includeInactive,
+    range.afterId,
+    range.beforeId,
+    range.includeInactive,
     limit,
   );
   return rows.map(toMessage);
+}
+
+function* selectLastMessages(id: string, range: MessageRange, last: number): Op<Message[]> {
+  yield* requireSession(id);
+  // Newest first through the index, then reversed here: an ORDER BY around a subquery would
+  // sort in a temporary B-tree for nothing.
+  const rows = yield* all(
+    `SELECT ${messageColumns(yield* readsTextWhole())} FROM messages WHERE ${IN_RANGE} ORDER BY id DESC LIMIT ?`,
+    id,
+    range.afterId,
+    range.beforeId,
+    range.includeInactive,
+    last,
+  );
+  return rows.reverse().map(toMessage);
 }
 
 /** Number of stored messages, in one session or in the whole store. */

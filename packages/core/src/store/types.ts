@@ -135,8 +135,15 @@ export interface Message {
 export interface GetMessagesOptions {
   /** Only messages with a larger id: an integer from 0 to Number.MAX_SAFE_INTEGER. */
   afterId?: number;
-  /** At most this many (default: all): an integer from 0 to Number.MAX_SAFE_INTEGER. */
+  /** Only messages with a smaller id: an integer from 1 to Number.MAX_SAFE_INTEGER. */
+  beforeId?: number;
+  /** At most this many, the first ones (default: all): an integer from 0 to
+   * Number.MAX_SAFE_INTEGER. Not with `last`. */
   limit?: number;
+  /** Only the last this many (still returned in id order): what an agent reads to resume its
+   * context window; costs O(N) whatever the session's length. An integer from 0 to
+   * Number.MAX_SAFE_INTEGER. Not with `limit`. */
+  last?: number;
   /** Include messages marked inactive (default false). */
   includeInactive?: boolean;
 }
