@@ -18,6 +18,7 @@ import type { ConformanceTarget } from "./harness.js";
 import { openSuite } from "./open.js";
 import { repairSuite } from "./repair.js";
 import { searchBoundsSuite } from "./search-bounds.js";
+import { searchPagingSuite } from "./search-paging.js";
 import { statsSuite } from "./stats.js";
 import { storeApiSuite } from "./store-api.js";
 import { transactionSuite } from "./transaction.js";
@@ -50,6 +51,7 @@ export function runConformance(target: ConformanceTarget): void {
     ftsSuite(target);
     badInputSuite(target);
     searchBoundsSuite(target);
+    searchPagingSuite(target);
     diskFullSuite(target);
     filesSuite(target);
     backupSuite(target);

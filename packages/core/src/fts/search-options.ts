@@ -9,6 +9,7 @@ import { InvalidInputError } from "../errors.js";
 import { ROLES, type Role } from "../store/types.js";
 import * as valid from "../store/validate.js";
 import { DEFAULT_SEARCH_LIMIT } from "./constants.js";
+import { decodeCursor, type SearchCursor, searchFingerprint } from "./cursor.js";
 import type { SearchRoute } from "./route.js";
 import type { Page, SearchFilters, SearchSort } from "./search-sql.js";
 
@@ -38,6 +39,9 @@ export interface SearchOptions {
   sort?: SearchSort;
   /** Match terms as substrings (trigram index, LIKE for terms under 3 characters). */
   substring?: boolean;
+  /** Continue a walk: the `nextCursor` of the previous page of this same search (same query,
+   * sort, substring flag and filters; the limit may change). Not with a non-zero `offset`. */
+  cursor?: string;
 }
 
 /** One search hit. */
@@ -56,6 +60,10 @@ export interface SearchHit {
 export interface SearchResult {
   route: SearchRoute;
   hits: SearchHit[];
+  /** Present when the page is full (more hits may follow): pass it as `cursor` with the same
+   * query and options for the next page. Messages appended after the first page are not part
+   * of the walk. */
+  nextCursor?: string;
 }
 
 /** Validated options. */
@@ -64,6 +72,13 @@ export interface NormalizedSearch {
   sort: SearchSort;
   page: Page;
   substring: boolean;
+  /** Identifies this search for its cursors. */
+  fingerprint: string;
+  /** Where a walk stands, when continued from a cursor. */
+  cursor?: SearchCursor;
+  /** Rank order on an index whose stamp still matches the cursor's: seek past this (rank, id)
+   * instead of skipping `page.offset` hits (set by the router, inside the snapshot). */
+  rankAfter?: { rank: number; id: number };
 }
 
 const SORTS: readonly SearchSort[] = ["rank", "newest", "oldest"];
@@ -78,6 +93,7 @@ const SEARCH_OPTION_KEYS = [
   "until",
   "sort",
   "substring",
+  "cursor",
 ] as const satisfies readonly (keyof SearchOptions)[];
 
 /** Validate a query and its options (undefined or null options: all defaults). */
@@ -100,13 +116,27 @@ export function normalizeSearch(query: unknown, options?: SearchOptions | null):
   };
   const limit =
     valid.integerOption(o.limit, "search.limit", 0, Number.MAX_SAFE_INTEGER) ?? DEFAULT_SEARCH_LIMIT;
+  const sort = valid.choiceOption(o.sort, "search.sort", SORTS) ?? "rank";
+  const substring = valid.flagOption(o.substring, "search.substring") ?? false;
+  const offset = valid.integerOption(o.offset, "search.offset", 0, Number.MAX_SAFE_INTEGER) ?? 0;
+  const fingerprint = searchFingerprint(query, sort, substring, filters);
+  const cursor = o.cursor === undefined ? undefined : decodeCursor(o.cursor, fingerprint, sort);
+  if (cursor) filters.walk = { maxId: cursor.maxId, after: cursor.after };
+  if (cursor && offset !== 0)
+    throw new InvalidInputError(
+      "search.offset",
+      "cannot be combined with a cursor: the cursor says where to go on",
+    );
   return {
     filters,
-    sort: valid.choiceOption(o.sort, "search.sort", SORTS) ?? "rank",
+    sort,
+    // Rank order skips the hits already returned; time order seeks past the last one (keyset).
     page: {
       limit: Math.min(limit, MAX_SEARCH_LIMIT),
-      offset: valid.integerOption(o.offset, "search.offset", 0, Number.MAX_SAFE_INTEGER) ?? 0,
+      offset: cursor ? (sort === "rank" ? cursor.returned : 0) : offset,
     },
-    substring: valid.flagOption(o.substring, "search.substring") ?? false,
+    substring,
+    fingerprint,
+    cursor,
   };
 }

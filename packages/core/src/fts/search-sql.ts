@@ -28,6 +28,9 @@ export interface SearchFilters {
   since?: number;
   /** Epoch seconds, exclusive. */
   until?: number;
+  /** A cursor walk's bounds (not a user filter): ids up to `maxId`, and in time order only
+   * rows after `after` (the previous page's last hit). */
+  walk?: { maxId: number; after?: { timestamp: number; id: number } };
 }
 
 /** A statement and its parameters. */
@@ -57,7 +60,7 @@ export interface IdWindow {
   nonToolOnly?: boolean;
 }
 
-function filterSql(filters: SearchFilters, window?: IdWindow): Sql {
+function filterSql(filters: SearchFilters, sort: SearchSort, window?: IdWindow): Sql {
   const where: string[] = [];
   const params: SqlValue[] = [];
   if (filters.roles?.length) {
@@ -85,6 +88,17 @@ function filterSql(filters: SearchFilters, window?: IdWindow): Sql {
     params.push(window.after, window.upTo);
     if (window.nonToolOnly) where.push("m.role <> 'tool'");
   }
+  const walk = filters.walk;
+  if (walk) {
+    where.push("m.id <= ?");
+    params.push(walk.maxId);
+    // Rank order has no keyset (see cursor.ts); "rank" on LIKE is newest first, paged by offset.
+    if (walk.after && sort !== "rank") {
+      const op = sort === "oldest" ? ">" : "<";
+      where.push(`(m.timestamp ${op} ? OR (m.timestamp = ? AND m.id ${op} ?))`);
+      params.push(walk.after.timestamp, walk.after.timestamp, walk.after.id);
+    }
+  }
   return { sql: where.map((w) => ` AND ${w}`).join(""), params };
 }
 
@@ -108,6 +122,8 @@ export interface IndexSearchOptions {
   /** Rows whose content, tool_name and tool_calls hold at most this many characters get an
    * FTS5 snippet; longer rows (and every row when undefined) get a NULL snippet column. */
   snippetMaxChars?: number;
+  /** Rank order: start after this (rank, id), sought on the index cursor (see cursor.ts). */
+  rankAfter?: { rank: number; id: number };
 }
 
 const indexedLength = `ifnull(length(m.content), 0) + ifnull(length(m.tool_name), 0) + ifnull(length(m.tool_calls), 0)`;
@@ -126,19 +142,46 @@ export function indexSearchSql(
   options: IndexSearchOptions = {},
 ): Sql {
   const t = def.table;
-  const params: SqlValue[] = [];
-  let snippet = "NULL";
-  if (options.snippetMaxChars !== undefined) {
-    snippet = `CASE WHEN ${indexedLength} <= ? THEN snippet(${t}, -1, ${literal(SNIPPET_OPEN)}, ${literal(SNIPPET_CLOSE)}, ${literal(SNIPPET_ELLIPSIS)}, ${SNIPPET_TOKENS}) END`;
-    params.push(options.snippetMaxChars);
-  }
-  params.push(match);
   const exact = options.exact ? ` AND ${options.exact.sql}` : "";
-  params.push(...(options.exact?.params ?? []));
-  const filter = filterSql(filters);
+  const filter = filterSql(filters, sort);
+  // A walk's id bound as a rowid range FTS5 applies while it reads its doclists; the rank
+  // seek is tested on the index cursor, before the row is read.
+  const bound = filters.walk ? ` AND ${t}.rowid <= ?` : "";
+  const after = options.rankAfter;
+  const seek = after && sort === "rank" ? ` AND (${t}.rank > ? OR (${t}.rank = ? AND ${t}.rowid > ?))` : "";
+  const where = `${t} MATCH ?${bound}${seek}${exact}${filter.sql}`;
+  const whereParams: SqlValue[] = [
+    match,
+    ...(filters.walk ? [filters.walk.maxId] : []),
+    ...(seek && after ? [after.rank, after.rank, after.id] : []),
+    ...(options.exact?.params ?? []),
+    ...filter.params,
+  ];
+  const rank = sort === "rank" ? `, ${t}.rank AS rank` : "";
+  if (options.snippetMaxChars === undefined) {
+    return {
+      sql: `SELECT ${HIT_COLUMNS}${rank}, NULL AS snippet FROM ${t} JOIN messages m ON m.id = ${t}.rowid WHERE ${where} ORDER BY ${orderBy(sort, `${t}.rank`)} LIMIT ? OFFSET ?`,
+      params: [...whereParams, page.limit, page.offset],
+    };
+  }
+  const snippet = `CASE WHEN ${indexedLength} <= ? THEN snippet(${t}, -1, ${literal(SNIPPET_OPEN)}, ${literal(SNIPPET_CLOSE)}, ${literal(SNIPPET_ELLIPSIS)}, ${SNIPPET_TOKENS}) END`;
+  if (sort === "rank") {
+    // FTS5 returns matches in rank order and SQLite stops after the page: snippet() runs on
+    // the page's rows only.
+    return {
+      sql: `SELECT ${HIT_COLUMNS}${rank}, ${snippet} AS snippet FROM ${t} JOIN messages m ON m.id = ${t}.rowid WHERE ${where} ORDER BY ${t}.rank LIMIT ? OFFSET ?`,
+      params: [options.snippetMaxChars, ...whereParams, page.limit, page.offset],
+    };
+  }
+  // Time order sorts every match in a temporary B-tree, and SQLite computes a sorted row's
+  // columns before sorting it: the page is chosen first (ids and keys only), then its rows are
+  // found again in the index (MATCH with rowid =) for their snippets. 10× faster for a common
+  // word at 100k messages.
   return {
-    sql: `SELECT ${HIT_COLUMNS}, ${snippet} AS snippet FROM ${t} JOIN messages m ON m.id = ${t}.rowid WHERE ${t} MATCH ?${exact}${filter.sql} ORDER BY ${orderBy(sort, `${t}.rank`)} LIMIT ? OFFSET ?`,
-    params: [...params, ...filter.params, page.limit, page.offset],
+    sql: `WITH page AS (SELECT m.id AS id FROM ${t} JOIN messages m ON m.id = ${t}.rowid WHERE ${where} ORDER BY ${orderBy(sort, undefined)} LIMIT ? OFFSET ?)
+      SELECT ${HIT_COLUMNS}, ${snippet} AS snippet FROM page JOIN ${t} ON ${t}.rowid = page.id JOIN messages m ON m.id = page.id
+      WHERE ${t} MATCH ? ORDER BY ${orderBy(sort, undefined)}`,
+    params: [...whereParams, page.limit, page.offset, options.snippetMaxChars, match],
   };
 }
 
@@ -189,7 +232,7 @@ export function likeSearchSql(
   window?: IdWindow,
 ): Sql {
   const terms = termsSql(query, LIKE_COLUMNS);
-  const filter = filterSql(filters, window);
+  const filter = filterSql(filters, sort, window);
   return {
     sql: `SELECT ${HIT_COLUMNS} FROM messages m WHERE ${terms.sql}${filter.sql} ORDER BY ${orderBy(sort, undefined)} LIMIT ? OFFSET ?`,
     params: [...terms.params, ...filter.params, page.limit, page.offset],
@@ -207,6 +250,12 @@ export function likeWindowSql(column: (typeof LIKE_COLUMNS)[number]): string {
   const start = `max(1, p - ${LIKE_WINDOW_BEFORE_BYTES})`;
   return `SELECT p, ${start} AS start, substr(b, ${start}, ${LIKE_WINDOW_BYTES}) AS w, length(b) AS n FROM (SELECT CAST(${column} AS BLOB) AS b, instr(CAST(lower(${column}) AS BLOB), CAST(lower(?) AS BLOB)) AS p FROM messages WHERE id = ?)`;
 }
+
+/** The index's averages (row count, tokens per column) and structure (segments, write
+ * counter) records: both unchanged means no write reached the index, so every rank is as it
+ * was. Hex text, so the stamp is computed alike on every binding. */
+export const indexStampSql = (def: FtsIndexDef) =>
+  `SELECT hex(block) AS b FROM ${def.table}_data WHERE id IN (1, 10) ORDER BY id`;
 
 /** The probe's temporary table (TEMP: nothing reaches the store file; works read-only too). */
 const PROBE = "temp.sessiondb_trigram_nul_probe";

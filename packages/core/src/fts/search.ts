@@ -5,11 +5,12 @@
  * pasted megabyte of one character must not freeze a search (see search-sql.ts and query.ts).
  */
 import type { Row } from "../driver.js";
-import { allFresh, exec, get, type Op, read, remember, snapshot, write } from "../engine/effects.js";
+import { all, allFresh, exec, get, type Op, remember, snapshot, write } from "../engine/effects.js";
 import { hasResultCode } from "../errors.js";
 import { text } from "../store/rows.js";
 import { FTS_SNIPPET_MAX_CHARS } from "./constants.js";
 import { classifyFtsError } from "./corruption.js";
+import { encodeCursor, fnv1a } from "./cursor.js";
 import { windowSnippet } from "./like-snippet.js";
 import { BASE_INDEX, TRIGRAM_INDEX } from "./projection.js";
 import {
@@ -20,7 +21,7 @@ import {
   toMatchExpression,
   toTrigramCandidates,
 } from "./query.js";
-import { chooseRoute, type RoutePlan } from "./route.js";
+import { chooseRoute, type RoutePlan, type SearchRoute } from "./route.js";
 import {
   type NormalizedSearch,
   normalizeSearch,
@@ -31,6 +32,7 @@ import {
 import {
   type IdWindow,
   indexSearchSql,
+  indexStampSql,
   LIKE_COLUMNS,
   likeSearchSql,
   likeWindowSql,
@@ -85,21 +87,26 @@ function indexQuery(plan: RoutePlan, query: ParsedQuery, search: NormalizedSearc
   const { filters, sort } = search;
   if (plan.index === "trigram") {
     const exact = termsSql(query, TRIGRAM_COLUMNS);
-    return indexSearchSql(TRIGRAM_INDEX, toTrigramCandidates(query), filters, sort, page, { exact });
+    return indexSearchSql(TRIGRAM_INDEX, toTrigramCandidates(query), filters, sort, page, {
+      exact,
+      rankAfter: search.rankAfter,
+    });
   }
   // Each positive term is a phrase that may match at every word of a row.
   const snippetMaxChars = Math.floor(FTS_SNIPPET_MAX_CHARS / Math.max(1, positiveTerms(query).length));
   return indexSearchSql(BASE_INDEX, toMatchExpression(query, { prefix: true }), filters, sort, page, {
     snippetMaxChars,
+    rankAfter: search.rankAfter,
   });
 }
 
-function* indexHits(
-  plan: RoutePlan,
-  query: ParsedQuery,
-  search: NormalizedSearch,
-  page: Page,
-): Op<SearchHit[]> {
+/** Hits of one page, with the last hit's rank when the index ranked them. */
+interface PageHits {
+  hits: SearchHit[];
+  lastRank?: number;
+}
+
+function* indexHits(plan: RoutePlan, query: ParsedQuery, search: NormalizedSearch, page: Page): Op<PageHits> {
   const { sql, params } = indexQuery(plan, query, search, page);
   const terms = positiveTerms(query);
   let rows: Row[];
@@ -107,7 +114,7 @@ function* indexHits(
     // Dynamic SQL is prepared per call, not cached: its text varies with the query's shape.
     rows = yield* allFresh(sql, params);
   } catch (error) {
-    if (isQuerySyntaxError(error)) return [];
+    if (isQuerySyntaxError(error)) return { hits: [] };
     throw error;
   }
   const hits: SearchHit[] = [];
@@ -118,7 +125,8 @@ function* indexHits(
         : String(row.snippet);
     hits.push(toHit(row, snippet));
   }
-  return hits;
+  const last = rows[rows.length - 1]?.rank;
+  return { hits, lastRank: typeof last === "number" ? last : undefined };
 }
 
 /**
@@ -176,23 +184,60 @@ function merge(indexed: SearchHit[], topUp: SearchHit[], sort: NormalizedSearch[
 }
 
 /** Run `plan`; throws what the index throws (the caller decides about corruption). */
-export function* executeSearch(
-  plan: RoutePlan,
-  query: ParsedQuery,
-  search: NormalizedSearch,
-): Op<SearchHit[]> {
-  if (query.groups.length === 0 || search.page.limit === 0) return [];
-  if (plan.index === undefined) return yield* likeHits(query, search, search.page);
+export function* executeSearch(plan: RoutePlan, query: ParsedQuery, search: NormalizedSearch): Op<PageHits> {
+  if (query.groups.length === 0 || search.page.limit === 0) return { hits: [] };
+  if (plan.index === undefined) return { hits: yield* likeHits(query, search, search.page) };
   if (!plan.topUp) return yield* indexHits(plan, query, search, search.page);
   // Both sources are sorted; fetching offset+limit from each and merging gives the exact page.
   const { limit, offset } = search.page;
   const head: Page = { limit: offset + limit, offset: 0 };
   const merged = merge(
-    yield* indexHits(plan, query, search, head),
+    (yield* indexHits(plan, query, search, head)).hits,
     yield* likeHits(query, search, head, plan.topUp),
     search.sort,
   );
-  return merged.slice(offset, offset + limit);
+  return { hits: merged.slice(offset, offset + limit) };
+}
+
+/** The stamp of the index a rank walk reads (see cursor.ts), or undefined off the index. */
+function* rankStamp(plan: RoutePlan | undefined, search: NormalizedSearch): Op<string | undefined> {
+  if (search.sort !== "rank" || plan?.index === undefined || plan.topUp) return undefined;
+  const def = plan.index === "trigram" ? TRIGRAM_INDEX : BASE_INDEX;
+  const rows = yield* all(indexStampSql(def));
+  return `${def.table}:${fnv1a(rows.map((r) => String(r.b)).join("."))}`;
+}
+
+/**
+ * The result of one page, with the cursor to the next when the page is full. Runs in the same
+ * snapshot as the page, so a first page's `maxId` bounds exactly the rows it ranked.
+ */
+function* pageResult(
+  route: SearchRoute,
+  page: PageHits,
+  search: NormalizedSearch,
+  stamp: string | undefined,
+): Op<SearchResult> {
+  const { hits } = page;
+  const { limit } = search.page;
+  const last = hits[hits.length - 1];
+  if (limit === 0 || hits.length < limit || !last) return { route, hits };
+  const maxId = search.cursor?.maxId ?? Number((yield* get("SELECT max(id) AS m FROM messages"))?.m ?? 0);
+  const returned = (search.cursor ? search.cursor.returned : search.page.offset) + hits.length;
+  const nextCursor = encodeCursor({
+    fingerprint: search.fingerprint,
+    maxId,
+    returned,
+    after: search.sort === "rank" ? undefined : { timestamp: last.timestamp, id: last.messageId },
+    rankAfter:
+      stamp !== undefined && page.lastRank !== undefined
+        ? { stamp, rank: page.lastRank, id: last.messageId }
+        : undefined,
+  });
+  return { route, hits, nextCursor };
+}
+
+function* likePage(parsed: ParsedQuery, search: NormalizedSearch): Op<SearchResult> {
+  return yield* pageResult("like", { hits: yield* likeHits(parsed, search, search.page) }, search, undefined);
 }
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
@@ -218,7 +263,7 @@ export function* runSearch(
     return yield* snapshot(() => routeAndRun(parsed, search, chosen));
   } catch (error) {
     if (chosen.plan?.index === undefined || classifyFtsError(error) === "other") throw error;
-    const hits = yield* read(() => likeHits(parsed, search, search.page));
+    const result = yield* snapshot(() => likePage(parsed, search));
     if (!readOnly) {
       try {
         yield* write(() => detachIndexOp(`FTS corruption on a search: ${message(error)}`));
@@ -226,7 +271,7 @@ export function* runSearch(
         // Busy or read-only file: the next search meets the same error and answers by LIKE again.
       }
     }
-    return { route: "like", hits };
+    return result;
   }
 }
 
@@ -250,5 +295,12 @@ function* routeAndRun(
     backfill: backfillWindow(snap.meta),
   });
   chosen.plan = plan;
-  return { route: plan.route, hits: yield* executeSearch(plan, parsed, search) };
+  const stamp = yield* rankStamp(plan, search);
+  // A rank cursor from this very state of this index seeks; any other goes on by position.
+  const seek = search.cursor?.rankAfter;
+  const run =
+    seek && stamp !== undefined && seek.stamp === stamp
+      ? { ...search, page: { ...search.page, offset: 0 }, rankAfter: { rank: seek.rank, id: seek.id } }
+      : search;
+  return yield* pageResult(plan.route, yield* executeSearch(plan, parsed, run), search, stamp);
 }
