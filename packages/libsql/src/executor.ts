@@ -36,6 +36,8 @@ export interface LibsqlExecutor extends LibsqlStatements {
   readonly url: string;
   /** "http", "ws" or "file". */
   readonly protocol: string;
+  /** Write transactions of this executor open right now (the lease never queues behind one). */
+  readonly writeTransactionsOpen: number;
   /** Close the client (aborts requests in flight). */
   close(): void;
 }
@@ -80,6 +82,7 @@ export async function openLibsqlExecutor(
 }
 
 function executorOver(client: Client, url: string): LibsqlExecutor & { readsTextWhole: boolean } {
+  let writes = 0;
   const run = async (
     target: Pick<Client, "execute">,
     sql: string,
@@ -98,12 +101,17 @@ function executorOver(client: Client, url: string): LibsqlExecutor & { readsText
     readsTextWhole: false,
     url,
     protocol: client.protocol,
+    get writeTransactionsOpen() {
+      return writes;
+    },
     execute: (sql, params) => run(client, sql, params, "autocommit"),
     async transaction(mode, fn) {
       let tx: Awaited<ReturnType<Client["transaction"]>>;
+      if (mode === "write") writes++;
       try {
         tx = await client.transaction(mode);
       } catch (error) {
+        if (mode === "write") writes--;
         throw toSqliteError(error, { phase: "in-transaction", url });
       }
       try {
@@ -120,6 +128,7 @@ function executorOver(client: Client, url: string): LibsqlExecutor & { readsText
         await tx.rollback().catch(() => undefined);
         throw error;
       } finally {
+        if (mode === "write") writes--;
         tx.close();
       }
     },
