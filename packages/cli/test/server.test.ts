@@ -1,0 +1,165 @@
+/**
+ * The CLI against a real libSQL server (sqld on loopback, with token authentication as a hosted
+ * database checks it), on Node 20 + better-sqlite3's host, Node 24, Bun and Deno: the corpus is
+ * imported into the server with `sessiondb import`, and every command reads it back the way it
+ * reads a file — the same output as a file store imported from the same export. The token never
+ * appears in any output. Skipped, saying why, where sqld cannot run or the server store is not
+ * available.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { type SqldAuth, type SqldServer, sqldAuth, sqldAvailability, startSqld } from "@sessiondb/test-sqld";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cli, corpusStore, expectOneLineError, json, runOn, TARGETS, tempDir } from "./helpers.js";
+
+async function unavailable(): Promise<string | undefined> {
+  const sqld = sqldAvailability();
+  if (!sqld.ok) return sqld.reason;
+  try {
+    const specifier: string = "@sessiondb/libsql";
+    const mod = (await import(specifier)) as { openStore?: unknown };
+    if (typeof mod.openStore !== "function") return "@sessiondb/libsql does not export openStore yet";
+  } catch (error) {
+    return `@sessiondb/libsql does not load (${(error as Error).message.split("\n")[0]})`;
+  }
+  return undefined;
+}
+
+const reason = await unavailable();
+if (reason) console.log(`[cli server] skipped: ${reason}`);
+
+describe.skipIf(reason !== undefined)("a store on a libSQL server", () => {
+  let dir: string;
+  let auth: SqldAuth;
+  let server: SqldServer;
+  let token: string;
+  /** A file store imported from the same export: what every server answer must equal. */
+  let mirror: string;
+  let exported: string;
+  let tokens: string[];
+
+  beforeAll(async () => {
+    dir = tempDir();
+    const source = path.join(dir, "source.db");
+    tokens = corpusStore(source, 400, 5)
+      .tokens.filter((t) => t.indexedByFts)
+      .slice(0, 6)
+      .map((t) => t.token);
+    exported = path.join(dir, "export.jsonl");
+    expect(cli(["--db", source, "export", "--output", exported]).code).toBe(0);
+    mirror = path.join(dir, "mirror.db");
+    expect(cli(["--db", mirror, "import", exported]).code).toBe(0);
+    auth = sqldAuth();
+    server = await startSqld({ auth });
+    token = auth.token();
+    const r = cli(["--db", server.httpUrl, "import", exported, "--json"], {
+      env: { SESSIONDB_AUTH_TOKEN: token },
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(json(r).sessions.imported).toBeGreaterThan(0);
+  }, 120_000);
+
+  afterAll(async () => {
+    await server?.stop();
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  describe.each(TARGETS)("on $name", (target) => {
+    const onServer = (args: string[], url = server.httpUrl) => {
+      const r = runOn({ ...target, env: { ...target.env, SESSIONDB_AUTH_TOKEN: token } })([
+        "--db",
+        url,
+        ...args,
+      ]);
+      expect(r.stdout + r.stderr).not.toContain(token);
+      return r;
+    };
+    const onFile = (args: string[]) => runOn(target)(["--db", mirror, ...args]);
+
+    it("stats: the same counts as the file, no sizes, the URL without credentials", () => {
+      const s = json(onServer(["stats", "--json"]));
+      const f = json(onFile(["stats", "--json"]));
+      expect(s.sessions).toEqual(f.sessions);
+      expect(s.messages).toEqual(f.messages);
+      expect(s.sizeBytes).toBeNull();
+      expect(s.path).toBe(server.httpUrl);
+      expect(s.fts.state).toBe("ready");
+    });
+
+    it("search, sessions list and export answer exactly as on the file", () => {
+      for (const query of [...tokens, "migration", "connection refused"]) {
+        expect(json(onServer(["search", query, "--json"]))).toEqual(
+          json(onFile(["search", query, "--json"])),
+        );
+      }
+      expect(json(onServer(["search", "nnection", "--substring", "--json"]))).toEqual(
+        json(onFile(["search", "nnection", "--substring", "--json"])),
+      );
+      expect(json(onServer(["sessions", "list", "--json", "--limit", "500"]))).toEqual(
+        json(onFile(["sessions", "list", "--json", "--limit", "500"])),
+      );
+      const r = onServer(["export"]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toBe(fs.readFileSync(exported, "utf8"));
+    });
+
+    it("check and doctor run through the server; doctor says the journal policy does not apply", () => {
+      const check = onServer(["check", "--json"]);
+      expect(check.code, check.stderr).toBe(0);
+      expect(json(check).ok).toBe(true);
+      const doctor = onServer(["doctor", "--json"]);
+      expect(doctor.code, doctor.stdout).toBe(0);
+      const findings = json(doctor).findings as Array<{ check: string; status: string; detail: string }>;
+      const journal = findings.find((f) => f.check === "journal mode");
+      expect(journal?.status).toBe("note");
+      expect(journal?.detail).toContain("does not apply");
+      expect(findings.map((f) => f.check)).not.toContain("permissions db");
+      expect(findings.find((f) => f.check === "fts integrity")?.status).toBe("ok");
+    });
+
+    it("repair needs a file: exit 2 NEEDS_FILE, nothing sent", () => {
+      expectOneLineError(onServer(["repair"]), 2, "NEEDS_FILE");
+    });
+
+    it("the WebSocket URL serves the same store", () => {
+      const s = json(onServer(["stats", "--json"], server.wsUrl));
+      expect(s.messages).toEqual(json(onFile(["stats", "--json"])).messages);
+    });
+
+    it("without the token, or with another key's: one line, non-zero, no stack", () => {
+      const bare = runOn(target)(["--db", server.httpUrl, "stats"]);
+      expect(bare.code).not.toBe(0);
+      expect(bare.stderr.split("\n").filter(Boolean)).toHaveLength(1);
+      const other = sqldAuth().token();
+      const wrong = runOn({ ...target, env: { ...target.env, SESSIONDB_AUTH_TOKEN: other } })([
+        "--db",
+        server.httpUrl,
+        "stats",
+      ]);
+      expect(wrong.code).not.toBe(0);
+      expect(wrong.stderr).not.toContain(other);
+      expect(wrong.stderr).not.toMatch(/^\s+at /m);
+    });
+  });
+
+  it("write commands through the server: rename, archive, fts rebuild and backfill, a re-import skips", () => {
+    const env = { SESSIONDB_AUTH_TOKEN: token };
+    const run = (args: string[]) => cli(["--db", server.httpUrl, ...args], { env });
+    const id = json(run(["sessions", "list", "--json", "--limit", "1"])).sessions[0].id as string;
+    expect(run(["sessions", "rename", id, "renamed on the server"]).code).toBe(0);
+    expect(json(run(["sessions", "show", id, "--json"])).session.title).toBe("renamed on the server");
+    expect(run(["sessions", "archive", id]).code).toBe(0);
+    expect(run(["sessions", "unarchive", id]).code).toBe(0);
+    const rebuild = run(["fts", "rebuild", "--json"]);
+    expect(rebuild.code, rebuild.stderr).toBe(0);
+    expect(json(rebuild).rebuilt).toBe(true);
+    const backfill = run(["fts", "backfill", "--json", "--chunk", "50"]);
+    expect(backfill.code, backfill.stderr).toBe(0);
+    expect(json(backfill).done).toBe(true);
+    expect(json(run(["fts", "status", "--json"])).state).toBe("ready");
+    const again = run(["import", exported, "--json"]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(json(again).sessions.imported).toBe(0);
+    expect(run(["check"]).code).toBe(0);
+  });
+});
