@@ -8,7 +8,7 @@ import { bold, green, print, printJson, red, yellow } from "../format.js";
 import { type StoreLocation, storeLocation } from "../open.js";
 import { denial, writeAccess } from "../permissions.js";
 import { detectRuntime } from "../runtime.js";
-import type { CliStore } from "../server.js";
+import { type CliStore, driverOf } from "../server.js";
 import { integrity, openForCheck } from "./check.js";
 import { describeFts } from "./fts.js";
 
@@ -243,7 +243,7 @@ export const doctor: Command = {
           findings.push({
             check: "sqlite",
             status: "ok",
-            detail: `libSQL server, SQLite ${version ?? "unknown"}; client ${rt.name} ${rt.version}, ${store.driverName}`,
+            detail: `libSQL server, SQLite ${version ?? "unknown"}; client ${rt.name} ${rt.version}, ${driverOf(store)}`,
           });
         }
         await inspectOpen(store, where, writable, findings);

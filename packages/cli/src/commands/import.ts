@@ -9,7 +9,7 @@ import { type ParsedLine, parseLine, type SessionRecord } from "../jsonl.js";
 import { localStoreFile, openFor } from "../open.js";
 import { fileError, refuseDatabases, refuseStoreFiles, resolvePath } from "../paths.js";
 import { Progress } from "../progress.js";
-import type { CliStore } from "../server.js";
+import { type CliStore, inOrder } from "../server.js";
 
 interface LineProblem {
   line: number;
@@ -283,22 +283,29 @@ class Importer {
         delete input.parentSessionId;
       }
       // One transaction: the session, its messages, flags and end are all stored or none is.
-      await store.transaction((tx) => {
-        tx.createSession(input);
-        tx.appendMessages(
-          id,
-          group.messages.map((m) => m.input),
-        );
-        if (record.archived || record.pinned) {
-          tx.updateSession(id, {
-            ...(record.archived ? { archived: true } : {}),
-            ...(record.pinned ? { pinned: true } : {}),
-          });
-        }
-        if (record.ended_at !== undefined && record.end_reason !== undefined) {
-          tx.endSession(id, record.end_reason, { at: record.ended_at });
-        }
-      });
+      const { ended_at: endedAt, end_reason: endReason } = record;
+      await store.transaction((tx) =>
+        inOrder([
+          () => tx.createSession(input),
+          () =>
+            tx.appendMessages(
+              id,
+              group.messages.map((m) => m.input),
+            ),
+          ...(record.archived || record.pinned
+            ? [
+                () =>
+                  tx.updateSession(id, {
+                    ...(record.archived ? { archived: true } : {}),
+                    ...(record.pinned ? { pinned: true } : {}),
+                  }),
+              ]
+            : []),
+          ...(endedAt !== undefined && endReason !== undefined
+            ? [() => tx.endSession(id, endReason, { at: endedAt })]
+            : []),
+        ]),
+      );
     } catch (error) {
       // Only a refused value is this session's alone; anything else (busy, read-only, full,
       // corrupt) would fail every session after it, so it ends the import.

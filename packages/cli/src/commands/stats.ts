@@ -3,6 +3,7 @@ import { EXIT } from "../exit.js";
 import { bytes, count, pairs, print, printJson, usd } from "../format.js";
 import { fileSizes, openFor } from "../open.js";
 import { detectRuntime } from "../runtime.js";
+import { driverOf } from "../server.js";
 import { describeFts } from "./fts.js";
 
 export const stats: Command = {
@@ -25,7 +26,7 @@ export const stats: Command = {
       const report = {
         path: shown,
         runtime: `${rt.name} ${rt.version}`,
-        driver: store.driverName,
+        driver: driverOf(store),
         sqliteVersion: store.sqliteVersion,
         journalMode: store.journalMode,
         sizeBytes: size,
@@ -38,7 +39,7 @@ export const stats: Command = {
       }
       const rows: Array<[string, string]> = [
         ["store", shown],
-        ["runtime", `${report.runtime}, ${store.driverName}, SQLite ${store.sqliteVersion}`],
+        ["runtime", `${report.runtime}, ${driverOf(store)}, SQLite ${store.sqliteVersion}`],
         [
           "size",
           size

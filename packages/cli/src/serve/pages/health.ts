@@ -9,7 +9,7 @@ import {
 } from "../../commands/doctor.js";
 import { count } from "../../format.js";
 import type { Runtime } from "../../runtime.js";
-import type { CliStore } from "../../server.js";
+import { type CliStore, driverOf } from "../../server.js";
 import { facets } from "../data.js";
 import { type Html, html } from "../html.js";
 import { page } from "../layout.js";
@@ -36,7 +36,7 @@ export async function healthPage(
       {
         check: "sqlite",
         status: "ok",
-        detail: `SQLite ${store.sqliteVersion} via ${store.driverName} on ${runtime.name} ${runtime.version}`,
+        detail: `SQLite ${store.sqliteVersion} via ${driverOf(store)} on ${runtime.name} ${runtime.version}`,
       },
       "",
     ],
