@@ -11,6 +11,7 @@
  * same rows; the lease released or expired, and a later rebuild not blocked for longer than it.
  */
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { type SqldServer, startSqldPair } from "@sessiondb/test-sqld";
 import { Episode, sleep } from "../chamber/episode.js";
 import { checkProcesses } from "../chamber/invariants.js";
@@ -18,7 +19,7 @@ import { MODULES } from "../chamber/paths.js";
 import type { RoleProcess } from "../chamber/role-process.js";
 import { availableRuntimes, type Runtime } from "../chamber/runtimes.js";
 import { episodeSeed } from "../chamber/seed.js";
-import { LEASE_MS, type Lease, openRawClient, readLease } from "./lease.js";
+import { LEASE_MS, openRawClient, readLease } from "./lease.js";
 import { buildMirror, compareSearches, type Probe } from "./mirror.js";
 
 /**
@@ -64,7 +65,7 @@ export async function runFleet(master: number): Promise<FleetResult> {
   const started = Date.now();
   const { primary, replica, stop } = await startSqldPair();
   const nodes = { primary, replica };
-  const raw = await openRawClient(primary.httpUrl);
+  const raw = openRawClient(primary.httpUrl);
   try {
     await episode(ep, nodes, raw);
   } catch (error) {
@@ -89,18 +90,20 @@ export async function runFleet(master: number): Promise<FleetResult> {
 async function episode(
   ep: Episode,
   nodes: { primary: SqldServer; replica: SqldServer },
-  raw: Awaited<ReturnType<typeof openRawClient>>,
+  raw: ReturnType<typeof openRawClient>,
 ): Promise<void> {
   const primaryUrl = nodes.primary.httpUrl;
-  const serverOptions = { ftsLeaseMs: LEASE_MS };
   const spawn = (role: string, runtime: Runtime, url: string, params: Record<string, unknown> = {}) =>
-    ep.spawn(role, runtime, { url, serverOptions, ...params });
+    ep.spawn(role, runtime, { url, ...params });
+  // ~20 appends a second each: enough to be inside an append when killed, few enough that the
+  // checks read everything back through the server in seconds.
+  const gatewayParams = { pace: 60, retryMs: 100, maxToolChars: 12_000 };
 
   // Gateways on every runtime there is, each on one route (primary or replica, HTTP or WebSocket).
   const runtimes = ep.pickRuntimes(Math.max(4, availableRuntimes().length));
   const gateways = runtimes.map((rt, i) => {
     const route = ROUTES[i % ROUTES.length] as Route;
-    return { route, proc: spawn("writer", rt, urlOf(nodes, route), { pace: 15, retryMs: 100 }) };
+    return { route, proc: spawn("writer", rt, urlOf(nodes, route), gatewayParams) };
   });
   await ready(...gateways.map((g) => g.proc));
   ep.note(
@@ -130,7 +133,7 @@ async function episode(
       "writer",
       ep.pickRuntime([victim.proc.runtime.id]),
       urlOf(nodes, victim.route),
-      { pace: 15, retryMs: 100 },
+      gatewayParams,
     );
     gateways.push({ route: victim.route, proc: replacement });
   };
@@ -160,6 +163,15 @@ async function episode(
   });
   await killGateway();
 
+  // The gateways stop gracefully (SIGTERM: each closes its store with nothing in flight) while
+  // the successor waits out the dead holder's lease.
+  await sleep(ep.rng.int(1500, 3000));
+  const live = gateways.filter((g) => g.proc.alive).map((g) => g.proc);
+  for (const g of live) g.term();
+  for (const g of live)
+    if (!(await g.waitExit(20_000)))
+      ep.fail(`${g.name} (${g.runtime.id}) did not exit within 20 s of SIGTERM`);
+
   const exit = await successor.waitExit(LEASE_MS * 4 + 30_000);
   const rebuilt = successor.events().find((e) => e.t === "rebuild_return");
   if (!exit || rebuilt?.rebuilt !== true)
@@ -186,31 +198,32 @@ async function episode(
 
 /** Poll the lease row until `proc` holds it (true), or it exits or time runs out (false). */
 async function waitForLease(
-  raw: Awaited<ReturnType<typeof openRawClient>>,
+  raw: ReturnType<typeof openRawClient>,
   proc: RoleProcess,
   timeoutMs: number,
 ): Promise<boolean> {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until && proc.alive) {
     const lease = await readLease(raw);
-    if (lease && lease.holderPid === proc.pid && lease.expiresAt > Date.now()) return true;
+    if (lease && lease.holderPid === proc.pid && lease.expiresAt > lease.serverNow) return true;
     await sleep(5);
   }
   return false;
 }
 
-/** After the episode the lease is released (no row, or no holder) or expired. */
-async function checkLease(ep: Episode, raw: Awaited<ReturnType<typeof openRawClient>>): Promise<void> {
-  const lease: Lease | undefined = await readLease(raw);
-  if (lease?.holder && lease.expiresAt > Date.now())
-    ep.fail(`the FTS rebuild lease is still held after every role stopped: ${JSON.stringify(lease)}`);
+/** After the episode the lease is released (no row) or expired. */
+async function checkLease(ep: Episode, raw: ReturnType<typeof openRawClient>): Promise<void> {
+  const lease = await readLease(raw);
+  if (lease && lease.expiresAt > lease.serverNow)
+    ep.fail(`the FTS rebuild lease is still held after every role stopped: ${lease.raw}`);
+  else ep.note(lease ? "the lease row is left, expired" : "the lease is released (no row)");
 }
 
 /** Search results through the server equal those of an embedded store built from its rows. */
 async function checkSearchesAgainstEmbedded(ep: Episode, url: string): Promise<void> {
   const [server, embedded] = await Promise.all([
-    import(join(MODULES, "@sessiondb", "libsql", "dist", "index.js")),
-    import(join(MODULES, "@sessiondb", "node", "dist", "index.js")),
+    import(pathToFileURL(join(MODULES, "@sessiondb", "libsql", "dist", "index.js")).href),
+    import(pathToFileURL(join(MODULES, "@sessiondb", "node", "dist", "index.js")).href),
   ]);
   const remote = await server.openStore(url, { readOnly: true });
   const local = embedded.openStore(join(ep.dir, "embedded.db"));

@@ -1,36 +1,41 @@
 /**
- * The FTS rebuild lease as the server holds it: one row saying who rebuilds and until when
- * (written by @sessiondb/libsql; a killed rebuilder's lease runs out instead of blocking the
- * fleet). Read here with the raw client, beside the roles, to catch a holder in the act.
+ * The FTS rebuild lease as the server holds it: @sessiondb/libsql keeps it in `state_meta`
+ * (key `fts_admission_lease`) as JSON naming the holder (pid, runtime, host) and its expiry on
+ * the server's clock, renewed while the rebuild runs and deleted on release; a killed holder's
+ * lease runs out instead of blocking the fleet. Read here with the raw client, beside the
+ * roles, to catch a holder in the act and to see it gone at the end.
  */
 import { type Client, createClient } from "@libsql/client";
 
-/** The lease the fleet's roles are given: short, so an expiry is seen within the episode. */
-export const LEASE_MS = 3_000;
+/** The package's lease length: a killed holder blocks the next rebuild for at most this. */
+export const LEASE_MS = 30_000;
 
 export interface Lease {
-  /** Who holds it, as the store records it; null when released. */
-  holder: string | null;
-  /** The holder's process id, when the record names one. */
   holderPid: number | undefined;
-  /** When it runs out (ms since the epoch). */
+  /** When it runs out, and the server's clock now (ms). */
   expiresAt: number;
+  serverNow: number;
+  /** The row as stored, for messages. */
+  raw: string;
 }
 
-export async function openRawClient(url: string): Promise<Client> {
+export function openRawClient(url: string): Client {
   return createClient({ url });
 }
 
-/** The lease row, or undefined when there is none (never taken). */
+/** The lease row, or undefined when there is none (never taken, or released). */
 export async function readLease(client: Client): Promise<Lease | undefined> {
-  const result = await client.execute("SELECT holder, expires_at FROM fts_lease WHERE name = 'fts-rebuild'");
-  const row = result.rows[0];
+  const { rows } = await client.execute(
+    "SELECT value, CAST(unixepoch('subsec') * 1000 AS INTEGER) AS server_now FROM state_meta WHERE key = 'fts_admission_lease'",
+  );
+  const row = rows[0];
   if (!row) return undefined;
-  const holder = row.holder === null ? null : String(row.holder);
-  const pid = holder === null ? undefined : /\bpid[ =:]*(\d+)/.exec(holder)?.[1];
+  const raw = String(row.value);
+  const value = JSON.parse(raw) as { pid?: unknown; expiresAt?: unknown };
   return {
-    holder,
-    holderPid: pid === undefined ? undefined : Number(pid),
-    expiresAt: Number(row.expires_at),
+    holderPid: typeof value.pid === "number" ? value.pid : undefined,
+    expiresAt: Number(value.expiresAt),
+    serverNow: Number(row.server_now),
+    raw,
   };
 }

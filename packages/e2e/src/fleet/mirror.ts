@@ -19,6 +19,7 @@ export interface SearchableStore {
 export interface MirrorStore {
   createSession(input: object): unknown;
   appendMessage(sessionId: string, message: object): number;
+  transaction<T>(fn: () => T): T;
 }
 
 export interface Mirror {
@@ -30,29 +31,34 @@ export interface Mirror {
 
 /** Copy every session and message of `from` into the empty `to`, in the server's id order. */
 export async function buildMirror(from: SearchableStore, to: MirrorStore): Promise<Mirror> {
-  const sessions = await from.listSessions({ includeArchived: true, limit: 1_000_000, orderBy: "started" });
+  const sessions = [
+    ...(await from.listSessions({ includeArchived: true, limit: 1_000_000, orderBy: "started" })),
+  ].sort((a, b) => a.startedAt - b.startedAt || a.id.localeCompare(b.id));
   const all: Message[] = [];
-  for (const s of [...sessions].sort((a, b) => a.startedAt - b.startedAt || a.id.localeCompare(b.id))) {
-    to.createSession({
-      id: s.id,
-      source: s.source,
-      startedAt: s.startedAt,
-      ...(s.model !== null ? { model: s.model } : {}),
-    });
-    all.push(...(await from.getMessages(s.id, { includeInactive: true })));
-  }
+  for (const s of sessions) all.push(...(await from.getMessages(s.id, { includeInactive: true })));
   all.sort((a, b) => a.id - b.id);
   const ids = new Map<number, number>();
-  for (const m of all) {
-    const id = to.appendMessage(m.sessionId, {
-      role: m.role,
-      content: m.content,
-      timestamp: m.timestamp,
-      ...(m.toolName !== null ? { toolName: m.toolName } : {}),
-      ...(m.toolCallId !== null ? { toolCallId: m.toolCallId } : {}),
-    });
-    ids.set(m.id, id);
-  }
+  // One transaction: the mirror is written at memory speed, not one fsync per message.
+  to.transaction(() => {
+    for (const s of sessions) {
+      to.createSession({
+        id: s.id,
+        source: s.source,
+        startedAt: s.startedAt,
+        ...(s.model !== null ? { model: s.model } : {}),
+      });
+    }
+    for (const m of all) {
+      const id = to.appendMessage(m.sessionId, {
+        role: m.role,
+        content: m.content,
+        timestamp: m.timestamp,
+        ...(m.toolName !== null ? { toolName: m.toolName } : {}),
+        ...(m.toolCallId !== null ? { toolCallId: m.toolCallId } : {}),
+      });
+      ids.set(m.id, id);
+    }
+  });
   return { ids, sessions: sessions.length, messages: all.length };
 }
 
