@@ -14,7 +14,8 @@
  * Every call crosses loopback HTTP to sqld, so both sides pay the round trips; the ratios say
  * what sessiondb adds on top of the statements themselves.
  */
-import { copyFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import type { MessageInput, SearchOptions, SearchResult } from "@sessiondb/core";
@@ -54,7 +55,7 @@ interface ServerStore {
 interface Modules {
   createClient(config: { url: string }): RawClient;
   openStore(url: string, options?: object): Promise<ServerStore> | ServerStore;
-  startSqld(options: { dir: string }): Promise<{ httpUrl: string; stop(): Promise<void> }>;
+  startSqld(options: { dir?: string }): Promise<{ httpUrl: string; stop(): Promise<void> }>;
   version: string;
 }
 
@@ -152,18 +153,38 @@ async function alternate(
   return lat;
 }
 
+/** UTF-8 bytes of the indexed columns, as runner.ts counts them (for the table's MB figure). */
+const CONTENT_BYTES =
+  "SELECT sum(coalesce(length(CAST(content AS BLOB)), 0) + coalesce(length(CAST(tool_name AS BLOB)), 0) + coalesce(length(CAST(tool_calls AS BLOB)), 0)) AS b FROM messages";
+
 const SEARCH = { query: "migration", match: "migration" };
 const RAW_SEARCH = `SELECT m.id, m.session_id, m.role, m.timestamp, m.tool_name,
    snippet(messages_fts, 0, '«', '»', '…', 16) AS snippet
    FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid
    WHERE messages_fts MATCH ? ORDER BY rank LIMIT 20`;
 
+/** "3.45.1 (sqld 0.24.32 …)": the SQLite inside the server, asked of a throwaway one. */
+async function serverSqlite(mods: Modules): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), "sessiondb-bench-sqld-"));
+  const server = await mods.startSqld({ dir });
+  const client = mods.createClient({ url: server.httpUrl });
+  try {
+    const row = (await client.execute("SELECT sqlite_version() AS v")).rows[0] as { v: string };
+    return `${row.v} (${mods.version})`;
+  } finally {
+    client.close();
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 if (process.argv.includes("--probe")) {
   try {
     const mods = await loadModules();
     const rt = currentRuntime();
+    const sqliteVersion = await serverSqlite(mods);
     process.stdout.write(
-      `${JSON.stringify({ ok: true, runtime: `${rt.name} ${rt.version}`, sqliteVersion: `sqld ${mods.version}` })}\n`,
+      `${JSON.stringify({ ok: true, runtime: `${rt.name} ${rt.version}`, sqliteVersion })}\n`,
     );
   } catch (error) {
     if (!(error instanceof SkipTarget)) throw error;
@@ -190,6 +211,10 @@ try {
   result.messages = await store.messageCount();
   const version = (await client.execute("SELECT sqlite_version() AS v")).rows[0] as { v: string };
   result.notes["server.sqlite"] = `SQLite ${version.v} in ${mods.version}`;
+  result.contentMB =
+    Number(
+      ((await client.execute(CONTENT_BYTES)).rows[0] as { b: number | bigint | null } | undefined)?.b ?? 0,
+    ) / 1e6;
 
   // Append: one message per call, both sides into sessions of their own.
   const messages = sample(Math.max(plan.singles, 1));

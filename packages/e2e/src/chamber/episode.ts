@@ -56,7 +56,8 @@ export interface SpawnOptions {
   name?: string;
 }
 
-/** Error codes an episode tolerates in `fail`/`error`/`open_error` events (typed ones only). */
+/** Error codes an episode tolerates in `fail`/`error`/`open_error` events (typed ones only): a
+ * stable `code`, or an engine's extended code. */
 export interface Tolerance {
   codes: string[];
 }

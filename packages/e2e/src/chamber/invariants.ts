@@ -15,6 +15,8 @@ const MAX_FD_GROWTH = 8;
 interface ErrorField {
   name?: string;
   code?: string;
+  /** The engine's extended code (a libSQL server's), which a tolerance may name instead. */
+  extendedCode?: string;
   typed?: boolean;
   message?: string;
 }
@@ -140,7 +142,10 @@ function checkRefusal(ep: Episode, name: string, e: RoleEvent, fail: Flag): void
   const error = e.error as ErrorField | undefined;
   const what = `${name}: ${e.t} ${error?.name ?? "?"} ${error?.code ?? ""}: ${error?.message ?? ""}`;
   if (!error?.typed) fail("untyped-error", `untyped error (not a SessionDbError) — ${what}`);
-  else if (!ep.tolerance.codes.includes(error.code ?? ""))
+  else if (
+    !ep.tolerance.codes.includes(error.code ?? "") &&
+    !ep.tolerance.codes.includes(error.extendedCode ?? "")
+  )
     fail(`refusal ${error.code}`, `unexpected refusal — ${what}`);
 }
 

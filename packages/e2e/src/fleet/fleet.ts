@@ -23,11 +23,12 @@ import { LEASE_MS, openRawClient, readLease } from "./lease.js";
 import { buildMirror, compareSearches, type Probe } from "./mirror.js";
 
 /**
- * Refusals a gateway may see, all typed: the store busy past patience, and the server out of
- * reach (its node killed or restarting) — the latter with an unknown outcome, since the request
- * may have been carried out before the connection broke.
+ * Refusals a gateway may see, all typed: the store busy past patience (the server unreachable
+ * counts as busy: nothing was sent), and the answer to a COMMIT lost with the node
+ * (`LIBSQL_COMMIT_UNKNOWN`, an extended code): the write may or may not be stored, so the
+ * checker counts it as in flight.
  */
-export const UNCERTAIN_CODES = ["STORE_UNAVAILABLE"];
+export const UNCERTAIN_CODES = ["LIBSQL_COMMIT_UNKNOWN"];
 const TOLERATED_CODES = ["STORE_BUSY", ...UNCERTAIN_CODES];
 
 export interface FleetResult {
