@@ -5,20 +5,23 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { sqldAvailability } from "@sessiondb/test-sqld";
 import { expect, test } from "vitest";
 import { MODULES } from "./chamber/paths.js";
 import { masterSeed } from "./chamber/seed.js";
 
-function unavailable(): string | undefined {
+async function unavailable(): Promise<string | undefined> {
   const sqld = sqldAvailability();
   if (!sqld.ok) return sqld.reason;
-  if (!existsSync(join(MODULES, "@sessiondb", "libsql", "dist", "index.js")))
-    return "@sessiondb/libsql is not built (npm run build)";
+  const dist = join(MODULES, "@sessiondb", "libsql", "dist", "index.js");
+  if (!existsSync(dist)) return "@sessiondb/libsql is not built (npm run build)";
+  const mod = (await import(pathToFileURL(dist).href)) as { openStore?: unknown };
+  if (typeof mod.openStore !== "function") return "@sessiondb/libsql does not export openStore yet";
   return undefined;
 }
 
-const reason = unavailable();
+const reason = await unavailable();
 const master = masterSeed();
 if (reason) console.log(`[fleet] skipped: ${reason}`);
 
