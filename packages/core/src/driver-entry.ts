@@ -28,5 +28,14 @@ export {
   type NodeSqliteApiStatement,
   nodeSqliteApiDriver,
 } from "./drivers/node-sqlite-api.js";
+export type {
+  AdmissionLease,
+  AsyncAdmission,
+  AsyncAdmissionAnswer,
+  AsyncExecutor,
+  AsyncStatements,
+  ExecuteResult,
+} from "./engine/run-async.js";
+export { type AdmissionHolder, lockFileAdmission } from "./locks/admission.js";
 export { defineRuntime, type RuntimeDefinition } from "./runtime.js";
 export { resultCodeFromMessage, resultCodeFromName, resultCodeFromNumber } from "./sqlite-codes.js";

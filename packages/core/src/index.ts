@@ -7,6 +7,7 @@
  * Every name here is a decision (src/exports.test.ts pins the list): tuning constants and
  * internal helpers stay inside the package.
  */
+export { AsyncStore, type AsyncStoreOptions, createAsyncStore } from "./async-store.js";
 export type { BackupOptions, BackupProgress, BackupResult } from "./backup/backup.js";
 export type { BackupMethod } from "./backup/copy.js";
 export type { OpenFlags, SqliteDriver } from "./driver.js";

@@ -14,6 +14,7 @@
  * a vulnerable version and exercise the real policy.
  */
 import type { SqliteConnection } from "./driver.js";
+import { get, type Op } from "./engine/effects.js";
 import { isContention, UnsafeSqliteError } from "./errors.js";
 
 /** The modes sessiondb's journal policy chooses between. */
@@ -92,6 +93,11 @@ export function readSqliteVersion(conn: SqliteConnection): string {
  */
 export function readJournalMode(conn: SqliteConnection): SqliteJournalMode {
   return journalModeOf(firstValue(conn.prepare("PRAGMA journal_mode").get()));
+}
+
+/** The journal mode as an operation (what an engine without a local file reports). */
+export function* journalMode(): Op<SqliteJournalMode> {
+  return journalModeOf(firstValue(yield* get("PRAGMA journal_mode")));
 }
 
 /**

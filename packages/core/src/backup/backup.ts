@@ -5,6 +5,7 @@
  * half of one. The store file itself is only ever read through SQLite.
  */
 import type { SqliteConnection } from "../driver.js";
+import { readSync } from "../engine/run-sync.js";
 import { InvalidInputError, isContention } from "../errors.js";
 import type { FtsStatus } from "../fts/index.js";
 import { type JournalMode, readJournalMode } from "../journal.js";
@@ -85,7 +86,7 @@ export async function backupStore(
   }
   const started = ctx.now();
   checkDestination(host, ctx.path, destination, options.overwrite === true);
-  const journalMode = ctx.read(() => readJournalMode(ctx.conn));
+  const journalMode = readSync(ctx, () => readJournalMode(ctx.conn));
   const temporary = temporaryName(destination, host.pid);
   // Created empty and private first, so the transcripts are never readable by others, not even
   // while the copy is being written. An empty file is a valid target for both methods.
@@ -117,7 +118,7 @@ export async function backupStore(
     if (method === "vacuum-into") {
       options.signal?.throwIfAborted();
       options.onProgress?.({ phase: "copying" });
-      ctx.read(() => vacuumInto(ctx.conn, temporary));
+      readSync(ctx, () => vacuumInto(ctx.conn, temporary));
     }
     options.signal?.throwIfAborted();
     options.onProgress?.({ phase: "finishing" });

@@ -13,7 +13,10 @@
  * that way one small read cost 4 µs more than its statements.
  */
 import type { Row, RunResult, SqlValue } from "../driver.js";
+import type { SqliteJournalMode } from "../journal.js";
+import type { PatienceOptions } from "../locks/patience.js";
 import type { WriteOptions } from "../store/context.js";
+import type { StorePolicy } from "../store/policy.js";
 
 export type Effect =
   | {
@@ -40,7 +43,71 @@ export type Effect =
       readonly key: string;
       readonly body: () => Op<unknown>;
     }
-  | { readonly kind: "readsTextWhole" };
+  | { readonly kind: "readsTextWhole" }
+  | {
+      /** One transaction of the engine itself, without the Store's write policy (no fail-open,
+       * no classification): the open path's schema transaction, the corruption probe, and the
+       * write policy's own attempts. With `patience`, BUSY/LOCKED retries the whole body. */
+      readonly kind: "transaction";
+      readonly mode: "write" | "read";
+      readonly body: () => Op<unknown>;
+      readonly patience?: Omit<PatienceOptions, "now" | "sleep">;
+    }
+  | {
+      /** Run `body` (no transaction) again on BUSY/LOCKED until the budget is spent. */
+      readonly kind: "patient";
+      readonly body: () => Op<unknown>;
+      readonly patience: Omit<PatienceOptions, "now" | "sleep">;
+    }
+  /** The store's policy state (store/policy.ts): settings, sticky failures, recovery backoff. */
+  | { readonly kind: "policy" }
+  | {
+      /** Refuse the call unless the store is open (`writable`: and writable, not corrupt); with
+       * `outside`, also inside `store.transaction` (the method runs transactions of its own). */
+      readonly kind: "guard";
+      readonly level: "open" | "writable";
+      readonly outside?: string;
+    }
+  | {
+      /** Run `body` holding the FTS admission (one full rebuild at a time across every
+       * connection): the environment answers — a lock file beside an embedded store, the
+       * engine's `admission` for an async one. */
+      readonly kind: "admitted";
+      readonly timeoutMs: number;
+      readonly body: () => Op<unknown>;
+    }
+  | {
+      /** Call a caller's function (the body of `store.transaction`) where this operation runs:
+       * the sync runner calls it, the async runner awaits it with a store scoped to the open
+       * transaction. */
+      readonly kind: "external";
+      readonly fn: (scope: unknown) => unknown;
+    }
+  | {
+      /** What only an embedded store on a local file does (the journal policy, checkpoints, file
+       * modes); an environment without a local file answers undefined. */
+      readonly kind: "local";
+      readonly action: LocalAction;
+    };
+
+/** Work on the store's local files, answered by the sync environment (store/local-file.ts). */
+export type LocalAction =
+  | { readonly name: "checkJournal" }
+  | { readonly name: "applyJournal" }
+  | { readonly name: "checkpoint" }
+  | { readonly name: "protectFiles" };
+
+/** What `admitted` answers. */
+export type AdmissionOutcome<T> =
+  | { admitted: true; value: T }
+  | {
+      admitted: false;
+      /** "held": another connection holds it; "environment": it cannot be taken at all. */
+      reason: "held" | "environment";
+      message: string;
+      /** The engine's result code when the admission failed on a full disk ("FULL"), etc. */
+      code?: string;
+    };
 
 /** An operation returning `T`. */
 export type Op<T> = Generator<Effect, T, unknown>;
@@ -99,4 +166,53 @@ export function* remember<T>(key: string, body: () => Op<T>): Op<T> {
 /** Whether the connection reads TEXT past a NUL (store/rows.ts picks its select lists by it). */
 export function* readsTextWhole(): Op<boolean> {
   return (yield { kind: "readsTextWhole" }) as boolean;
+}
+
+/** Run `body` as one transaction of the engine (see the `transaction` effect). */
+export function* transaction<T>(
+  mode: "write" | "read",
+  body: () => Op<T>,
+  patience?: Omit<PatienceOptions, "now" | "sleep">,
+): Op<T> {
+  return (yield { kind: "transaction", mode, body, patience }) as T;
+}
+
+/** Run `body`, again on BUSY/LOCKED, within `patience`. */
+export function* patient<T>(body: () => Op<T>, patience: Omit<PatienceOptions, "now" | "sleep">): Op<T> {
+  return (yield { kind: "patient", body, patience }) as T;
+}
+
+/** The store's policy state. */
+export function* policy(): Op<StorePolicy> {
+  return (yield { kind: "policy" }) as StorePolicy;
+}
+
+/** Refuse the call unless the store is open (or writable); `outside`: the method's name, refused
+ * inside `store.transaction`. */
+export function* guard(level: "open" | "writable", outside?: string): Op<void> {
+  yield { kind: "guard", level, outside };
+}
+
+/** Run `body` under the FTS admission, waiting up to `timeoutMs` (0: one try). */
+export function* admitted<T>(timeoutMs: number, body: () => Op<T>): Op<AdmissionOutcome<T>> {
+  return (yield { kind: "admitted", timeoutMs, body }) as AdmissionOutcome<T>;
+}
+
+/** Call `fn` where the operation runs (see `external`). */
+export function* external<T>(fn: (scope: unknown) => T): Op<Awaited<T>> {
+  return (yield { kind: "external", fn }) as Awaited<T>;
+}
+
+/** Work on the local file (see `local`): the journal mode after the policy's check or switch,
+ * or undefined without a local file; nothing for the others. */
+export function local(
+  action: { name: "checkJournal" } | { name: "applyJournal" },
+): Op<{ mode: SqliteJournalMode; deferred: boolean } | undefined>;
+export function local(action: { name: "checkpoint" } | { name: "protectFiles" }): Op<undefined>;
+export function local(action: LocalAction): Op<unknown> {
+  return localOp(action);
+}
+
+function* localOp(action: LocalAction): Op<unknown> {
+  return yield { kind: "local", action };
 }

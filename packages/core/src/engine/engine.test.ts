@@ -12,6 +12,7 @@ import { countRows, type StepMemory, startBackfillTx, timedBackfillStep } from "
 import { type BackfillProgress, runBackfill } from "../fts/backfill-loop.js";
 import { runSearch } from "../fts/search.js";
 import * as messages from "../store/messages.js";
+import { createPolicy } from "../store/policy.js";
 import * as sessions from "../store/sessions.js";
 import * as usage from "../store/usage.js";
 import { createStore, type Store } from "../store.js";
@@ -32,8 +33,17 @@ beforeEach(() => {
   conn.exec("PRAGMA busy_timeout = 0; PRAGMA foreign_keys = ON");
   opened.push(store, conn);
   double = asyncDouble(conn);
-  env = { executor: double, patience: { writeMs: 2_000 }, now: Date.now };
+  env = asyncEnv(2_000);
 });
+
+function asyncEnv(writeMs: number): AsyncEnvironment {
+  const patience = { openMs: writeMs, writeMs, appendMs: writeMs };
+  const policy = createPolicy(
+    { readOnly: false, patience, admissionTimeoutMs: 0, repairFtsOnOpen: true },
+    {},
+  );
+  return { executor: double, policy, now: Date.now };
+}
 
 afterEach(() => {
   for (const handle of opened.splice(0).reverse()) handle.close();
@@ -141,7 +151,7 @@ describe("the async runner", () => {
     expect(store.getMessages("s1").map((m) => [m.id, m.content])).toEqual([[id, "waited"]]);
 
     holder.exec("BEGIN IMMEDIATE");
-    const busy = { ...env, patience: { writeMs: 200 } };
+    const busy = asyncEnv(200);
     expect(await codeOf(runAsync(busy, sessions.endSession("s1", "x")))).toBe("STORE_BUSY");
     holder.exec("ROLLBACK");
     expect(store.getSession("s1")?.endedAt).toBeNull();

@@ -1,13 +1,23 @@
 /**
  * The async runner: performs an operation's effects on an asynchronous executor (a server
  * engine's client, or the in-process test double). Transactions are the executor's
- * `transaction(mode, fn)` — never BEGIN/COMMIT strings, which server protocols drop — and a
- * write body is retried whole with the same patience as on the sync runner.
+ * `transaction(mode, fn)` — never BEGIN/COMMIT strings, which server protocols drop — and the
+ * Store's policy (patience, fail-open, classification) is the same operation the sync runner
+ * runs (store/policy.ts).
  */
 import type { Row, RunResult, SqlValue } from "../driver.js";
+import type { SqliteResultCode } from "../errors.js";
+import type { AdmissionHolder } from "../locks/admission.js";
 import { withPatienceAsync } from "../locks/patience.js";
+import {
+  checkGuard,
+  classifyFailure,
+  guardedWrite,
+  readPatience,
+  type StorePolicy,
+} from "../store/policy.js";
 import { savepointStatements } from "../transaction.js";
-import type { Effect, Op } from "./effects.js";
+import type { AdmissionOutcome, Effect, Op } from "./effects.js";
 
 /** What one statement returns: its rows (empty for data statements), and for data statements
  * the rows changed and the last inserted rowid. */
@@ -25,7 +35,8 @@ export interface AsyncStatements {
 /**
  * What an engine implements for the async runner. One logical connection: statements outside a
  * transaction must not run inside another caller's open transaction (a client gives each
- * transaction its own stream; the test double queues).
+ * transaction its own stream; the test double queues). Errors are `SqliteError`s (see
+ * `defineDriver`'s normalization): BUSY/LOCKED, CORRUPT, FULL, … are told apart by result code.
  */
 export interface AsyncExecutor extends AsyncStatements {
   /** Run `fn` as one transaction, its statements through `tx`: `write` takes the write lock at
@@ -34,21 +45,71 @@ export interface AsyncExecutor extends AsyncStatements {
   transaction<T>(mode: "write" | "read", fn: (tx: AsyncStatements) => Promise<T>): Promise<T>;
   /** Whether the engine reads TEXT past a NUL (it does unless its binding cuts it). */
   readonly readsTextWhole: boolean;
+  /** Release the engine's connection (the async store's `close`). */
+  close?(): Promise<void> | void;
+}
+
+/**
+ * The FTS admission of an async store: at most one full index rebuild at a time across every
+ * client of the database. An embedded store uses a lock file beside its database; a server
+ * engine answers with what it has (a lease row, an advisory lock). A lost lease costs only
+ * duplicate work: every rebuild is one write transaction, so two never interleave.
+ */
+export interface AsyncAdmission {
+  /** Try to take it, polling up to `timeoutMs` while another client holds it (0: one try).
+   * Never rejects for contention: the answer says whether the caller was admitted. */
+  acquire(options: { timeoutMs: number }): Promise<AsyncAdmissionAnswer>;
+}
+
+/** What `acquire` answers. */
+export type AsyncAdmissionAnswer =
+  | { admitted: true; lease: AdmissionLease }
+  | {
+      admitted: false;
+      /** "held": another client holds it until the timeout; "environment": it cannot be taken
+       * at all, and waiting would not help. */
+      reason: "held" | "environment";
+      /** In words, naming the holder when known ("held by pid 42 on gw-3 since …"): this is the
+       * `reason` of `rebuildFts`'s `{ rebuilt: false, blocked }` answer. */
+      message: string;
+      /** Who holds it, when the engine records that. */
+      holder?: AdmissionHolder;
+      /** The engine's result code when taking it failed ("FULL": a full disk, reported as
+       * StoreFullError like a write). */
+      code?: SqliteResultCode;
+    };
+
+/** A held admission. */
+export interface AdmissionLease {
+  /** Call at least this often while holding it (a lease that expires); absent: never. */
+  readonly renewEveryMs?: number;
+  /** Extend the lease. */
+  renew(): Promise<void>;
+  /** Give it up; idempotent, never rejects. */
+  release(): Promise<void>;
 }
 
 export interface AsyncEnvironment {
   executor: AsyncExecutor;
-  /** Patience budgets in ms (writes; reads use the write budget too, as on the sync store). */
-  patience: { writeMs: number };
+  /** The store's policy state (patience budgets, sticky failures, …). */
+  policy: StorePolicy;
+  /** The FTS admission (rebuilds); without one, a rebuild is refused as "environment". */
+  admission?: AsyncAdmission;
   now(): number;
 }
 
-/** Run `op` to completion on `env`. */
-export function runAsync<T>(env: AsyncEnvironment, op: Op<T>): Promise<T> {
-  return drive(env, op, env.executor, 0);
+/** Where an operation's statements go: the executor (depth 0), or an open transaction. */
+export interface AsyncScope {
+  readonly target: AsyncStatements;
+  /** The transactions `target` is inside (0: none). */
+  readonly depth: number;
 }
 
-/** `depth` counts the transactions `target` is inside (0: none). */
+/** Run `op` to completion on `env`, outside any transaction, or inside `scope`'s. */
+export function runAsync<T>(env: AsyncEnvironment, op: Op<T>, scope?: AsyncScope): Promise<T> {
+  return drive(env, op, scope?.target ?? env.executor, scope?.depth ?? 0);
+}
+
 async function drive<T>(
   env: AsyncEnvironment,
   op: Op<T>,
@@ -70,6 +131,7 @@ async function drive<T>(
 }
 
 async function perform(env: AsyncEnvironment, effect: Effect, target: AsyncStatements, depth: number) {
+  const state = env.policy;
   switch (effect.kind) {
     case "get":
       return (await target.execute(effect.sql, effect.params)).rows[0];
@@ -83,24 +145,38 @@ async function perform(env: AsyncEnvironment, effect: Effect, target: AsyncState
       await target.execute(effect.sql, []);
       return undefined;
     case "write":
+      checkGuard(state, "writable", false);
       if (depth > 0) return nested(env, effect.body, target, depth);
-      return withPatienceAsync(
-        () => env.executor.transaction("write", (tx) => drive(env, effect.body(), tx, 1)),
-        { budgetMs: effect.options?.patienceMs ?? env.patience.writeMs, jitter: "write", now: env.now },
-      );
+      return drive(env, guardedWrite(effect.body, effect.options), target, depth);
     case "read":
-      if (depth > 0) return drive(env, effect.body(), target, depth);
-      return withPatienceAsync(() => drive(env, effect.body(), target, 0), {
-        budgetMs: env.patience.writeMs,
-        jitter: "write",
+      return read(env, () => drive(env, effect.body(), target, depth));
+    case "snapshot":
+      if (depth > 0) return read(env, () => drive(env, effect.body(), target, depth));
+      return read(env, () => env.executor.transaction("read", (tx) => drive(env, effect.body(), tx, 1)));
+    case "transaction": {
+      const attempt = (): Promise<unknown> => {
+        if (depth === 0)
+          return env.executor.transaction(effect.mode, (tx) => drive(env, effect.body(), tx, 1));
+        if (effect.mode === "read") return drive(env, effect.body(), target, depth);
+        return nested(env, effect.body, target, depth);
+      };
+      return effect.patience ? withPatienceAsync(attempt, { ...effect.patience, now: env.now }) : attempt();
+    }
+    case "patient":
+      return withPatienceAsync(() => drive(env, effect.body(), target, depth), {
+        ...effect.patience,
         now: env.now,
       });
-    case "snapshot":
-      if (depth > 0) return drive(env, effect.body(), target, depth);
-      return withPatienceAsync(
-        () => env.executor.transaction("read", (tx) => drive(env, effect.body(), tx, 1)),
-        { budgetMs: env.patience.writeMs, jitter: "write", now: env.now },
-      );
+    case "policy":
+      return state;
+    case "guard":
+      return checkGuard(state, effect.level, depth > 0, effect.outside);
+    case "admitted":
+      return admitted(env, effect.timeoutMs, () => drive(env, effect.body(), target, depth));
+    case "external":
+      return effect.fn({ target, depth } satisfies AsyncScope);
+    case "local":
+      return undefined;
     case "now":
       return env.now();
     case "readsTextWhole":
@@ -114,6 +190,58 @@ async function perform(env: AsyncEnvironment, effect: Effect, target: AsyncState
       if (!facts.has(effect.key)) facts.set(effect.key, await drive(env, effect.body(), target, depth));
       return facts.get(effect.key);
     }
+  }
+}
+
+/** A read with the store's read patience and classification. */
+async function read<T>(env: AsyncEnvironment, attempt: () => Promise<T>): Promise<T> {
+  const state = env.policy;
+  checkGuard(state, "open", false);
+  try {
+    return await withPatienceAsync(attempt, {
+      ...readPatience(state, state.patience.writeMs, "write"),
+      now: env.now,
+    });
+  } catch (error) {
+    throw classifyFailure(state, error);
+  }
+}
+
+/** Run `body` holding the engine's admission, renewing its lease while the body runs. */
+async function admitted(
+  env: AsyncEnvironment,
+  timeoutMs: number,
+  body: () => Promise<unknown>,
+): Promise<AdmissionOutcome<unknown>> {
+  if (!env.admission) {
+    return {
+      admitted: false,
+      reason: "environment",
+      message:
+        "This store has no FTS admission (createAsyncStore's `admission` option), so no full rebuild may run; search stays correct by LIKE.",
+    };
+  }
+  const answer = await env.admission.acquire({ timeoutMs });
+  if (!answer.admitted) {
+    const { reason, message, code } = answer;
+    return code === undefined
+      ? { admitted: false, reason, message }
+      : { admitted: false, reason, message, code };
+  }
+  const { lease } = answer;
+  const renewing =
+    lease.renewEveryMs !== undefined && lease.renewEveryMs > 0
+      ? setInterval(() => {
+          // A renewal that fails loses the lease at worst: another client may rebuild too,
+          // one transaction after this one.
+          lease.renew().catch(() => undefined);
+        }, lease.renewEveryMs)
+      : undefined;
+  try {
+    return { admitted: true, value: await body() };
+  } finally {
+    if (renewing !== undefined) clearInterval(renewing);
+    await lease.release().catch(() => undefined);
   }
 }
 

@@ -1,12 +1,14 @@
 /**
  * The sync runner: performs an operation's effects on the store's in-process connection, through
- * its context (the prepared-statement cache, and write/read/snapshot with patience, fail-open and
- * error classification). One loop, no promises: an operation costs what its statements cost plus
- * a few generator steps.
+ * its context (the prepared-statement cache, nesting transactions, the store's policy). One loop,
+ * no promises: an operation costs what its statements cost plus a few generator steps.
  */
+import { acquireAdmission } from "../locks/admission.js";
+import { withPatience } from "../locks/patience.js";
 import type { StoreContext } from "../store/context.js";
+import { checkGuard, classifyFailure, guardedWrite, readPatience } from "../store/policy.js";
 import { readsTextWhole } from "../store/rows.js";
-import type { Effect, Op } from "./effects.js";
+import type { AdmissionOutcome, Effect, Op } from "./effects.js";
 
 /** Run `op` to completion; its result or its error. */
 export function runSync<T>(ctx: StoreContext, op: Op<T>): T {
@@ -24,6 +26,17 @@ export function runSync<T>(ctx: StoreContext, op: Op<T>): T {
   }
 }
 
+/** A read with the store's read patience and classification (also for backup's reads). */
+export function readSync<T>(ctx: StoreContext, fn: () => T): T {
+  const state = ctx.policy;
+  checkGuard(state, "open", false);
+  try {
+    return withPatience(fn, readPatience(state, state.patience.writeMs, "write"));
+  } catch (error) {
+    throw classifyFailure(state, error);
+  }
+}
+
 function perform(ctx: StoreContext, effect: Effect): unknown {
   switch (effect.kind) {
     case "get":
@@ -35,12 +48,33 @@ function perform(ctx: StoreContext, effect: Effect): unknown {
       return ctx.statement(effect.sql).run(...effect.params);
     case "exec":
       return ctx.conn.exec(effect.sql);
-    case "write":
-      return ctx.write(() => runSync(ctx, effect.body()), effect.options);
+    case "write": {
+      checkGuard(ctx.policy, "writable", false);
+      // Inside a transaction a write joins it (a savepoint): the outer write's patience, retry
+      // and fail-open cover it, and its commit is the outer one's.
+      if (ctx.transactions.active) return ctx.transactions.run("write", () => runSync(ctx, effect.body()));
+      return runSync(ctx, guardedWrite(effect.body, effect.options));
+    }
     case "read":
-      return ctx.read(() => runSync(ctx, effect.body()));
+      return readSync(ctx, () => runSync(ctx, effect.body()));
     case "snapshot":
-      return ctx.snapshot(() => runSync(ctx, effect.body()));
+      return readSync(ctx, () => ctx.transactions.run("read", () => runSync(ctx, effect.body())));
+    case "transaction": {
+      const attempt = () => ctx.transactions.run(effect.mode, () => runSync(ctx, effect.body()));
+      return effect.patience ? withPatience(attempt, { ...effect.patience, now: ctx.now }) : attempt();
+    }
+    case "patient":
+      return withPatience(() => runSync(ctx, effect.body()), { ...effect.patience, now: ctx.now });
+    case "policy":
+      return ctx.policy;
+    case "guard":
+      return checkGuard(ctx.policy, effect.level, ctx.transactions.active, effect.outside);
+    case "admitted":
+      return admitted(ctx, effect.timeoutMs, effect.body);
+    case "external":
+      return effect.fn(undefined);
+    case "local":
+      return ctx.local?.(effect.action);
     case "now":
       return ctx.now();
     case "readsTextWhole":
@@ -54,6 +88,22 @@ function perform(ctx: StoreContext, effect: Effect): unknown {
       if (!facts.has(effect.key)) facts.set(effect.key, runSync(ctx, effect.body()));
       return facts.get(effect.key);
     }
+  }
+}
+
+/** The admission of an embedded store: the lock file beside it (locks/admission.ts). */
+function admitted(ctx: StoreContext, timeoutMs: number, body: () => Op<unknown>): AdmissionOutcome<unknown> {
+  const admission = acquireAdmission(ctx.driver, ctx.path, { timeoutMs, host: ctx.host });
+  if (!admission.admitted) {
+    const { reason, message, code } = admission;
+    return code === undefined
+      ? { admitted: false, reason, message }
+      : { admitted: false, reason, message, code };
+  }
+  try {
+    return { admitted: true, value: runSync(ctx, body()) };
+  } finally {
+    admission.release();
   }
 }
 

@@ -1,13 +1,12 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { tempDir, testDriver } from "../../test/support/driver.js";
-import { faultyDriver, openTestStore, type TestStore } from "../../test/support/fts-context.js";
+import { FtsIndex, faultyDriver, openTestStore, type TestStore } from "../../test/support/fts-context.js";
 import { runSync } from "../engine/run-sync.js";
 import { SqliteError } from "../errors.js";
 import { UPSERT_META_SQL } from "../schema/ddl.js";
 import { backfillStepTx } from "./backfill.js";
 import { pace } from "./backfill-loop.js";
 import { META_BACKFILL_HIGH_WATER, META_BACKFILL_PROGRESS } from "./constants.js";
-import { FtsIndex } from "./fts-index.js";
 
 let cleanup: Array<() => void> = [];
 afterEach(() => {
@@ -22,8 +21,8 @@ function unindexed(n: number): { path: string; store: TestStore; fts: FtsIndex }
   const store = openTestStore(path);
   cleanup.push(dir.cleanup, () => store.close());
   const fts = new FtsIndex(store.ctx);
-  store.ctx.write(() => fts.install());
-  store.ctx.write(() => {
+  store.write(() => fts.install());
+  store.write(() => {
     const insert = store.conn.prepare(
       "INSERT INTO messages(session_id, role, content, tool_name, timestamp) VALUES ('s1', ?, ?, ?, ?)",
     );
@@ -74,7 +73,7 @@ describe("backfill", () => {
     fts.backfillStep({ chunkIds: 10 });
     const before = docs(store);
     expect(() =>
-      store.ctx.write(() =>
+      store.write(() =>
         runSync(
           store.ctx,
           backfillStepTx(10, () => {
@@ -142,11 +141,11 @@ describe("backfill", () => {
     fts.startBackfill();
     fts.backfillStep({ chunkIds: 20 });
     const update = store.conn.prepare("UPDATE messages SET content = ?, role = ? WHERE id = ?");
-    store.ctx.write(() => update.run("rewritten done", "tool", 5)); // indexed side
-    store.ctx.write(() => update.run("rewritten pending", "user", 45)); // pending window: triggers stay out
-    store.ctx.write(() => store.conn.exec("DELETE FROM messages WHERE id IN (3, 50)"));
+    store.write(() => update.run("rewritten done", "tool", 5)); // indexed side
+    store.write(() => update.run("rewritten pending", "user", 45)); // pending window: triggers stay out
+    store.write(() => store.conn.exec("DELETE FROM messages WHERE id IN (3, 50)"));
     const live = store.add({ content: "rewritten live" });
-    store.ctx.write(() => update.run("rewritten live again", "assistant", live));
+    store.write(() => update.run("rewritten live again", "assistant", live));
     expect(fts.integrityProblems()).toEqual([]);
     while (fts.backfillStep({ chunkIds: 20 }));
     expect(fts.integrityProblems()).toEqual([]);
@@ -158,9 +157,7 @@ describe("backfill", () => {
     fts.startBackfill();
     fts.backfillStep({ chunkIds: 15 });
     const live = store.add({ content: "shared live" });
-    store.ctx.write(() =>
-      store.conn.prepare("DELETE FROM state_meta WHERE key = ?").run(META_BACKFILL_PROGRESS),
-    );
+    store.write(() => store.conn.prepare("DELETE FROM state_meta WHERE key = ?").run(META_BACKFILL_PROGRESS));
     fts.repairAtOpen();
     expect(meta(store, META_BACKFILL_PROGRESS)).toBe("0");
     expect(meta(store, META_BACKFILL_HIGH_WATER)).toBe(String(live));
@@ -170,9 +167,7 @@ describe("backfill", () => {
     expect(hitIds(fts, "shared").length).toBe(41);
     // … and a step heals it too, without an open
     fts.startBackfill();
-    store.ctx.write(() =>
-      store.conn.prepare("DELETE FROM state_meta WHERE key = ?").run(META_BACKFILL_PROGRESS),
-    );
+    store.write(() => store.conn.prepare("DELETE FROM state_meta WHERE key = ?").run(META_BACKFILL_PROGRESS));
     while (fts.backfillStep({ chunkIds: 15 }));
     expect(fts.integrityProblems()).toEqual([]);
   });
@@ -182,7 +177,7 @@ describe("backfill", () => {
     fts.startBackfill();
     const missed = store.add({ content: "shared missed" });
     // Simulate a live row above the mark that the triggers did not index: take it out again.
-    store.ctx.write(() => {
+    store.write(() => {
       store.conn.exec(`INSERT INTO messages_fts(messages_fts, rowid, content, tool_name, tool_calls)
         SELECT 'delete', id, content, tool_name, tool_calls FROM messages_fts_src WHERE id = ${missed}`);
       store.conn.exec(`INSERT INTO messages_fts_trigram(messages_fts_trigram, rowid, content, tool_name)

@@ -8,13 +8,11 @@
  */
 
 import { WRITE_PATIENCE_MS } from "../constants.js";
+import { exec, get, type Op, policy, read, run, transaction, write } from "../engine/effects.js";
 import { SqliteError } from "../errors.js";
-import { withPatience } from "../locks/patience.js";
-import type { StoreContext } from "../store/context.js";
-import { inTransaction } from "../transaction.js";
 import type { FtsIndexDef } from "./projection.js";
-import { presentIndexes, readSnapshot } from "./state.js";
-import { detachIndex } from "./triggers.js";
+import { loadSnapshot, presentIndexes } from "./state.js";
+import { detachIndexOp } from "./triggers.js";
 
 /** How an error relates to the FTS index. */
 export type FtsErrorKind = "fts" | "ambiguous" | "other";
@@ -40,6 +38,12 @@ export function classifyFtsError(error: unknown): FtsErrorKind {
 const isCorrupt = (error: unknown) =>
   error instanceof SqliteError && ["CORRUPT", "CORRUPT_VTAB", "NOMEM"].includes(error.resultCode);
 
+/** How the always-rolled-back probe transaction ends: thrown out of its body, so every
+ * runner rolls it back, and caught by the probe. */
+class ProbeFinished {
+  constructor(readonly reproduced: boolean) {}
+}
+
 /**
  * True when the FTS objects alone reproduce a corruption error. One small write transaction,
  * always rolled back: a MATCH that decodes each index's structure record, then a dummy row
@@ -47,39 +51,38 @@ const isCorrupt = (error: unknown) =>
  * shadow tables at every savepoint, which is where a write meets a corrupt structure or a
  * corrupt segment it has to merge). Cost: a few page reads and writes that never commit.
  * Never touches `messages`, so success means the canonical tables were not what failed.
- * Runs on the raw connection, outside `ctx.write`, so a failure cannot re-enter fail-open.
+ * A transaction of the engine, not a Store write, so a failure cannot re-enter fail-open.
  */
-export function ftsReproducesCorruption(ctx: StoreContext, defs: readonly FtsIndexDef[]): boolean {
-  const probe = (): boolean =>
-    inTransaction(ctx.conn, "write", () => probeIndexes(ctx, defs), { rollback: true });
+export function* ftsReproducesCorruption(defs: readonly FtsIndexDef[]): Op<boolean> {
   try {
-    return withPatience(probe, { budgetMs: WRITE_PATIENCE_MS, jitter: "write", now: () => ctx.now() });
-  } catch {
+    yield* transaction("write", () => probeIndexes(defs), { budgetMs: WRITE_PATIENCE_MS, jitter: "write" });
+    return false;
+  } catch (error) {
+    if (error instanceof ProbeFinished) return error.reproduced;
     // Could not run the probe at all (busy past patience, read-only file, …): not proven FTS.
     return false;
   }
 }
 
-/** The probe's body, inside its always-rolled-back transaction. */
-function probeIndexes(ctx: StoreContext, defs: readonly FtsIndexDef[]): boolean {
+/** The probe's body: ends by throwing its answer, so its transaction is rolled back. */
+function* probeIndexes(defs: readonly FtsIndexDef[]): Op<never> {
   for (const def of defs) {
     try {
-      ctx.conn
-        .prepare(`SELECT rowid FROM ${def.table} WHERE ${def.table} MATCH ? LIMIT 1`)
-        .all('"sessiondb probe"');
+      yield* get(`SELECT rowid FROM ${def.table} WHERE ${def.table} MATCH ? LIMIT 1`, '"sessiondb probe"');
       const cols = def.columns.map((c) => c.name);
       const values = cols.map(() => "?").join(", ");
-      ctx.conn
-        .prepare(`INSERT INTO ${def.table}(rowid, ${cols.join(", ")}) VALUES (-1, ${values})`)
-        .run(...cols.map(() => "sessiondb probe"));
-      ctx.conn.exec("SAVEPOINT sessiondb_fts_probe");
-      ctx.conn.exec("RELEASE sessiondb_fts_probe");
+      yield* run(
+        `INSERT INTO ${def.table}(rowid, ${cols.join(", ")}) VALUES (-1, ${values})`,
+        ...cols.map(() => "sessiondb probe"),
+      );
+      yield* exec("SAVEPOINT sessiondb_fts_probe");
+      yield* exec("RELEASE sessiondb_fts_probe");
     } catch (error) {
-      if (isCorrupt(error)) return true;
+      if (isCorrupt(error)) throw new ProbeFinished(true);
       throw error;
     }
   }
-  return false;
+  throw new ProbeFinished(false);
 }
 
 /**
@@ -88,19 +91,24 @@ function probeIndexes(ctx: StoreContext, defs: readonly FtsIndexDef[]): boolean 
  * true; the caller then retries its canonical write once, which now runs without FTS triggers —
  * the retry itself is the final proof (a structural failure fails it again). Never rebuilds.
  */
-export function failOpen(ctx: StoreContext, error: unknown): boolean {
-  if (ctx.readOnly) return false;
+export function* failOpen(error: unknown): Op<boolean> {
+  const state = yield* policy();
+  // The detach is itself a write, whose failure would call fail-open again: no re-entry.
+  if (state.readOnly || state.failingOpen) return false;
   const kind = classifyFtsError(error);
   if (kind === "other") return false;
+  state.failingOpen = true;
   try {
-    const defs = presentIndexes(ctx.read(() => readSnapshot((sql) => ctx.statement(sql))));
+    const defs = presentIndexes(yield* read(loadSnapshot));
     if (defs.length === 0) return false;
-    if (kind === "ambiguous" && !ftsReproducesCorruption(ctx, defs)) return false;
+    if (kind === "ambiguous" && !(yield* ftsReproducesCorruption(defs))) return false;
     const reason = `FTS corruption on a write: ${error instanceof Error ? error.message : String(error)}`;
-    ctx.write(() => detachIndex(ctx, reason));
+    yield* write(() => detachIndexOp(reason));
     return true;
   } catch {
     // Could not even detach: the caller's original error stands.
     return false;
+  } finally {
+    state.failingOpen = false;
   }
 }

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { tempDir, testDriver } from "../../test/support/driver.js";
 import {
   corruptFtsBlocks,
+  FtsIndex,
   faultyDriver,
   messageOnly,
   openTestStore,
@@ -11,7 +12,6 @@ import {
 import { SqliteError } from "../errors.js";
 import { META_FTS_STALE } from "./constants.js";
 import { classifyFtsError } from "./corruption.js";
-import { FtsIndex } from "./fts-index.js";
 
 let cleanup: Array<() => void> = [];
 afterEach(() => {
@@ -23,7 +23,7 @@ function open(path: string, driver = testDriver): { store: TestStore; fts: FtsIn
   const store = openTestStore(path, { driver });
   cleanup.push(() => store.close());
   const fts = new FtsIndex(store.ctx);
-  store.ctx.write(() => fts.install());
+  store.write(() => fts.install());
   fts.repairAtOpen();
   return { store, fts };
 }
@@ -34,7 +34,7 @@ function populated(n = 300): string {
   const path = dir.file("state.db");
   const store = openTestStore(path);
   const fts = new FtsIndex(store.ctx);
-  store.ctx.write(() => fts.install());
+  store.write(() => fts.install());
   fts.repairAtOpen();
   // One transaction per row: many small segments, so the next write has to merge them.
   for (let i = 0; i < n; i++)

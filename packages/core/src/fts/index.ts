@@ -1,9 +1,8 @@
 /**
- * Full-text search (spec §5): the projection, search, rebuild, backfill and fail-open, behind
- * `FtsIndex`. The Store delegates to it; nothing here imports the Store.
+ * Full-text search (spec §5): the projection, search, rebuild, backfill and fail-open, as
+ * operations the Store's table runs; nothing here imports the Store.
  */
 export type { BackfillProgress } from "./backfill-loop.js";
-export { FtsIndex, type FtsIndexOptions } from "./fts-index.js";
 export type { InstallOutcome } from "./install.js";
 export { ftsDropDdl, ftsFingerprintText } from "./projection.js";
 export type { RebuildResult } from "./recovery.js";

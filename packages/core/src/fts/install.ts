@@ -7,12 +7,12 @@
  * opens on the same SQLite do not try again. An index without triggers gets the stale
  * breadcrumb, so `ftsNeedsRepair` sends the next open to repair even after a crash.
  */
+import { exec, get, now, type Op, run } from "../engine/effects.js";
 import { SqliteError } from "../errors.js";
 import { DELETE_META_SQL, UPSERT_META_SQL } from "../schema/ddl.js";
-import type { StoreContext } from "../store/context.js";
 import { META_FTS_STALE, META_TRIGRAM_UNAVAILABLE } from "./constants.js";
 import { BASE_INDEX, TRIGRAM_INDEX, tableDdl, viewDdl } from "./projection.js";
-import { readSnapshot, triggersMissing } from "./state.js";
+import { loadSnapshot, triggersMissing } from "./state.js";
 
 /** What install found. */
 export interface InstallOutcome {
@@ -27,9 +27,9 @@ export interface InstallOutcome {
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /** Run `ddl`; a plain SQLite ERROR (no such module / tokenizer) is returned, anything else thrown. */
-function tryDdl(ctx: StoreContext, ddl: string): string | undefined {
+function* tryDdl(ddl: string): Op<string | undefined> {
   try {
-    ctx.conn.exec(ddl);
+    yield* exec(ddl);
     return undefined;
   } catch (error) {
     // BUSY/LOCKED, READONLY, CORRUPT, … belong to the caller's init (patience, classification).
@@ -38,46 +38,46 @@ function tryDdl(ctx: StoreContext, ddl: string): string | undefined {
   }
 }
 
+function* exists(name: string): Op<boolean> {
+  return (yield* get("SELECT 1 FROM sqlite_master WHERE name = ?", name)) !== undefined;
+}
+
 /** Create views and FTS5 tables; call inside the init transaction. */
-export function installFts(ctx: StoreContext): InstallOutcome {
+export function* installFts(): Op<InstallOutcome> {
   const problems: string[] = [];
-  const exists = (name: string) =>
-    ctx.statement("SELECT 1 FROM sqlite_master WHERE name = ?").get(name) !== undefined;
   // The views only need `messages`; they exist even without FTS5 (they are the projection's
   // single definition, and the fingerprint includes them).
-  for (const def of [BASE_INDEX, TRIGRAM_INDEX]) ctx.conn.exec(viewDdl(def));
+  for (const def of [BASE_INDEX, TRIGRAM_INDEX]) yield* exec(viewDdl(def));
 
-  const baseProblem = tryDdl(ctx, tableDdl(BASE_INDEX));
+  const baseProblem = yield* tryDdl(tableDdl(BASE_INDEX));
   if (baseProblem) return { fts5: false, trigram: false, problems: [`FTS5 unavailable: ${baseProblem}`] };
 
-  if (!exists(TRIGRAM_INDEX.table)) {
-    const version = String(ctx.statement("SELECT sqlite_version() AS v").get()?.v ?? "");
-    const recorded = ctx
-      .statement("SELECT value FROM state_meta WHERE key = ?")
-      .get(META_TRIGRAM_UNAVAILABLE);
+  if (!(yield* exists(TRIGRAM_INDEX.table))) {
+    const version = String((yield* get("SELECT sqlite_version() AS v"))?.v ?? "");
+    const recorded = yield* get("SELECT value FROM state_meta WHERE key = ?", META_TRIGRAM_UNAVAILABLE);
     // Retry only on a different SQLite: the same build fails the same way every time.
     if (recorded && String(recorded.value).startsWith(`${version}:`)) {
       problems.push(`trigram index unavailable: ${String(recorded.value)}`);
     } else {
-      const trigramProblem = tryDdl(ctx, tableDdl(TRIGRAM_INDEX));
+      const trigramProblem = yield* tryDdl(tableDdl(TRIGRAM_INDEX));
       if (trigramProblem) {
-        ctx.statement(UPSERT_META_SQL).run(META_TRIGRAM_UNAVAILABLE, `${version}: ${trigramProblem}`);
+        yield* run(UPSERT_META_SQL, META_TRIGRAM_UNAVAILABLE, `${version}: ${trigramProblem}`);
         problems.push(`trigram index unavailable: ${trigramProblem}`);
       }
     }
   }
-  const trigram = exists(TRIGRAM_INDEX.table);
-  if (trigram) ctx.statement(DELETE_META_SQL).run(META_TRIGRAM_UNAVAILABLE);
+  const trigram = yield* exists(TRIGRAM_INDEX.table);
+  if (trigram) yield* run(DELETE_META_SQL, META_TRIGRAM_UNAVAILABLE);
   // A new index (fresh store, or trigram arriving with a newer SQLite) has no triggers yet and
   // must be built by repair. The breadcrumb says so in state_meta, which the Store's one-query
   // fast path reads: a crash before the repair finishes is seen by the next open.
-  const snap = readSnapshot((sql) => ctx.statement(sql));
+  const snap = yield* loadSnapshot();
   if (triggersMissing(snap) && !snap.meta.has(META_FTS_STALE)) {
     const crumb = JSON.stringify({
-      at: new Date(ctx.now()).toISOString(),
+      at: new Date(yield* now()).toISOString(),
       reason: "the FTS index has not been built yet",
     });
-    ctx.statement(UPSERT_META_SQL).run(META_FTS_STALE, crumb);
+    yield* run(UPSERT_META_SQL, META_FTS_STALE, crumb);
   }
   return { fts5: true, trigram, problems };
 }

@@ -5,10 +5,10 @@
  * own (rank 0) and counted over the ids it is responsible for. A detached (stale) index is a
  * problem in itself: it says what to run.
  */
-import type { StoreContext } from "../store/context.js";
+import { get, type Op, policy, run } from "../engine/effects.js";
 import type { IntegrityProblem } from "../store/types.js";
 import { rankCommandSql } from "./projection.js";
-import { backfillWindow, type FtsSnapshot, isStale, presentIndexes } from "./state.js";
+import { backfillWindow, isStale, loadSnapshot, presentIndexes } from "./state.js";
 
 const text = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -19,7 +19,9 @@ const DETACHED: IntegrityProblem = {
 };
 
 /** Problems found in the FTS indexes; empty when they are sound (or FTS5 is not available). */
-export function ftsIntegrityProblems(ctx: StoreContext, snap: FtsSnapshot): IntegrityProblem[] {
+export function* ftsIntegrityProblems(): Op<IntegrityProblem[]> {
+  const { readOnly } = yield* policy();
+  const snap = yield* loadSnapshot();
   const defs = presentIndexes(snap);
   if (defs.length === 0) return [];
   if (isStale(snap)) return [DETACHED];
@@ -29,7 +31,7 @@ export function ftsIntegrityProblems(ctx: StoreContext, snap: FtsSnapshot): Inte
     try {
       // The check is an INSERT of a special command, which a read-only connection refuses;
       // read-only opens still get the docsize comparison below.
-      if (!ctx.readOnly) ctx.statement(rankCommandSql(def, "integrity-check")).run(window ? 0 : 1);
+      if (!readOnly) yield* run(rankCommandSql(def, "integrity-check"), window ? 0 : 1);
     } catch (error) {
       problems.push({
         kind: "fts-index",
@@ -42,11 +44,11 @@ export function ftsIntegrityProblems(ctx: StoreContext, snap: FtsSnapshot): Inte
     const range = window ? "WHERE id <= ? OR id > ?" : "";
     const params = window ? [window.progress, window.highWater] : [];
     // Both counts in one statement: one read snapshot, so live writers cannot skew them apart.
-    const counts = ctx.conn
-      .prepare(
-        `SELECT (SELECT count(*) FROM ${def.table}_docsize ${range}) AS docs, (SELECT count(*) FROM ${def.view} ${range}) AS rows`,
-      )
-      .get(...params, ...params);
+    const counts = yield* get(
+      `SELECT (SELECT count(*) FROM ${def.table}_docsize ${range}) AS docs, (SELECT count(*) FROM ${def.view} ${range}) AS rows`,
+      ...params,
+      ...params,
+    );
     const docs = Number(counts?.docs);
     const rows = Number(counts?.rows);
     if (docs !== rows) {

@@ -1,8 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { tempDir } from "../../test/support/driver.js";
-import { openTestStore, type TestStore } from "../../test/support/fts-context.js";
+import { FtsIndex, openTestStore, type TestStore } from "../../test/support/fts-context.js";
 import { TOOL_CONTENT_PREFIX_CHARS } from "../constants.js";
-import { FtsIndex } from "./fts-index.js";
 import { BASE_INDEX, ftsFingerprintText, TRIGRAM_INDEX, triggerDdl, viewDdl } from "./projection.js";
 
 let cleanup: Array<() => void> = [];
@@ -16,7 +15,7 @@ function setup(): { store: TestStore; fts: FtsIndex } {
   const store = openTestStore(dir.file("state.db"));
   cleanup.push(dir.cleanup, () => store.close());
   const fts = new FtsIndex(store.ctx);
-  store.ctx.write(() => fts.install());
+  store.write(() => fts.install());
   fts.repairAtOpen();
   return { store, fts };
 }
@@ -58,22 +57,22 @@ describe("projection", () => {
     store.add({ role: "assistant", content: null, toolCalls: '[{"name":"grep"}]' });
     store.add({ role: "user", content: "東京都に行きました" });
     expect(fts.integrityProblems()).toEqual([]);
-    store.ctx.write(() =>
+    store.write(() =>
       store.conn.prepare("UPDATE messages SET content = ? WHERE id = ?").run(`${big} more`, tool),
     );
-    store.ctx.write(() => store.conn.prepare("UPDATE messages SET role = 'tool' WHERE id = ?").run(user));
-    store.ctx.write(() =>
+    store.write(() => store.conn.prepare("UPDATE messages SET role = 'tool' WHERE id = ?").run(user));
+    store.write(() =>
       store.conn.prepare("UPDATE messages SET role = 'user', content = ? WHERE id = ?").run(big, tool),
     );
-    store.ctx.write(() => store.conn.prepare("UPDATE messages SET tool_calls = NULL WHERE id = ?").run(asst));
+    store.write(() => store.conn.prepare("UPDATE messages SET tool_calls = NULL WHERE id = ?").run(asst));
     expect(fts.integrityProblems()).toEqual([]);
-    store.ctx.write(() => store.conn.prepare("DELETE FROM messages WHERE id IN (?, ?)").run(user, asst));
+    store.write(() => store.conn.prepare("DELETE FROM messages WHERE id IN (?, ?)").run(user, asst));
     expect(fts.integrityProblems()).toEqual([]);
     // Deleting a session cascades to its messages; the delete triggers keep step.
     store.add({ session: "s2", content: "cascade me" });
-    store.ctx.write(() => store.conn.exec("PRAGMA foreign_keys = ON"));
+    store.write(() => store.conn.exec("PRAGMA foreign_keys = ON"));
     store.conn.exec("PRAGMA foreign_keys = ON");
-    store.ctx.write(() => store.conn.prepare("DELETE FROM sessions WHERE id = 's2'").run());
+    store.write(() => store.conn.prepare("DELETE FROM sessions WHERE id = 's2'").run());
     expect(fts.integrityProblems()).toEqual([]);
   });
 
@@ -85,13 +84,13 @@ describe("projection", () => {
     const trigramBefore = String(
       store.get("SELECT hex(block) AS b FROM messages_fts_trigram_data WHERE id = 10")?.b,
     );
-    store.ctx.write(() => store.conn.exec("UPDATE messages SET active = 0"));
-    store.ctx.write(() => store.conn.exec("UPDATE messages SET content = content, token_count = 5"));
+    store.write(() => store.conn.exec("UPDATE messages SET active = 0"));
+    store.write(() => store.conn.exec("UPDATE messages SET content = content, token_count = 5"));
     expect(dataVersion(store)).toBe(before);
     expect(String(store.get("SELECT hex(block) AS b FROM messages_fts_trigram_data WHERE id = 10")?.b)).toBe(
       trigramBefore,
     );
-    store.ctx.write(() => store.conn.exec("UPDATE messages SET content = 'changed' WHERE id = 1"));
+    store.write(() => store.conn.exec("UPDATE messages SET content = 'changed' WHERE id = 1"));
     expect(dataVersion(store)).not.toBe(before);
     expect(fts.integrityProblems()).toEqual([]);
   });

@@ -1,10 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { tempDir, testDriver } from "../../test/support/driver.js";
-import { faultyDriver, openTestStore, type TestStore } from "../../test/support/fts-context.js";
+import { FtsIndex, faultyDriver, openTestStore, type TestStore } from "../../test/support/fts-context.js";
 import { SqliteError } from "../errors.js";
 import { acquireAdmission } from "../locks/admission.js";
 import { META_FTS_STALE, META_TRIGRAM_UNAVAILABLE } from "./constants.js";
-import { FtsIndex } from "./fts-index.js";
 import { FTS_STATE_KEYS, ftsNeedsRepair } from "./state.js";
 
 let cleanup: Array<() => void> = [];
@@ -26,7 +25,7 @@ function open(
   const store = openTestStore(path, options);
   cleanup.push(() => store.close());
   const fts = new FtsIndex(store.ctx, { recovery: options.recovery });
-  store.ctx.write(() => fts.install());
+  store.write(() => fts.install());
   return { store, fts };
 }
 
@@ -52,7 +51,7 @@ describe("repair at open and deferred recovery", () => {
     expect(fts.status().state).toBe("stale");
     fts.repairAtOpen();
     expect(ftsNeedsRepair(stateMap(store))).toBe(false);
-    store.ctx.write(() => fts.install()); // a later slow path leaves a built index alone
+    store.write(() => fts.install()); // a later slow path leaves a built index alone
     expect(ftsNeedsRepair(stateMap(store))).toBe(false);
     expect(fts.status().state).toBe("ready");
   });

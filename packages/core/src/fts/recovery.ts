@@ -4,18 +4,13 @@
  * the lock cannot be had, the index is detached (stale breadcrumb, no triggers, LIKE search) and
  * the rebuild is left to `retry()`, rate-limited by the recovery backoff.
  */
-import { ADMISSION_TIMEOUT_MS } from "../constants.js";
-import { write } from "../engine/effects.js";
-import { runSync } from "../engine/run-sync.js";
+import { admitted, exec, now, type Op, policy, read, write } from "../engine/effects.js";
 import { StoreFullError } from "../errors.js";
-import { acquireAdmission } from "../locks/admission.js";
-import { RecoveryBackoff, type RecoveryBackoffOptions } from "../locks/recovery-backoff.js";
-import type { StoreContext } from "../store/context.js";
 import { healMarkersTx } from "./backfill.js";
 import { commandSql, FTS_INDEXES, triggerNames } from "./projection.js";
-import { backfillMarkersBroken, isStale, presentIndexes, readSnapshot } from "./state.js";
+import { backfillMarkersBroken, isStale, loadSnapshot, presentIndexes } from "./state.js";
 import { readFtsStatus } from "./status.js";
-import { clearIndexMarkers, detachIndex, publishTriggers } from "./triggers.js";
+import { clearIndexMarkers, detachIndexOp, publishTriggersOp } from "./triggers.js";
 
 /** What a rebuild that cannot be stored did not store. */
 const REBUILD = "the FTS rebuild";
@@ -27,126 +22,98 @@ export interface RebuildResult {
   rebuilt: boolean;
   /** Why not, in words (names the lock holder or the real SQLite code). */
   reason?: string;
-  /** Why not, for programs: another process holds the admission lock ("held"), the lock file
-   * cannot be used at all ("environment"), the store is read-only, or SQLite has no FTS5. */
+  /** Why not, for programs: another process holds the admission ("held"), the admission cannot
+   * be taken at all ("environment"), the store is read-only, or SQLite has no FTS5. */
   blocked?: "held" | "environment" | "read-only" | "no-fts5";
 }
 
-/** Rebuild, repair and deferred recovery of the FTS indexes over one Store context. */
-export class FtsRecovery {
-  readonly #ctx: StoreContext;
-  readonly #admissionTimeoutMs: number;
-  readonly #backoff: RecoveryBackoff;
-
-  constructor(
-    ctx: StoreContext,
-    options: { admissionTimeoutMs?: number; recovery?: RecoveryBackoffOptions } = {},
-  ) {
-    this.#ctx = ctx;
-    this.#admissionTimeoutMs = options.admissionTimeoutMs ?? ADMISSION_TIMEOUT_MS;
-    this.#backoff = new RecoveryBackoff(options.recovery);
-  }
-
-  #snapshot() {
-    return readSnapshot((sql) => this.#ctx.statement(sql));
-  }
-
-  /** On writable opens: heal broken backfill markers; repair a stale or trigger-less index under a non-blocking admission, else detach and defer. Never throws. */
-  repairAtOpen(): void {
-    if (this.#ctx.readOnly) return;
-    try {
-      let snap = this.#ctx.read(() => this.#snapshot());
-      if (presentIndexes(snap).length === 0) return;
-      if (backfillMarkersBroken(snap.meta)) {
-        runSync(this.#ctx, write(healMarkersTx));
-        snap = this.#ctx.read(() => this.#snapshot());
-      }
-      if (isStale(snap)) this.#repair();
-    } catch {
-      // Whatever failed changed nothing: a stale index stays stale and search stays on LIKE.
+/** On writable opens: heal broken backfill markers; repair a stale or trigger-less index under
+ * a non-blocking admission, else detach and defer. Never throws. */
+export function* repairAtOpen(): Op<void> {
+  if ((yield* policy()).readOnly) return;
+  try {
+    let snap = yield* read(loadSnapshot);
+    if (presentIndexes(snap).length === 0) return;
+    if (backfillMarkersBroken(snap.meta)) {
+      yield* write(healMarkersTx);
+      snap = yield* read(loadSnapshot);
     }
+    if (isStale(snap)) yield* repair();
+  } catch {
+    // Whatever failed changed nothing: a stale index stays stale and search stays on LIKE.
   }
+}
 
-  /** Explicit rebuild: waits up to `timeoutMs` for admission; not admitted → not rebuilt, with the reason. */
-  rebuild(timeoutMs: number = this.#admissionTimeoutMs): RebuildResult {
-    if (this.#ctx.readOnly) return { rebuilt: false, reason: "the store is read-only", blocked: "read-only" };
-    if (presentIndexes(this.#ctx.read(() => this.#snapshot())).length === 0) {
-      return {
-        rebuilt: false,
-        reason: "FTS5 is not available in this SQLite build; search uses LIKE",
-        blocked: "no-fts5",
-      };
-    }
-    const admission = acquireAdmission(this.#ctx.driver, this.#ctx.path, { timeoutMs, host: this.#ctx.host });
-    if (!admission.admitted) {
-      // The lock file sits beside the store, on its disk: a full one fails like the writes do.
-      if (admission.code === "FULL")
-        throw new StoreFullError(REBUILD, { cause: new Error(admission.message) });
-      return { rebuilt: false, reason: admission.message, blocked: admission.reason };
-    }
-    try {
-      this.#ctx.write(() => this.#rebuildTx(), { what: REBUILD });
-      this.#backoff.succeeded();
-      return { rebuilt: true };
-    } finally {
-      admission.release();
-    }
+/** Explicit rebuild: waits up to `timeoutMs` for admission; not admitted → not rebuilt, with the reason. */
+export function* rebuild(timeoutMs?: number): Op<RebuildResult> {
+  const state = yield* policy();
+  if (state.readOnly) return { rebuilt: false, reason: "the store is read-only", blocked: "read-only" };
+  if (presentIndexes(yield* read(loadSnapshot)).length === 0) {
+    return {
+      rebuilt: false,
+      reason: "FTS5 is not available in this SQLite build; search uses LIKE",
+      blocked: "no-fts5",
+    };
   }
-
-  /** Deferred recovery: no-op unless stale, writable and due; non-blocking admission; true when it rebuilt. */
-  retry(): boolean {
-    if (this.#ctx.readOnly) return false;
-    const snap = this.#ctx.read(() => this.#snapshot());
-    if (presentIndexes(snap).length === 0 || !isStale(snap)) return false;
-    if (!this.#backoff.due(this.#ctx.now())) return false;
-    return this.#repair();
+  const outcome = yield* admitted(timeoutMs ?? state.admissionTimeoutMs, () =>
+    write(rebuildTx, { what: REBUILD }),
+  );
+  if (!outcome.admitted) {
+    // The lock file sits beside the store, on its disk: a full one fails like the writes do.
+    if (outcome.code === "FULL") throw new StoreFullError(REBUILD, { cause: new Error(outcome.message) });
+    return { rebuilt: false, reason: outcome.message, blocked: outcome.reason };
   }
+  state.backoff.succeeded();
+  return { rebuilt: true };
+}
 
-  /** Rebuild under a non-blocking admission; denied or failed → detach, defer, back off. */
-  #repair(): boolean {
-    const admission = acquireAdmission(this.#ctx.driver, this.#ctx.path, {
-      timeoutMs: 0,
-      host: this.#ctx.host,
-    });
-    if (!admission.admitted) {
-      this.#backoff.failed(this.#ctx.now());
-      this.#defer(admission.message);
-      return false;
-    }
-    try {
-      this.#ctx.write(() => this.#rebuildTx());
-      this.#backoff.succeeded();
+/** Deferred recovery: no-op unless stale, writable and due; non-blocking admission; true when it rebuilt. */
+export function* retryRecovery(): Op<boolean> {
+  const state = yield* policy();
+  if (state.readOnly) return false;
+  const snap = yield* read(loadSnapshot);
+  if (presentIndexes(snap).length === 0 || !isStale(snap)) return false;
+  if (!state.backoff.due(yield* now())) return false;
+  return yield* repair();
+}
+
+/** Rebuild under a non-blocking admission; denied or failed → detach, defer, back off. */
+function* repair(): Op<boolean> {
+  const state = yield* policy();
+  let failure: string;
+  try {
+    const outcome = yield* admitted(0, () => write(rebuildTx));
+    if (outcome.admitted) {
+      state.backoff.succeeded();
       return true;
-    } catch (error) {
-      this.#backoff.failed(this.#ctx.now());
-      this.#defer(`the FTS rebuild failed: ${text(error)}`);
-      return false;
-    } finally {
-      admission.release();
     }
+    failure = outcome.message;
+  } catch (error) {
+    failure = `the FTS rebuild failed: ${text(error)}`;
   }
+  state.backoff.failed(yield* now());
+  yield* write(() => defer(failure));
+  return false;
+}
 
-  /**
-   * Detach, re-checked inside the transaction: a sibling may have finished a repair since we
-   * looked (then there is nothing to do), or the index may already be detached for the same
-   * reason (then rewriting the breadcrumb on every retry would be a pointless write).
-   */
-  #defer(reason: string): void {
-    this.#ctx.write(() => {
-      const snap = this.#snapshot();
-      if (!isStale(snap)) return;
-      const anyTrigger = FTS_INDEXES.some((def) => triggerNames(def).some((n) => snap.objects.has(n)));
-      const status = readFtsStatus(this.#ctx);
-      if (!anyTrigger && status.state === "stale" && status.reason === reason) return;
-      detachIndex(this.#ctx, reason);
-    });
-  }
+/**
+ * Detach, re-checked inside the transaction: a sibling may have finished a repair since we
+ * looked (then there is nothing to do), or the index may already be detached for the same
+ * reason (then rewriting the breadcrumb on every retry would be a pointless write).
+ */
+function* defer(reason: string): Op<void> {
+  const snap = yield* loadSnapshot();
+  if (!isStale(snap)) return;
+  const anyTrigger = FTS_INDEXES.some((def) => triggerNames(def).some((n) => snap.objects.has(n)));
+  const status = yield* readFtsStatus();
+  if (!anyTrigger && status.state === "stale" && status.reason === reason) return;
+  yield* detachIndexOp(reason);
+}
 
-  /** Inside a write: publish triggers, FTS5 'rebuild' of each index, clear markers and breadcrumb. */
-  #rebuildTx(): void {
-    const defs = presentIndexes(this.#snapshot());
-    publishTriggers(this.#ctx, defs);
-    for (const def of defs) this.#ctx.conn.exec(commandSql(def, "rebuild"));
-    clearIndexMarkers(this.#ctx);
-  }
+/** Inside a write: publish triggers, FTS5 'rebuild' of each index, clear markers and breadcrumb. */
+function* rebuildTx(): Op<void> {
+  const defs = presentIndexes(yield* loadSnapshot());
+  yield* publishTriggersOp(defs);
+  for (const def of defs) yield* exec(commandSql(def, "rebuild"));
+  yield* clearIndexMarkers();
 }

@@ -1,8 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { tempDir } from "../../test/support/driver.js";
-import { openTestStore, type TestStore } from "../../test/support/fts-context.js";
+import { FtsIndex, openTestStore, type TestStore } from "../../test/support/fts-context.js";
 import { InvalidInputError } from "../errors.js";
-import { FtsIndex } from "./fts-index.js";
 
 let dir: ReturnType<typeof tempDir>;
 let store: TestStore;
@@ -12,7 +11,7 @@ beforeEach(() => {
   dir = tempDir();
   store = openTestStore(dir.file("state.db"));
   fts = new FtsIndex(store.ctx);
-  store.ctx.write(() => fts.install());
+  store.write(() => fts.install());
   fts.repairAtOpen();
 });
 afterEach(() => {

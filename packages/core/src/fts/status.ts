@@ -2,10 +2,10 @@
  * `ftsStatus()`: what state the index is in, from the one-query snapshot. Row counts are taken
  * only while a backfill runs (one scan of the rowid b-tree, no content read).
  */
-import type { StoreContext } from "../store/context.js";
+import { get, type Op, snapshot } from "../engine/effects.js";
 import { META_FTS_STALE } from "./constants.js";
 import { BASE_INDEX, TRIGRAM_INDEX } from "./projection.js";
-import { backfillWindow, hasIndex, isStale, readSnapshot } from "./state.js";
+import { backfillWindow, hasIndex, isStale, loadSnapshot } from "./state.js";
 
 /** State of the full-text index, told apart by `state`; `trigram`: the trigram (substring/CJK)
  * index exists. */
@@ -29,17 +29,24 @@ function staleReason(crumb: string | undefined): string {
   }
 }
 
-/** Read the status (call inside `ctx.snapshot`: the markers and the counts from one snapshot). */
-export function readFtsStatus(ctx: StoreContext): FtsStatus {
-  const snap = readSnapshot((sql) => ctx.statement(sql));
+/** The status, in one read snapshot (the markers and the counts agree). */
+export function* ftsStatus(): Op<FtsStatus> {
+  return yield* snapshot(readFtsStatus);
+}
+
+/** Read the status inside a transaction or snapshot. */
+export function* readFtsStatus(): Op<FtsStatus> {
+  const snap = yield* loadSnapshot();
   if (!hasIndex(snap, BASE_INDEX)) return { state: "unavailable", trigram: false };
   const trigram = hasIndex(snap, TRIGRAM_INDEX);
   if (isStale(snap)) return { state: "stale", trigram, reason: staleReason(snap.meta.get(META_FTS_STALE)) };
   const window = backfillWindow(snap.meta);
   if (!window) return { state: "ready", trigram };
-  const row = ctx
-    .statement("SELECT count(*) AS total, coalesce(sum(id <= ? OR id > ?), 0) AS indexed FROM messages")
-    .get(window.progress, window.highWater);
+  const row = yield* get(
+    "SELECT count(*) AS total, coalesce(sum(id <= ? OR id > ?), 0) AS indexed FROM messages",
+    window.progress,
+    window.highWater,
+  );
   return {
     state: "backfilling",
     trigram,

@@ -5,20 +5,13 @@
  */
 
 import { exec, now, type Op, run } from "../engine/effects.js";
-import { runSync } from "../engine/run-sync.js";
 import { DELETE_META_SQL, UPSERT_META_SQL } from "../schema/ddl.js";
-import type { StoreContext } from "../store/context.js";
 import { META_BACKFILL_HIGH_WATER, META_BACKFILL_PROGRESS, META_FTS_STALE } from "./constants.js";
 import { dropTriggerDdl, FTS_INDEXES, type FtsIndexDef, triggerDdl } from "./projection.js";
 
 /** (Re)create the triggers of `defs` from this build's definition (a trigger left by an older
  * layout is replaced, not kept). Call only together with a rebuild or a backfill seed in the same
  * transaction: triggers over a partial index would 'delete' tokens that were never inserted. */
-export function publishTriggers(ctx: StoreContext, defs: readonly FtsIndexDef[]): void {
-  runSync(ctx, publishTriggersOp(defs));
-}
-
-/** `publishTriggers` as an operation. */
 export function* publishTriggersOp(defs: readonly FtsIndexDef[]): Op<void> {
   for (const def of defs) {
     for (const ddl of dropTriggerDdl(def)) yield* exec(ddl);
@@ -27,11 +20,6 @@ export function* publishTriggersOp(defs: readonly FtsIndexDef[]): Op<void> {
 }
 
 /** Inside a transaction: write the stale breadcrumb and drop every FTS trigger. */
-export function detachIndex(ctx: StoreContext, reason: string): void {
-  runSync(ctx, detachIndexOp(reason));
-}
-
-/** `detachIndex` as an operation. */
 export function* detachIndexOp(reason: string): Op<void> {
   const crumb = JSON.stringify({ at: new Date(yield* now()).toISOString(), reason: reason.slice(0, 500) });
   yield* run(UPSERT_META_SQL, META_FTS_STALE, crumb);
@@ -39,8 +27,8 @@ export function* detachIndexOp(reason: string): Op<void> {
 }
 
 /** Inside a transaction: forget the breadcrumb and any backfill markers (after a full rebuild). */
-export function clearIndexMarkers(ctx: StoreContext): void {
+export function* clearIndexMarkers(): Op<void> {
   for (const key of [META_FTS_STALE, META_BACKFILL_HIGH_WATER, META_BACKFILL_PROGRESS]) {
-    ctx.statement(DELETE_META_SQL).run(key);
+    yield* run(DELETE_META_SQL, key);
   }
 }

@@ -17,6 +17,7 @@
  */
 import { ADMISSION_POLL_MS, STORE_FILE_MODE } from "../constants.js";
 import type { SqliteConnection, SqliteDriver } from "../driver.js";
+import type { AsyncAdmission, AsyncAdmissionAnswer } from "../engine/run-async.js";
 import { isContention, SqliteError, type SqliteResultCode } from "../errors.js";
 import type { Host } from "../host/host.js";
 import { beginTransaction, rollbackQuietly } from "../transaction.js";
@@ -284,6 +285,40 @@ export function acquireAdmission(driver: SqliteDriver, dbPath: string, options: 
       // Closing the connection releases the file lock even if this rollback fails.
       rollbackQuietly(held);
       closeQuietly(held);
+    },
+  };
+}
+
+/**
+ * The lock-file admission for an async store whose engine reaches a local file (an embedded
+ * replica, the in-process test double): the same lock file as the sync store's, so both kinds
+ * of store exclude each other. Waits by polling with timers, never blocking the event loop.
+ */
+export function lockFileAdmission(driver: SqliteDriver, dbPath: string, host?: Host): AsyncAdmission {
+  return {
+    async acquire({ timeoutMs }) {
+      const started = Date.now();
+      for (;;) {
+        const left = Math.max(0, started + timeoutMs - Date.now());
+        const admission = acquireAdmission(driver, dbPath, { timeoutMs: 0, host });
+        if (admission.admitted) {
+          return {
+            admitted: true,
+            lease: { renew: async () => undefined, release: async () => admission.release() },
+          };
+        }
+        if (admission.reason !== "held" || left === 0) {
+          const answer: AsyncAdmissionAnswer = {
+            admitted: false,
+            reason: admission.reason,
+            message: admission.message,
+          };
+          if (admission.holder) answer.holder = admission.holder;
+          if (admission.code) answer.code = admission.code;
+          return answer;
+        }
+        await new Promise((resolve) => setTimeout(resolve, Math.min(ADMISSION_POLL_MS, left)));
+      }
     },
   };
 }

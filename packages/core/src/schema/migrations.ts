@@ -2,7 +2,7 @@
  * Version-gated data migrations. Each runs once per store, inside the init transaction, in
  * version order, and must be idempotent (a sibling may have run it; a crash rolls it back whole).
  */
-import type { SqliteConnection } from "../driver.js";
+import { exec, type Op, run } from "../engine/effects.js";
 import { UPSERT_META_SQL } from "./ddl.js";
 import { META_SCHEMA_VERSION } from "./definition.js";
 
@@ -12,7 +12,7 @@ export interface Migration {
   /** What it does, for warnings and diagnostics. */
   readonly name: string;
   /** Apply it; must be safe to run again. */
-  run(conn: SqliteConnection): void;
+  run(): Op<void>;
 }
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -20,8 +20,8 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 1,
     name: "recount session counters from messages",
     // Stores written before the counters existed got them from ADD COLUMN … DEFAULT 0.
-    run(conn) {
-      conn.exec(`UPDATE sessions SET
+    *run() {
+      yield* exec(`UPDATE sessions SET
         message_count = (SELECT count(*) FROM messages m WHERE m.session_id = sessions.id),
         tool_call_count = (SELECT coalesce(sum(CASE WHEN json_valid(m.tool_calls) AND json_type(m.tool_calls) = 'array'
                                                  THEN json_array_length(m.tool_calls) ELSE 0 END), 0)
@@ -39,13 +39,13 @@ export function storedSchemaVersion(value: string | undefined): number {
 }
 
 /** Run every migration above `from`, recording each version as it completes. */
-export function runMigrations(conn: SqliteConnection, from: number, migrations = MIGRATIONS): number {
+export function* runMigrations(from: number, migrations = MIGRATIONS): Op<number> {
   let version = from;
   for (const migration of migrations) {
     if (migration.version <= version) continue;
-    migration.run(conn);
+    yield* migration.run();
     version = migration.version;
-    conn.prepare(UPSERT_META_SQL).run(META_SCHEMA_VERSION, String(version));
+    yield* run(UPSERT_META_SQL, META_SCHEMA_VERSION, String(version));
   }
   return version;
 }

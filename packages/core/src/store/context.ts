@@ -1,10 +1,14 @@
 /**
- * What the Store hands to the modules below it (FTS, maintenance): one connection, the
- * transaction runner with patience, and the environment. Modules below the Store depend on this
- * interface, never on the Store itself.
+ * The sync environment: what the sync runner performs effects on — one in-process connection,
+ * its prepared statements and nesting transactions, the store's policy state, and the local
+ * file's own work (journal policy, checkpoints, file modes, the admission lock file). Modules
+ * below the Store are operations and never see it; the Store, backup and tests build it.
  */
 import type { SqliteConnection, SqliteDriver, SqliteStatement } from "../driver.js";
+import type { LocalAction } from "../engine/effects.js";
 import type { Host } from "../host/host.js";
+import { TransactionScope } from "../transaction.js";
+import type { StorePolicy } from "./policy.js";
 
 export interface WriteOptions {
   /** Patience budget in ms for BUSY/LOCKED (default: the write patience). */
@@ -21,19 +25,45 @@ export interface StoreContext {
   readonly driver: SqliteDriver;
   /** Path of the database file. */
   readonly path: string;
-  /** True when opened read-only. */
-  readonly readOnly: boolean;
   /** File-system host, when the adapter supplied one. */
   readonly host: Host | undefined;
+  /** The store's policy state (store/policy.ts). */
+  readonly policy: StorePolicy;
+  /** The connection's transactions (nesting: savepoints inside). */
+  readonly transactions: TransactionScope;
   /** Cached prepared statement for `sql`. */
   statement(sql: string): SqliteStatement;
-  /** Run `fn` in one write transaction, retrying the whole callback on BUSY/LOCKED. */
-  write<T>(fn: () => T, options?: WriteOptions): T;
-  /** Run a read, retrying on BUSY/LOCKED (DELETE-mode stores can block readers briefly). */
-  read<T>(fn: () => T): T;
-  /** Like `read`, inside one read transaction: every statement of `fn` sees
-   * the same snapshot, whatever other processes commit meanwhile. */
-  snapshot<T>(fn: () => T): T;
+  /** Forget the cached statements (before the connection closes). */
+  clearStatements(): void;
+  /** The local file's own work (`local` effects); without it they answer undefined. */
+  local?(action: LocalAction): unknown;
   /** Wall clock in ms (injectable so backoff can be tested). */
   now(): number;
+}
+
+/** A context over `conn`. */
+export function createContext(init: {
+  conn: SqliteConnection;
+  driver: SqliteDriver;
+  path: string;
+  host: Host | undefined;
+  policy: StorePolicy;
+  now: () => number;
+  local?: (action: LocalAction) => unknown;
+}): StoreContext {
+  const statements = new Map<string, SqliteStatement>();
+  const { conn } = init;
+  return {
+    ...init,
+    transactions: new TransactionScope(conn),
+    statement(sql) {
+      let statement = statements.get(sql);
+      if (!statement) {
+        statement = conn.prepare(sql);
+        statements.set(sql, statement);
+      }
+      return statement;
+    },
+    clearStatements: () => statements.clear(),
+  };
 }

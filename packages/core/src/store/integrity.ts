@@ -4,9 +4,9 @@
  * that cannot even read because the file is damaged is itself a problem of that kind, not a
  * throw: the caller asked whether the store is sound, and this is the answer.
  */
-import type { SqliteConnection } from "../driver.js";
+import { all, guard, type Op, patient, policy, read } from "../engine/effects.js";
 import { hasResultCode, StoreCorruptError } from "../errors.js";
-import { withPatience } from "../locks/patience.js";
+import { ftsIntegrityProblems } from "../fts/integrity.js";
 import type { IntegrityProblem, IntegrityReport } from "./types.js";
 
 /** Errors that mean "the file is damaged" rather than "something else went wrong". */
@@ -17,33 +17,37 @@ function readsAsCorrupt(error: unknown): boolean {
   );
 }
 
-/** Run both checks on `conn`, waiting up to `budgetMs` for a lock like any write would. */
-export function checkIntegrity(
-  conn: SqliteConnection,
-  budgetMs: number,
-  ftsProblems: () => IntegrityProblem[],
-): IntegrityReport {
+/** Run both checks, waiting for a lock like any write would. */
+export function* checkIntegrity(): Op<IntegrityReport> {
+  yield* guard("open");
+  const { patience } = yield* policy();
   const problems: IntegrityProblem[] = [];
-  const attempt = (kind: "database" | "fts-index", what: string, check: () => IntegrityProblem[]) => {
-    try {
-      problems.push(...check());
-    } catch (error) {
-      if (!readsAsCorrupt(error)) throw error;
-      problems.push({ kind, message: `${what}: ${(error as Error).message}` });
-    }
-  };
-  attempt("database", "integrity_check", () =>
-    withPatience(
-      () =>
-        conn
-          .prepare("PRAGMA integrity_check")
-          .all()
-          .map((row) => String(Object.values(row)[0]))
-          .filter((line) => line !== "ok")
-          .map((message): IntegrityProblem => ({ kind: "database", message })),
-      { budgetMs, jitter: "write" },
-    ),
+  problems.push(
+    ...(yield* attempt("database", "integrity_check", () =>
+      patient(databaseProblems, { budgetMs: patience.writeMs, jitter: "write" }),
+    )),
   );
-  attempt("fts-index", "FTS integrity", ftsProblems);
+  problems.push(...(yield* attempt("fts-index", "FTS integrity", () => read(ftsIntegrityProblems))));
   return { ok: problems.length === 0, problems };
+}
+
+/** `check`'s problems; a failure that reads as damage is itself a problem of `kind`. */
+function* attempt(
+  kind: "database" | "fts-index",
+  what: string,
+  check: () => Op<IntegrityProblem[]>,
+): Op<IntegrityProblem[]> {
+  try {
+    return yield* check();
+  } catch (error) {
+    if (!readsAsCorrupt(error)) throw error;
+    return [{ kind, message: `${what}: ${(error as Error).message}` }];
+  }
+}
+
+function* databaseProblems(): Op<IntegrityProblem[]> {
+  return (yield* all("PRAGMA integrity_check"))
+    .map((row) => String(Object.values(row)[0]))
+    .filter((line) => line !== "ok")
+    .map((message): IntegrityProblem => ({ kind: "database", message }));
 }

@@ -1,6 +1,8 @@
 /**
- * Opening a store (spec §4): preflight, connection pragmas, the one-query fast path, and the
- * slow path that creates or upgrades the schema inside one write transaction.
+ * Opening a store (spec §4): the one-query fast path and the slow path that creates or upgrades
+ * the schema inside one write transaction, as operations every runner shares; and what only an
+ * embedded store on a local file does around them (preflight, connection pragmas, file modes,
+ * how open failures on a file read), which the sync Store calls itself.
  */
 import {
   JOURNAL_SIZE_LIMIT_BYTES,
@@ -9,6 +11,7 @@ import {
   STORE_FILE_MODE,
 } from "../constants.js";
 import type { SqliteConnection } from "../driver.js";
+import { all, exec, get, local, type Op, patient, policy, run, transaction } from "../engine/effects.js";
 import {
   hasResultCode,
   isDiskFull,
@@ -19,13 +22,19 @@ import {
   StoreOpenError,
   StoreReadOnlyError,
 } from "../errors.js";
+import { FTS_STATE_KEYS, ftsFingerprintText, ftsNeedsRepair } from "../fts/index.js";
+import { installFts } from "../fts/install.js";
 import { dirnameOf, type Host } from "../host/host.js";
-import { applyJournalPolicy, type JournalPolicyOptions, type SqliteJournalMode } from "../journal.js";
+import { journalMode, type SqliteJournalMode } from "../journal.js";
 import { readProbeSql, UPSERT_META_SQL } from "../schema/ddl.js";
 import { META_FINGERPRINT, META_SCHEMA_VERSION, STATE_META } from "../schema/definition.js";
+import { schemaFingerprint } from "../schema/fingerprint.js";
 import { runMigrations, storedSchemaVersion } from "../schema/migrations.js";
 import { findMissingSchema, reconcileSchema } from "../schema/reconcile.js";
-import { inTransaction } from "../transaction.js";
+import { readPatience } from "./policy.js";
+
+/** This build's schema fingerprint (tables, indexes and the FTS projection). */
+const FINGERPRINT = schemaFingerprint(ftsFingerprintText());
 
 /** Refuse paths that cannot be a store before SQLite gets to create or misread anything. */
 export function preflight(path: string, readOnly: boolean, host: Host | undefined): void {
@@ -65,40 +74,72 @@ export function configureConnection(conn: SqliteConnection, readOnly: boolean): 
   conn.prepare("PRAGMA synchronous = FULL").run();
 }
 
+/** What an open found. */
+export interface OpenOutcome {
+  journalMode: SqliteJournalMode;
+  /** Reconcile problems: non-empty means the store is behind this build. */
+  warnings: string[];
+  /** The index needs repair (stale, trigger-less, broken markers). */
+  repairPending: boolean;
+}
+
+/** Open the schema: read-only opens probe it; writable opens take the fast path when the
+ * fingerprint matches, else create or upgrade it. BUSY/LOCKED retries the whole open within
+ * the open patience. */
+export function* openSchema(): Op<OpenOutcome> {
+  const state = yield* policy();
+  if (state.readOnly) return yield* patient(openReadOnly, readPatience(state, state.patience.openMs, "open"));
+  return yield* patient(openWritable, { budgetMs: state.patience.openMs, jitter: "open" });
+}
+
+function* openReadOnly(): Op<OpenOutcome> {
+  const missing = yield* findMissingSchema(readProbeSql);
+  if (missing) throw new SchemaOutdatedError(missing);
+  return { journalMode: yield* journalMode(), warnings: [], repairPending: false };
+}
+
+function* openWritable(): Op<OpenOutcome> {
+  // Fast path: one query; a current store runs no DDL and takes no write lock. The meta read
+  // comes first: its read transaction brings this connection up to date with a sibling that
+  // switched the file to WAL since we connected, so the mode read after it is the file's.
+  const meta = yield* readMeta(FTS_STATE_KEYS);
+  const mode = (yield* local({ name: "checkJournal" }))?.mode ?? (yield* journalMode());
+  refuseNewerSchema(meta);
+  if (meta?.get(META_FINGERPRINT) === FINGERPRINT) {
+    return { journalMode: mode, warnings: [], repairPending: ftsNeedsRepair(meta) };
+  }
+  const result = yield* initializeSchema();
+  yield* local({ name: "protectFiles" });
+  // The install marks a trigger-less index stale, so repair runs on this open or the next.
+  return { ...result, repairPending: true };
+}
+
 /** Read the store-level facts the fast path needs in one query; undefined when there is no
  * state_meta table yet (a new or foreign file). */
-export function readMeta(conn: SqliteConnection, keys: readonly string[]): Map<string, string> | undefined {
+function* readMeta(keys: readonly string[]): Op<Map<string, string> | undefined> {
   const wanted = [META_FINGERPRINT, META_SCHEMA_VERSION, ...keys];
   try {
-    const rows = conn
-      .prepare(`SELECT key, value FROM ${STATE_META.name} WHERE key IN (${wanted.map(() => "?").join(", ")})`)
-      .all(...wanted);
+    const rows = yield* all(
+      `SELECT key, value FROM ${STATE_META.name} WHERE key IN (${wanted.map(() => "?").join(", ")})`,
+      ...wanted,
+    );
     return new Map(rows.map((row) => [String(row.key), String(row.value ?? "")]));
   } catch (error) {
     // SQLite gives a missing table no code of its own (plain ERROR): ask the catalog, only on
     // this failure path, rather than read the message.
-    if (hasResultCode(error, "ERROR") && !hasTable(conn, STATE_META.name)) return undefined;
+    if (hasResultCode(error, "ERROR") && !(yield* hasTable(STATE_META.name))) return undefined;
     throw error;
   }
 }
 
-function hasTable(conn: SqliteConnection, name: string): boolean {
-  return (
-    conn.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined
-  );
+function* hasTable(name: string): Op<boolean> {
+  return (yield* get("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", name)) !== undefined;
 }
 
 /** Throw SchemaTooNewError when a newer sessiondb wrote this store. */
-export function refuseNewerSchema(meta: Map<string, string> | undefined): void {
+function refuseNewerSchema(meta: Map<string, string> | undefined): void {
   const version = storedSchemaVersion(meta?.get(META_SCHEMA_VERSION));
   if (version > SCHEMA_VERSION) throw new SchemaTooNewError(version, SCHEMA_VERSION);
-}
-
-export interface InitHooks {
-  /** The fingerprint of this build. */
-  fingerprint: string;
-  /** Create the FTS objects, inside the init transaction. */
-  installFts(): void;
 }
 
 /** The slow path: journal policy (outside any transaction), then schema, FTS objects and
@@ -110,40 +151,31 @@ export interface InitHooks {
  * in DELETE mode for good, since the fast path never switches: a deferred switch withholds the
  * fingerprint (the next open takes this path again), and the policy runs once more after the
  * commit, when the siblings are usually done — which also reports the mode the file really has
- * now (a sibling may have switched it). */
-export function initializeSchema(
-  conn: SqliteConnection,
-  options: JournalPolicyOptions & { sqliteVersion: string },
-  hooks: InitHooks,
-): { journalMode: SqliteJournalMode; warnings: string[] } {
-  const policy = { ...options, busyTimeoutMs: STATEMENT_BUSY_TIMEOUT_MS };
-  const journal = applyJournalPolicy(conn, policy);
+ * now (a sibling may have switched it). Without a local file (a server engine) there is no
+ * journal policy: the server owns its files. */
+function* initializeSchema(): Op<{ journalMode: SqliteJournalMode; warnings: string[] }> {
+  const journal = yield* local({ name: "applyJournal" });
   // Foreign keys off around the init: a primary-key heal copies rows that may be orphans, and
   // SQLite ignores this pragma inside a transaction, so it is set before BEGIN.
   let warnings: string[];
-  conn.exec("PRAGMA foreign_keys = OFF");
+  yield* exec("PRAGMA foreign_keys = OFF");
   try {
-    warnings = inTransaction(conn, "write", () => {
-      const meta = readMeta(conn, []);
-      refuseNewerSchema(meta);
-      const found = reconcileSchema(conn);
-      hooks.installFts();
-      runMigrations(conn, storedSchemaVersion(meta?.get(META_SCHEMA_VERSION)));
-      if (found.length === 0 && !journal.deferred) {
-        conn.prepare(UPSERT_META_SQL).run(META_FINGERPRINT, hooks.fingerprint);
-      }
-      return found;
-    });
+    warnings = yield* transaction("write", () => schemaTransaction(journal?.deferred === true));
   } finally {
-    conn.exec("PRAGMA foreign_keys = ON");
+    yield* exec("PRAGMA foreign_keys = ON");
   }
-  return { journalMode: applyJournalPolicy(conn, policy).mode, warnings };
+  const after = yield* local({ name: "applyJournal" });
+  return { journalMode: after?.mode ?? (yield* journalMode()), warnings };
 }
 
-/** Read-only opens: the read probe tells whether this build can read the store. */
-export function probeReadOnly(conn: SqliteConnection): void {
-  const missing = findMissingSchema(conn, readProbeSql);
-  if (missing) throw new SchemaOutdatedError(missing);
+function* schemaTransaction(journalDeferred: boolean): Op<string[]> {
+  const meta = yield* readMeta([]);
+  refuseNewerSchema(meta);
+  const found = yield* reconcileSchema();
+  yield* installFts();
+  yield* runMigrations(storedSchemaVersion(meta?.get(META_SCHEMA_VERSION)));
+  if (found.length === 0 && !journalDeferred) yield* run(UPSERT_META_SQL, META_FINGERPRINT, FINGERPRINT);
+  return found;
 }
 
 /** Make the store files private, by path (never by opening them: closing any descriptor of the

@@ -110,37 +110,69 @@ function sqliteVersion(value: unknown): string | undefined {
   return value;
 }
 
-/** Validate StoreOptions (undefined or null: all defaults). */
-export function openSettings(value: unknown): OpenSettings {
-  const o = valid.options(value, "openStore", STORE_OPTION_KEYS);
-  const patience = valid.options(o.patience, "openStore.patience", ["openMs", "writeMs", "appendMs"]);
-  const backoff = valid.options(o.recoveryBackoff, "openStore.recoveryBackoff", [
+/** The settings both stores share (patience, admission wait, recovery, clock). */
+export type CommonSettings = Omit<OpenSettings, "host" | "policy">;
+
+const COMMON_KEYS = [
+  "readOnly",
+  "patience",
+  "admissionTimeoutMs",
+  "recoveryBackoff",
+  "repairFtsOnOpen",
+  "now",
+] as const;
+
+function commonSettings(o: Record<string, unknown>, entry: string): CommonSettings {
+  const patience = valid.options(o.patience, `${entry}.patience`, ["openMs", "writeMs", "appendMs"]);
+  const backoff = valid.options(o.recoveryBackoff, `${entry}.recoveryBackoff`, [
     "baseMs",
     "maxMs",
     "floorMs",
   ]);
   return {
-    readOnly: valid.flagOption(o.readOnly, "openStore.readOnly") ?? false,
+    readOnly: valid.flagOption(o.readOnly, `${entry}.readOnly`) ?? false,
     patience: {
-      openMs: valid.durationOption(patience.openMs, "openStore.patience.openMs") ?? OPEN_PATIENCE_MS,
-      writeMs: valid.durationOption(patience.writeMs, "openStore.patience.writeMs") ?? WRITE_PATIENCE_MS,
-      appendMs: valid.durationOption(patience.appendMs, "openStore.patience.appendMs") ?? APPEND_PATIENCE_MS,
+      openMs: valid.durationOption(patience.openMs, `${entry}.patience.openMs`) ?? OPEN_PATIENCE_MS,
+      writeMs: valid.durationOption(patience.writeMs, `${entry}.patience.writeMs`) ?? WRITE_PATIENCE_MS,
+      appendMs: valid.durationOption(patience.appendMs, `${entry}.patience.appendMs`) ?? APPEND_PATIENCE_MS,
     },
-    admissionTimeoutMs: valid.durationOption(o.admissionTimeoutMs, "openStore.admissionTimeoutMs"),
+    admissionTimeoutMs: valid.durationOption(o.admissionTimeoutMs, `${entry}.admissionTimeoutMs`),
     recoveryBackoff: {
-      baseMs: valid.durationOption(backoff.baseMs, "openStore.recoveryBackoff.baseMs"),
-      maxMs: valid.durationOption(backoff.maxMs, "openStore.recoveryBackoff.maxMs"),
-      floorMs: valid.durationOption(backoff.floorMs, "openStore.recoveryBackoff.floorMs"),
+      baseMs: valid.durationOption(backoff.baseMs, `${entry}.recoveryBackoff.baseMs`),
+      maxMs: valid.durationOption(backoff.maxMs, `${entry}.recoveryBackoff.maxMs`),
+      floorMs: valid.durationOption(backoff.floorMs, `${entry}.recoveryBackoff.floorMs`),
     },
-    repairFtsOnOpen: valid.flagOption(o.repairFtsOnOpen, "openStore.repairFtsOnOpen") ?? true,
+    repairFtsOnOpen: valid.flagOption(o.repairFtsOnOpen, `${entry}.repairFtsOnOpen`) ?? true,
+    now: valid.callbackOption<() => number>(o.now, `${entry}.now`) ?? Date.now,
+  };
+}
+
+/** Validate StoreOptions (undefined or null: all defaults). */
+export function openSettings(value: unknown): OpenSettings {
+  const o = valid.options(value, "openStore", STORE_OPTION_KEYS);
+  return {
+    ...commonSettings(o, "openStore"),
     host: host(o.host),
-    now: valid.callbackOption<() => number>(o.now, "openStore.now") ?? Date.now,
     policy: {
       journalMode: valid.choiceOption(o.journalMode, "openStore.journalMode", JOURNAL_MODES),
       allowUnsafeWal: valid.flagOption(o.allowUnsafeWal, "openStore.allowUnsafeWal"),
       sqliteVersion: sqliteVersion(o.sqliteVersion),
     },
   };
+}
+
+/** Validate an async store's options: the shared ones and its `admission`. An async engine has
+ * no local file, so the file options (host, journal mode, …) are not its own: ignored. */
+export function asyncSettings(value: unknown): CommonSettings & { admission: unknown } {
+  const o = valid.options(value, "createAsyncStore", [...COMMON_KEYS, "admission"]);
+  const admission = o.admission;
+  if (admission !== undefined && typeof (admission as { acquire?: unknown })?.acquire !== "function") {
+    throw new InvalidInputError(
+      "createAsyncStore.admission",
+      "expected an admission (an object with acquire({ timeoutMs }))",
+    );
+  }
+  return { ...commonSettings(o, "createAsyncStore"), admission };
 }
 
 /** An adapter's `openStore(path, options)` split into its own `driver` choice and core's options. */

@@ -4,9 +4,10 @@
  * cost: kept by appendMessage and recordUsage), so this is one scan of the sessions table and
  * one of the messages table's role column, never a read of message content.
  */
+import { all, get, guard, type Op, snapshot } from "../engine/effects.js";
 import type { FtsStatus } from "../fts/index.js";
+import { readFtsStatus } from "../fts/status.js";
 import { MESSAGES, SESSIONS } from "../schema/definition.js";
-import type { StoreContext } from "./context.js";
 import type { Role } from "./types.js";
 
 /** Counts across the whole store (archived sessions included). */
@@ -30,30 +31,34 @@ const SESSION_TOTALS = `SELECT count(*) AS total, coalesce(sum(archived != 0), 0
 
 const BY_ROLE = `SELECT role, count(*) AS n FROM ${MESSAGES.name} GROUP BY role ORDER BY role`;
 
-/** Read the counts (in one snapshot of `ctx`). */
-export function readCounts(ctx: StoreContext): StoreCounts {
-  return ctx.snapshot(() => {
-    const s = ctx.statement(SESSION_TOTALS).get() ?? {};
-    const byRole: Partial<Record<Role, number>> = {};
-    let messages = 0;
-    for (const row of ctx.statement(BY_ROLE).all()) {
-      byRole[String(row.role) as Role] = Number(row.n);
-      messages += Number(row.n);
-    }
-    return {
-      sessions: { total: Number(s.total ?? 0), archived: Number(s.archived ?? 0) },
-      messages: { total: messages, byRole },
-      toolCalls: Number(s.tool_calls ?? 0),
-      tokens: {
-        input: Number(s.input ?? 0),
-        output: Number(s.output ?? 0),
-        cacheRead: Number(s.cache_read ?? 0),
-        cacheWrite: Number(s.cache_write ?? 0),
-        reasoning: Number(s.reasoning ?? 0),
-      },
-      costUsd: Number(s.cost ?? 0),
-    };
-  });
+/** The counts and the index's state, in one snapshot. */
+export function* stats(): Op<StoreStats> {
+  yield* guard("open");
+  return yield* snapshot(readStats);
+}
+
+function* readStats(): Op<StoreStats> {
+  const s = (yield* get(SESSION_TOTALS)) ?? {};
+  const byRole: Partial<Record<Role, number>> = {};
+  let messages = 0;
+  for (const row of yield* all(BY_ROLE)) {
+    byRole[String(row.role) as Role] = Number(row.n);
+    messages += Number(row.n);
+  }
+  return {
+    sessions: { total: Number(s.total ?? 0), archived: Number(s.archived ?? 0) },
+    messages: { total: messages, byRole },
+    toolCalls: Number(s.tool_calls ?? 0),
+    tokens: {
+      input: Number(s.input ?? 0),
+      output: Number(s.output ?? 0),
+      cacheRead: Number(s.cache_read ?? 0),
+      cacheWrite: Number(s.cache_write ?? 0),
+      reasoning: Number(s.reasoning ?? 0),
+    },
+    costUsd: Number(s.cost ?? 0),
+    fts: yield* readFtsStatus(),
+  };
 }
 
 /** `store.stats()`: the counts and the full-text index's state. */

@@ -3,14 +3,29 @@
  * the schema definition, so the FTS module is tested on real SQLite files without the Store.
  */
 import { createRequire } from "node:module";
-import { STATEMENT_BUSY_TIMEOUT_MS } from "../../src/constants.js";
-import type { SqliteConnection, SqliteDriver, SqliteStatement, SqlValue } from "../../src/driver.js";
+import { DEFAULT_BACKFILL_CHUNK_IDS, STATEMENT_BUSY_TIMEOUT_MS } from "../../src/constants.js";
+import type { SqliteConnection, SqliteDriver, SqlValue } from "../../src/driver.js";
+import { type Op, read } from "../../src/engine/effects.js";
+import { runSync } from "../../src/engine/run-sync.js";
 import { SqliteError } from "../../src/errors.js";
+import { timedBackfillStep } from "../../src/fts/backfill.js";
+import type { BackfillProgress } from "../../src/fts/backfill-loop.js";
+import { failOpen } from "../../src/fts/corruption.js";
+import { type InstallOutcome, installFts } from "../../src/fts/install.js";
+import { ftsIntegrityProblems } from "../../src/fts/integrity.js";
+import { type RebuildResult, rebuild, repairAtOpen, retryRecovery } from "../../src/fts/recovery.js";
+import { runSearch } from "../../src/fts/search.js";
+import type { SearchOptions, SearchResult } from "../../src/fts/search-options.js";
+import { type FtsStatus, ftsStatus } from "../../src/fts/status.js";
+import { backfillPending, mergeIndexes, optimizeIndexes, startBackfill } from "../../src/fts/upkeep.js";
 import { withPatience } from "../../src/locks/patience.js";
+import type { RecoveryBackoffOptions } from "../../src/locks/recovery-backoff.js";
 import { schemaDdl } from "../../src/schema/ddl.js";
 import { resultCodeFromMessage } from "../../src/sqlite-codes.js";
-import type { StoreContext } from "../../src/store/context.js";
-import { TransactionScope } from "../../src/transaction.js";
+import { createContext, type StoreContext } from "../../src/store/context.js";
+import { backfillFts } from "../../src/store/operations.js";
+import { createPolicy } from "../../src/store/policy.js";
+import type { IntegrityProblem } from "../../src/store/types.js";
 import { testDriver } from "./driver.js";
 
 /** A test store: the context plus helpers. */
@@ -27,6 +42,8 @@ export interface TestStore {
     toolCalls?: string | null;
     timestamp?: number;
   }): number;
+  /** Run `fn` in one write transaction (with patience), as the Store's raw writes would. */
+  write<T>(fn: () => T): T;
   /** One row as an object. */
   get(sql: string, ...params: SqlValue[]): Record<string, SqlValue> | undefined;
   close(): void;
@@ -35,7 +52,14 @@ export interface TestStore {
 /** Open `path` (schema created when writable), as the Store would. */
 export function openTestStore(
   path: string,
-  options: { driver?: SqliteDriver; readOnly?: boolean; now?: () => number; patienceMs?: number } = {},
+  options: {
+    driver?: SqliteDriver;
+    readOnly?: boolean;
+    now?: () => number;
+    patienceMs?: number;
+    recovery?: { baseMs?: number };
+    admissionTimeoutMs?: number;
+  } = {},
 ): TestStore {
   const driver = options.driver ?? testDriver;
   const readOnly = options.readOnly === true;
@@ -46,56 +70,49 @@ export function openTestStore(
     // The Store's own tables, from the schema definition (the FTS module reads them as they are).
     for (const statement of schemaDdl()) conn.exec(statement);
   }
-  const cache = new Map<string, SqliteStatement>();
-  const statement = (sql: string) => {
-    let s = cache.get(sql);
-    if (!s) {
-      s = conn.prepare(sql);
-      cache.set(sql, s);
-    }
-    return s;
-  };
-  const patience = { budgetMs: options.patienceMs ?? 5_000, jitter: "write" as const };
-  const transactions = new TransactionScope(conn);
-  const ctx: StoreContext = {
-    conn,
-    driver,
-    path,
-    readOnly,
-    host: undefined,
-    statement,
-    write: (fn, writeOptions) =>
-      withPatience(() => transactions.run("write", fn), {
-        ...patience,
-        budgetMs: writeOptions?.patienceMs ?? patience.budgetMs,
-      }),
-    read: (fn) => withPatience(fn, patience),
-    snapshot: (fn) => withPatience(() => transactions.run("read", fn), patience),
-    now: options.now ?? Date.now,
-  };
+  const patienceMs = options.patienceMs ?? 5_000;
+  const policy = createPolicy(
+    {
+      readOnly,
+      patience: { openMs: patienceMs, writeMs: patienceMs, appendMs: patienceMs },
+      admissionTimeoutMs: options.admissionTimeoutMs ?? 120_000,
+      repairFtsOnOpen: true,
+      recoveryBackoff: options.recovery,
+    },
+    {},
+  );
+  const ctx = createContext({ conn, driver, path, host: undefined, policy, now: options.now ?? Date.now });
+  const statement = (sql: string) => ctx.statement(sql);
+  const write = <T>(fn: () => T): T =>
+    withPatience(() => ctx.transactions.run("write", fn), { budgetMs: patienceMs, jitter: "write" });
   let clock = 1_700_000_000;
   return {
     ctx,
     conn,
     add(m) {
       const session = m.session ?? "s1";
-      return ctx.write(() => {
-        statement("INSERT OR IGNORE INTO sessions(id, source, started_at) VALUES (?, ?, 0)").run(
-          session,
-          m.source ?? "cli",
-        );
-        return statement(
-          "INSERT INTO messages(session_id, role, content, tool_name, tool_calls, timestamp) VALUES (?, ?, ?, ?, ?, ?)",
-        ).run(
-          session,
-          m.role ?? "user",
-          m.content ?? null,
-          m.toolName ?? null,
-          m.toolCalls ?? null,
-          m.timestamp ?? clock++,
-        ).lastInsertRowid;
-      });
+      return withPatience(
+        () =>
+          ctx.transactions.run("write", () => {
+            statement("INSERT OR IGNORE INTO sessions(id, source, started_at) VALUES (?, ?, 0)").run(
+              session,
+              m.source ?? "cli",
+            );
+            return statement(
+              "INSERT INTO messages(session_id, role, content, tool_name, tool_calls, timestamp) VALUES (?, ?, ?, ?, ?, ?)",
+            ).run(
+              session,
+              m.role ?? "user",
+              m.content ?? null,
+              m.toolName ?? null,
+              m.toolCalls ?? null,
+              m.timestamp ?? clock++,
+            ).lastInsertRowid;
+          }),
+        { budgetMs: patienceMs, jitter: "write" },
+      );
     },
+    write,
     get: (sql, ...params) => conn.prepare(sql).get(...params),
     close: () => conn.close(),
   };
@@ -162,4 +179,80 @@ export function faultyDriver(
 export function messageOnly(error: unknown): unknown {
   if (!(error instanceof SqliteError)) return error;
   return new SqliteError(resultCodeFromMessage(error.message), error.message, { cause: error });
+}
+
+/**
+ * The index's operations run on a test store's context by the sync runner, as the Store runs
+ * them (tests of the FTS module without the Store).
+ */
+export class FtsIndex {
+  readonly ctx: StoreContext;
+
+  constructor(
+    ctx: StoreContext,
+    options: { recovery?: RecoveryBackoffOptions; admissionTimeoutMs?: number } = {},
+  ) {
+    this.ctx = createContext({
+      ...ctx,
+      policy: createPolicy(
+        {
+          ...ctx.policy,
+          admissionTimeoutMs: options.admissionTimeoutMs ?? ctx.policy.admissionTimeoutMs,
+          recoveryBackoff: options.recovery,
+        },
+        ctx.policy.environment,
+      ),
+    });
+  }
+
+  #run<T>(op: Op<T>): T {
+    return runSync(this.ctx, op);
+  }
+
+  install(): InstallOutcome {
+    return this.#run(installFts());
+  }
+  repairAtOpen(): void {
+    this.#run(repairAtOpen());
+  }
+  failOpen(error: unknown): boolean {
+    return this.#run(failOpen(error));
+  }
+  search(query: string, options?: SearchOptions): SearchResult {
+    return this.#run(runSearch(query, options, this.ctx.policy.readOnly));
+  }
+  status(): FtsStatus {
+    return this.#run(ftsStatus());
+  }
+  rebuild(options: { timeoutMs?: number } = {}): RebuildResult {
+    return this.#run(rebuild(options.timeoutMs));
+  }
+  retryDeferredRecovery(): boolean {
+    return this.#run(retryRecovery());
+  }
+  startBackfill(): void {
+    this.#run(startBackfill());
+  }
+  backfillPending(): boolean {
+    return this.#run(backfillPending());
+  }
+  backfillStep(options: { chunkIds?: number } = {}): boolean {
+    return this.#run(timedBackfillStep(options.chunkIds ?? DEFAULT_BACKFILL_CHUNK_IDS, this.ctx.policy.steps))
+      .remains;
+  }
+  backfill(
+    options: { onProgress?: (p: BackfillProgress) => void; signal?: AbortSignal; chunkIds?: number } = {},
+  ): Promise<void> {
+    const { chunkIds, ...rest } = options;
+    return backfillFts((op) => this.#run(op), { ...rest, chunkRows: chunkIds });
+  }
+  optimize(): void {
+    this.#run(optimizeIndexes());
+  }
+  merge(pages = 16): void {
+    this.#run(mergeIndexes(pages));
+  }
+  integrityProblems(): IntegrityProblem[] {
+    return this.#run(read(ftsIntegrityProblems));
+  }
 }

@@ -1,0 +1,135 @@
+/**
+ * The async Store over the async test double (a real better-sqlite3 connection answering on later
+ * event-loop turns): the open path creates the schema and builds the index through the same
+ * operations as the sync store, under a real lock-file admission; transactions commit, roll back
+ * and nest; the sync store reads everything it wrote.
+ */
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { asyncDouble } from "../test/support/async-executor.js";
+import { tempDir, testDriver } from "../test/support/driver.js";
+import { type AsyncStore, createAsyncStore } from "./async-store.js";
+import type { SqliteConnection } from "./driver.js";
+import { SessionDbError } from "./errors.js";
+import { acquireAdmission, lockFileAdmission } from "./locks/admission.js";
+import { createStore } from "./store.js";
+
+let dir: ReturnType<typeof tempDir>;
+const opened: Array<{ close(): unknown }> = [];
+
+function connect(path: string): SqliteConnection {
+  const conn = testDriver.open(path, { readOnly: false });
+  conn.exec("PRAGMA busy_timeout = 0");
+  conn.exec("PRAGMA foreign_keys = ON");
+  opened.push(conn);
+  return conn;
+}
+
+async function openAsync(path = dir.file("state.db")): Promise<AsyncStore> {
+  const conn = connect(path);
+  conn.exec("PRAGMA journal_mode = WAL");
+  return createAsyncStore(asyncDouble(conn), {
+    admission: lockFileAdmission(testDriver, path),
+    patience: { writeMs: 2_000 },
+  });
+}
+
+async function codeOf(promise: Promise<unknown>): Promise<string> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(SessionDbError);
+  return (error as SessionDbError).code;
+}
+
+beforeEach(() => {
+  dir = tempDir();
+});
+
+afterEach(() => {
+  for (const handle of opened.splice(0).reverse()) handle.close();
+  dir.cleanup();
+});
+
+describe("createAsyncStore", () => {
+  it("creates the schema and builds the index at open; the sync store opens it on the fast path", async () => {
+    const store = await openAsync();
+    expect(store.schemaWarnings).toEqual([]);
+    expect(store.journalMode).toBe("wal");
+    expect(await store.ftsStatus()).toEqual({ state: "ready", trigram: true });
+    const session = await store.createSession({ id: "s1", source: "cli" });
+    const [id] = await store.appendMessages("s1", [{ role: "user", content: "deploy the gateway" }]);
+    expect(await store.appendMessage("s1", { role: "assistant", content: "done" })).toBe((id as number) + 1);
+    expect((await store.search("gateway")).hits.map((h) => h.messageId)).toEqual([id]);
+    expect((await store.checkIntegrity()).ok).toBe(true);
+    expect((await store.stats()).messages.total).toBe(2);
+
+    const sync = createStore(testDriver, dir.file("state.db"));
+    opened.push(sync);
+    expect(sync.getSession("s1")).toEqual({
+      ...session,
+      messageCount: 2,
+      lastActivityAt: expect.any(Number),
+    });
+    expect(sync.search("gateway")).toEqual(await store.search("gateway"));
+    expect(sync.ftsStatus().state).toBe("ready");
+  });
+
+  it("transaction(fn): one atomic unit that commits, rolls back whole, and nests as savepoints", async () => {
+    const store = await openAsync();
+    const result = await store.transaction(async (tx) => {
+      await tx.createSession({ id: "imp", source: "import", startedAt: 1_600_000_000 });
+      await tx.appendMessages("imp", [{ role: "user", content: "one" }]);
+      // A nested transaction that throws undoes only its own calls.
+      await tx
+        .transaction(async (inner) => {
+          await inner.appendMessage("imp", { role: "user", content: "undone" });
+          throw new Error("inner");
+        })
+        .catch(() => undefined);
+      await tx.endSession("imp", "imported", { at: 1_600_000_060 });
+      return "committed";
+    });
+    expect(result).toBe("committed");
+    expect((await store.getMessages("imp")).map((m) => m.content)).toEqual(["one"]);
+    expect((await store.getSession("imp"))?.endedAt).toBe(1_600_000_060);
+
+    await expect(
+      store.transaction(async (tx) => {
+        await tx.createSession({ id: "gone", source: "import" });
+        throw new Error("boom");
+      }),
+    ).rejects.toThrow("boom");
+    expect(await store.getSession("gone")).toBeUndefined();
+    expect(
+      await codeOf(
+        store.transaction(async (tx) => {
+          await tx.rebuildFts();
+        }),
+      ),
+    ).toBe("INVALID_INPUT");
+  });
+
+  it("rebuildFts waits for the admission another store holds and says who holds it", async () => {
+    const store = await openAsync();
+    const held = acquireAdmission(testDriver, dir.file("state.db"), { timeoutMs: 0 });
+    expect(held.admitted).toBe(true);
+    const blocked = await store.rebuildFts({ timeoutMs: 250 });
+    expect(blocked).toMatchObject({ rebuilt: false, blocked: "held" });
+    expect(blocked.reason).toMatch(/held by another process/);
+    if (held.admitted) held.release();
+    expect(await store.rebuildFts({ timeoutMs: 0 })).toEqual({ rebuilt: true });
+  });
+
+  it("refuses a missing executor and bad options, and use after close", async () => {
+    expect(await codeOf(createAsyncStore(null as never))).toBe("INVALID_INPUT");
+    const conn = connect(dir.file("state.db"));
+    expect(await codeOf(createAsyncStore(asyncDouble(conn), { patience: { writeMs: -1 } }))).toBe(
+      "INVALID_INPUT",
+    );
+    const store = await openAsync();
+    await store.close();
+    await store.close();
+    expect(await codeOf(store.getSession("x"))).toBe("STORE_CLOSED");
+  });
+});

@@ -1,0 +1,167 @@
+/**
+ * The Store's policy, shared by both runners: the state one store keeps between calls (closed,
+ * sticky corruption, fail-open's re-entry guard, checkpoint cadence, the recovery backoff) and
+ * the rules applied to every call — guards, error classification, read patience, and the write
+ * policy (patience, fail-open retry, classification, checkpoint cadence) as one operation. The
+ * environment supplies the few facts that need a local file (disk-full checks, the admission
+ * holder's record, a hot rollback journal); an async engine leaves them out.
+ */
+import { CHECKPOINT_EVERY_WRITES } from "../constants.js";
+import { local, type Op, policy, transaction } from "../engine/effects.js";
+import {
+  hasResultCode,
+  InvalidInputError,
+  isDiskFull,
+  StoreClosedError,
+  StoreCorruptError,
+  StoreFullError,
+  StoreReadOnlyError,
+} from "../errors.js";
+import type { StepMemory } from "../fts/backfill.js";
+import { failOpen } from "../fts/corruption.js";
+import type { PatienceOptions } from "../locks/patience.js";
+import { RecoveryBackoff, type RecoveryBackoffOptions } from "../locks/recovery-backoff.js";
+import type { WriteOptions } from "./context.js";
+
+/** What the environment knows that the operations cannot ask SQLite. */
+export interface PolicyEnvironment {
+  /** Whether `error` means the disk holding the store is full (default: its result code). */
+  diskFull?(error: unknown): boolean;
+  /** Who holds the FTS admission, for StoreBusyError. */
+  describeHolder?(): string | undefined;
+  /** Extra read patience (a read-only connection waiting out a hot rollback journal). */
+  readWait?: Pick<PatienceOptions, "retryable" | "describeHolder">;
+}
+
+/** One store's policy state and settings. */
+export interface StorePolicy {
+  readonly readOnly: boolean;
+  readonly patience: { readonly openMs: number; readonly writeMs: number; readonly appendMs: number };
+  readonly admissionTimeoutMs: number;
+  readonly repairFtsOnOpen: boolean;
+  readonly backoff: RecoveryBackoff;
+  /** The backfill step's memory of the last step (fts/backfill.ts). */
+  readonly steps: StepMemory;
+  readonly environment: PolicyEnvironment;
+  closed: boolean;
+  /** Set by the first structural corruption: every later write fails with it. */
+  corrupt: StoreCorruptError | undefined;
+  /** Fail-open is running (its own detach must not re-enter it). */
+  failingOpen: boolean;
+  writesSinceCheckpoint: number;
+  /** This store committed a write (close checkpoints only then). */
+  wrote: boolean;
+}
+
+export function createPolicy(
+  settings: {
+    readOnly: boolean;
+    patience: StorePolicy["patience"];
+    admissionTimeoutMs: number;
+    repairFtsOnOpen: boolean;
+    recoveryBackoff?: RecoveryBackoffOptions;
+  },
+  environment: PolicyEnvironment,
+): StorePolicy {
+  return {
+    readOnly: settings.readOnly,
+    patience: settings.patience,
+    admissionTimeoutMs: settings.admissionTimeoutMs,
+    repairFtsOnOpen: settings.repairFtsOnOpen,
+    backoff: new RecoveryBackoff(settings.recoveryBackoff),
+    steps: {},
+    environment,
+    closed: false,
+    corrupt: undefined,
+    failingOpen: false,
+    writesSinceCheckpoint: 0,
+    wrote: false,
+  };
+}
+
+/** The `guard` effect's rule: closed → StoreClosedError; `writable` on a read-only or corrupt
+ * store → its error; `outside` inside a transaction → InvalidInputError. */
+export function checkGuard(
+  state: StorePolicy,
+  level: "open" | "writable",
+  insideTransaction: boolean,
+  outside?: string,
+): void {
+  if (state.closed) throw new StoreClosedError();
+  if (level === "writable") {
+    if (state.readOnly) throw new StoreReadOnlyError("it was opened with { readOnly: true }");
+    if (state.corrupt) throw state.corrupt;
+  }
+  if (outside !== undefined && insideTransaction) {
+    throw new InvalidInputError(
+      "transaction",
+      `${outside}() cannot run inside store.transaction(): it runs on its own; call it after the transaction returns`,
+    );
+  }
+}
+
+/** READONLY → StoreReadOnlyError; a full disk → StoreFullError naming `what` was not stored;
+ * structural corruption → sticky StoreCorruptError. */
+export function classifyFailure(state: StorePolicy, error: unknown, what = "the operation"): unknown {
+  const full = state.environment.diskFull ?? isDiskFull;
+  if (full(error)) return new StoreFullError(what, { cause: error });
+  if (hasResultCode(error, "READONLY")) {
+    return new StoreReadOnlyError(`SQLite refused the write (${error.message})`, { cause: error });
+  }
+  if (hasResultCode(error, "CORRUPT", "NOTADB")) {
+    state.corrupt ??= new StoreCorruptError(error.message, { cause: error });
+    return state.corrupt;
+  }
+  return error;
+}
+
+/** Patience for reads (with the environment's extra waits). */
+export function readPatience(
+  state: StorePolicy,
+  budgetMs: number,
+  jitter: "open" | "write",
+): Omit<PatienceOptions, "now" | "sleep"> {
+  return { budgetMs, jitter, ...state.environment.readWait };
+}
+
+/**
+ * The write policy, for a write outside any transaction: one write transaction with write
+ * patience (the whole body again on BUSY/LOCKED); FTS-scoped corruption detaches the index and
+ * runs the body once more; a failure is classified; every commit counts toward the checkpoint
+ * cadence (an environment without a local file has no checkpoint to run).
+ */
+export function* guardedWrite<T>(body: () => Op<T>, options?: WriteOptions): Op<T> {
+  const state = yield* policy();
+  let failedOpen = false;
+  for (;;) {
+    try {
+      const result = yield* transaction("write", body, {
+        budgetMs: options?.patienceMs ?? state.patience.writeMs,
+        jitter: "write",
+        describeHolder: state.environment.describeHolder,
+      });
+      yield* committed(state);
+      return result;
+    } catch (error) {
+      if (!failedOpen && (yield* failOpen(error))) {
+        failedOpen = true;
+        continue;
+      }
+      throw classifyFailure(state, error, options?.what);
+    }
+  }
+}
+
+function* committed(state: StorePolicy): Op<void> {
+  state.wrote = true;
+  if (++state.writesSinceCheckpoint < CHECKPOINT_EVERY_WRITES) return;
+  state.writesSinceCheckpoint = 0;
+  // The write is committed: the checkpoint's failure (a full disk cannot grow the database
+  // file) must not be reported as the write's, which the caller would retry. The WAL keeps every
+  // commit; maintenanceTick and close checkpoint again.
+  try {
+    yield* local({ name: "checkpoint" });
+  } catch {
+    // see above
+  }
+}
