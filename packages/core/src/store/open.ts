@@ -118,17 +118,21 @@ function* openWritable(): Op<OpenOutcome> {
  * state_meta table yet (a new or foreign file). */
 function* readMeta(keys: readonly string[]): Op<Map<string, string> | undefined> {
   const wanted = [META_FINGERPRINT, META_SCHEMA_VERSION, ...keys];
-  try {
-    const rows = yield* all(
-      `SELECT key, value FROM ${STATE_META.name} WHERE key IN (${wanted.map(() => "?").join(", ")})`,
-      ...wanted,
-    );
-    return new Map(rows.map((row) => [String(row.key), String(row.value ?? "")]));
-  } catch (error) {
-    // SQLite gives a missing table no code of its own (plain ERROR): ask the catalog, only on
-    // this failure path, rather than read the message.
-    if (hasResultCode(error, "ERROR") && !(yield* hasTable(STATE_META.name))) return undefined;
-    throw error;
+  const sql = `SELECT key, value FROM ${STATE_META.name} WHERE key IN (${wanted.map(() => "?").join(", ")})`;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const rows = yield* all(sql, ...wanted);
+      return new Map(rows.map((row) => [String(row.key), String(row.value ?? "")]));
+    } catch (error) {
+      // SQLite gives a missing table no code of its own (plain ERROR): ask the catalog, only on
+      // this failure path, rather than read the message. The catalog read also brings a stale
+      // schema up to date: a sibling that created the store after this connection last read the
+      // schema (and held the lock when SQLite tried to check) makes the first try say "no such
+      // table" for a table that is there, so it is read once more.
+      if (!hasResultCode(error, "ERROR")) throw error;
+      if (!(yield* hasTable(STATE_META.name))) return undefined;
+      if (attempt >= 2) throw error;
+    }
   }
 }
 
