@@ -182,6 +182,16 @@ async function episode(
       `${successor.name} waited ${Number(rebuilt.at) - killedAt} ms after the holder died; the lease is ${LEASE_MS} ms`,
     );
 
+  const refusals = new Map<string, number>();
+  for (const e of ep.events((r) => r.role === "writer"))
+    if (e.t === "fail" || e.t === "open_error") {
+      const error = e.error as { code?: string; extendedCode?: string } | undefined;
+      const key = `${e.t}:${error?.extendedCode ?? error?.code}`;
+      refusals.set(key, (refusals.get(key) ?? 0) + 1);
+    }
+  const acks = ep.events((r) => r.role === "writer").filter((e) => e.t === "ack").length;
+  ep.note(`${acks} appends acknowledged; refusals ${JSON.stringify(Object.fromEntries(refusals))}`);
+
   for (const r of [rebuilder, backfill]) {
     if (!(await r.waitExit(120_000))) ep.fail(`${r.name} did not finish in 120 s`);
   }
@@ -245,9 +255,9 @@ async function checkSearchesAgainstEmbedded(ep: Episode, url: string): Promise<v
       probes.push({ query: token, options: { limit: 5 } });
       probes.push({ query: token.slice(1, -1), options: { substring: true, limit: 5 } });
     }
-    const { differences, hits, routes } = await compareSearches(remote, local, mirror, probes);
+    const { differences, hits, routes, byEngine } = await compareSearches(remote, local, mirror, probes);
     ep.note(
-      `embedded mirror: ${mirror.sessions} sessions, ${mirror.messages} messages; ${probes.length} searches, ${hits} hits, routes ${JSON.stringify(routes)}`,
+      `embedded mirror: ${mirror.sessions} sessions, ${mirror.messages} messages; ${probes.length} searches, ${hits} hits, server routes ${JSON.stringify(routes)}; ${byEngine} answered by LIKE on the server where the embedded store used its trigram index (the server's SQLite 3.45.1), compared as sets of rows`,
     );
     for (const d of differences.slice(0, 10)) ep.fail(`search differs from the embedded store: ${d}`);
     if (differences.length > 10) ep.fail(`… and ${differences.length - 10} more search differences`);
