@@ -86,7 +86,8 @@ async function loadModules(): Promise<Modules> {
     createClient: imported["@libsql/client"]?.createClient as Modules["createClient"],
     openStore: openStore as Modules["openStore"],
     startSqld: harness.startSqld,
-    version: String(available.version),
+    // `sqld --version` prints "sqld sqld 0.24.32 (…)".
+    version: String(available.version).replace(/^(sqld\s+)+/, "sqld "),
   };
 }
 
