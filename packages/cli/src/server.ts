@@ -87,7 +87,7 @@ export async function openServerStore(
   }
   if (typeof mod.openStore !== "function") {
     throw new DriverUnavailableError(
-      `${SERVER_PACKAGE} does not export openStore; it is older or newer than this CLI.`,
+      `${where.shown} is a libSQL server, and ${SERVER_PACKAGE} does not export openStore: it is older or newer than this CLI. Reinstall sessiondb.`,
     );
   }
   return (await mod.openStore(where.url, { ...options, ...(authToken ? { authToken } : {}) })) as CliStore;

@@ -21,7 +21,7 @@ import { fileURLToPath } from "node:url";
 import { gunzipSync } from "node:zlib";
 
 export const REPO = fileURLToPath(new URL("../../../", import.meta.url));
-export const PUBLIC = ["core", "runtime-node", "runtime-bun", "runtime-deno", "cli"];
+export const PUBLIC = ["core", "runtime-node", "runtime-bun", "runtime-deno", "libsql", "cli"];
 
 /** The host Node (Node 20 here and on CI): the one `npm test` was started with. */
 export const HOST_NODE = process.env.SESSIONDB_HOST_NODE || "/usr/bin/node";
@@ -97,6 +97,51 @@ function manifestOf(tarball: Buffer): Record<string, unknown> {
   throw new Error("no package.json in the tarball");
 }
 
+/** A package-lock.json entry, as far as a registry document needs it. */
+interface LockEntry {
+  name?: string;
+  version?: string;
+  integrity?: string;
+  link?: boolean;
+  os?: string[];
+  cpu?: string[];
+  libc?: string[];
+  dependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  engines?: Record<string, string>;
+  bin?: Record<string, string>;
+  license?: string;
+}
+
+/** What the local registry knows of one version: its bytes (a packed tarball, or the cache's by
+ * integrity), and its lockfile entry. */
+interface Known {
+  integrity: string;
+  file?: string;
+  lock?: LockEntry;
+}
+
+/** A registry document for a version known only from the lockfile. */
+function manifestFromLock(name: string, version: string, lock: LockEntry): Record<string, unknown> {
+  const { os, cpu, libc, dependencies, optionalDependencies, peerDependencies, engines, bin, license } = lock;
+  return Object.fromEntries(
+    Object.entries({
+      name,
+      version,
+      os,
+      cpu,
+      libc,
+      dependencies,
+      optionalDependencies,
+      peerDependencies,
+      engines,
+      bin,
+      license,
+    }).filter(([, value]) => value !== undefined),
+  );
+}
+
 /** A tarball's bytes from the npm cache at `cache`, by its integrity (cacache's layout). */
 function fromCache(cache: string, integrity: string): Buffer | undefined {
   const hex = Buffer.from(integrity.replace(/^sha512-/, ""), "base64").toString("hex");
@@ -120,19 +165,22 @@ function fromCache(cache: string, integrity: string): Buffer | undefined {
 export async function localRegistry(
   tarballs: Map<string, string>,
 ): Promise<{ url: string; close(): Promise<void> }> {
-  /** name → version → where its bytes are */
-  const known = new Map<string, Map<string, { integrity: string; file?: string }>>();
-  const add = (name: string, version: string, entry: { integrity: string; file?: string }) => {
+  /** name → version → where its bytes are, and (lockfile entries) what the lockfile says of it */
+  const known = new Map<string, Map<string, Known>>();
+  const add = (name: string, version: string, entry: Known) => {
     if (!known.has(name)) known.set(name, new Map());
     known.get(name)?.set(version, entry);
   };
   const lock = JSON.parse(fs.readFileSync(path.join(REPO, "package-lock.json"), "utf8")) as {
-    packages: Record<string, { name?: string; version?: string; integrity?: string; link?: boolean }>;
+    packages: Record<string, LockEntry>;
   };
   for (const [key, entry] of Object.entries(lock.packages)) {
     const at = key.lastIndexOf("node_modules/");
     if (at < 0 || entry.link || !entry.integrity || !entry.version) continue;
-    add(entry.name ?? key.slice(at + "node_modules/".length), entry.version, { integrity: entry.integrity });
+    add(entry.name ?? key.slice(at + "node_modules/".length), entry.version, {
+      integrity: entry.integrity,
+      lock: entry,
+    });
   }
   for (const [name, file] of tarballs) {
     const bytes = fs.readFileSync(file);
@@ -167,9 +215,13 @@ export async function localRegistry(
     const documents: Record<string, unknown> = {};
     for (const [v, entry] of versions) {
       const bytes = bytesOf(entry);
-      if (!bytes) continue;
+      // A package for another platform (an optional binary such as @libsql/darwin-arm64) is in
+      // the lockfile but not in this machine's cache: listed from the lockfile, so a resolver
+      // that reads every optional dependency's metadata (Deno) finds it, and never fetched.
+      const manifest = bytes ? manifestOf(bytes) : entry.lock && manifestFromLock(name ?? "", v, entry.lock);
+      if (!manifest) continue;
       documents[v] = {
-        ...manifestOf(bytes),
+        ...manifest,
         _id: `${name}@${v}`,
         dist: { tarball: `http://${req.headers.host}/${name}/-/${v}`, integrity: entry.integrity },
       };

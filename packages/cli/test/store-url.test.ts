@@ -4,10 +4,11 @@
  * refuse a server with NEEDS_FILE before connecting; the token never appears in any output.
  * (The commands against a real libSQL server are in server.test.ts.)
  */
+import * as fs from "node:fs";
 import * as path from "node:path";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
-import { corpusStore, expectOneLineError, json, runOn, TARGETS, tempDir } from "./helpers.js";
+import { cli, corpusStore, expectOneLineError, json, runOn, TARGETS, tempDir } from "./helpers.js";
 
 const TOKEN = "tok-0123456789-secret";
 const URL_SECRET = "pw-9876543210-secret";
@@ -19,6 +20,42 @@ beforeAll(() => {
   dir = tempDir();
   db = path.join(dir, "state.db");
   corpusStore(db, 200, 3);
+});
+
+describe("server support loads only for a URL", () => {
+  const traced = (args: string[]): string[] => {
+    const trace = path.join(dir, `imports-${Math.random().toString(36).slice(2)}.txt`);
+    fs.writeFileSync(trace, "");
+    cli(args, {
+      runtime: [
+        process.execPath,
+        "--import",
+        fileURLToPath(new URL("./fixtures/trace-imports.mjs", import.meta.url)),
+      ],
+      env: { SESSIONDB_TRACE_IMPORTS: trace },
+    });
+    return fs.readFileSync(trace, "utf8").split("\n").filter(Boolean);
+  };
+
+  it("--version, --help and a file store never import @sessiondb/libsql or its client", () => {
+    for (const args of [
+      ["--version"],
+      ["--help"],
+      ["--db", db, "stats"],
+      ["--db", pathToFileURL(db).href, "search", "x"],
+    ]) {
+      const loaded = traced(args);
+      expect(loaded.length, args.join(" ")).toBeGreaterThan(0);
+      expect(
+        loaded.filter((s) => /libsql/.test(s)),
+        args.join(" "),
+      ).toEqual([]);
+    }
+  });
+
+  it("a server URL imports @sessiondb/libsql", () => {
+    expect(traced(["--db", "http://127.0.0.1:9", "stats"])).toContain("@sessiondb/libsql");
+  });
 });
 
 describe.each(TARGETS)("store URLs on $name", (target) => {
