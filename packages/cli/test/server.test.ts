@@ -11,6 +11,7 @@ import * as path from "node:path";
 import { type SqldAuth, type SqldServer, sqldAuth, sqldAvailability, startSqld } from "@sessiondb/test-sqld";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cli, corpusStore, expectOneLineError, json, runOn, TARGETS, tempDir } from "./helpers.js";
+import { request, startServe } from "./serve-process.js";
 
 async function unavailable(): Promise<string | undefined> {
   const sqld = sqldAvailability();
@@ -129,8 +130,13 @@ describe.skipIf(reason !== undefined)("a store on a libSQL server", () => {
       expect(findings.find((f) => f.check === "fts integrity")?.status).toBe("ok");
     });
 
-    it("repair needs a file: exit 2 NEEDS_FILE, nothing sent", () => {
+    it("repair and backup need a file: exit 2 NEEDS_FILE, nothing written", () => {
       expectOneLineError(onServer(["repair"]), 2, "NEEDS_FILE");
+      const dest = path.join(dir, `backup-${target.name.replace(/\W+/g, "-")}.db`);
+      const backup = onServer(["backup", dest]);
+      expectOneLineError(backup, 2, "NEEDS_FILE");
+      expect(backup.stderr).toContain("sessiondb export");
+      expect(fs.existsSync(dest)).toBe(false);
     });
 
     it("the WebSocket URL serves the same store", () => {
@@ -152,6 +158,28 @@ describe.skipIf(reason !== undefined)("a store on a libSQL server", () => {
       expect(wrong.stderr).not.toContain(other);
       expect(wrong.stderr).not.toMatch(/^\s+at /m);
     });
+  });
+
+  it("serve reads the server store: sessions, a transcript, search and health (no lock or journal policy)", async () => {
+    const served = await startServe([process.execPath], server.httpUrl, [], { SESSIONDB_AUTH_TOKEN: token });
+    try {
+      expect(served.stdout()).toContain(`read-only view of ${server.httpUrl}`);
+      const list = await request(served.port, "/sessions");
+      expect(list.status).toBe(200);
+      const id = json(cli(["--db", mirror, "sessions", "list", "--json", "--limit", "1"])).sessions[0].id;
+      expect(list.body).toContain(id);
+      expect((await request(served.port, `/sessions/${encodeURIComponent(id)}`)).status).toBe(200);
+      const search = await request(served.port, `/search?q=${encodeURIComponent(tokens[0] as string)}`);
+      expect(search.status).toBe(200);
+      expect(search.body).toContain(tokens[0]);
+      const health = await request(served.port, "/health");
+      expect(health.status).toBe(200);
+      expect(health.body).toContain("does not apply");
+      expect(health.body).not.toContain("admission lock");
+      expect(served.stdout() + served.stderr()).not.toContain(token);
+    } finally {
+      await served.stop();
+    }
   });
 
   it("write commands through the server: rename, archive, fts rebuild and backfill, a re-import skips", () => {
