@@ -3,7 +3,7 @@ import process from "node:process";
 import { type FtsStatus, isWalResetVulnerable, readAdmissionHolder } from "@sessiondb/core";
 import { nodeFsHost } from "@sessiondb/core/host";
 import type { Command } from "../command.js";
-import { classify, EXIT, oneLine, StoreMissingError } from "../exit.js";
+import { classify, describe, EXIT, StoreMissingError } from "../exit.js";
 import { bold, green, print, printJson, red, yellow } from "../format.js";
 import { type StoreLocation, storeLocation } from "../open.js";
 import { denial, writeAccess } from "../permissions.js";
@@ -259,7 +259,8 @@ export const doctor: Command = {
       findings.push({
         check: "open",
         status: "fail",
-        detail: `${code}: ${oneLine(error instanceof Error ? error.message : String(error))}`,
+        // describe: one line, and without the server's token or the URL's credentials.
+        detail: `${code}: ${describe(error)}`,
       });
       if (where.kind === "file") findings.push(walVerdict(version, undefined));
     }

@@ -4,7 +4,7 @@ import * as os from "node:os";
 import * as nodePath from "node:path";
 import process from "node:process";
 import type { Command } from "../command.js";
-import { EXIT, ExitError, UsageError } from "../exit.js";
+import { EXIT, ExitError, redactSecrets, UsageError } from "../exit.js";
 import { print } from "../format.js";
 import { openFor, parseNonNegativeInt } from "../open.js";
 import { detectRuntime } from "../runtime.js";
@@ -106,7 +106,8 @@ export const serve: Command = {
         token,
         csrf: writes ? randomBytes(24).toString("base64url") : undefined,
       },
-      log: (line) => process.stderr.write(`${line}\n`),
+      // A failure's stack may quote the server URL with its credentials: never logged.
+      log: (line) => process.stderr.write(`${redactSecrets(line)}\n`),
     });
     let server: Awaited<ReturnType<typeof listen>>;
     try {
