@@ -13,7 +13,14 @@ import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
-const PUBLIC = ["@sessiondb/core", "@sessiondb/node", "@sessiondb/bun", "@sessiondb/deno", "sessiondb"];
+const PUBLIC = [
+  "@sessiondb/core",
+  "@sessiondb/node",
+  "@sessiondb/bun",
+  "@sessiondb/deno",
+  "@sessiondb/libsql",
+  "sessiondb",
+];
 const manifests = new Map(
   readdirSync("packages").map((dir) => {
     const manifest = JSON.parse(readFileSync(join("packages", dir, "package.json"), "utf8"));

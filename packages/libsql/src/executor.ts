@@ -9,7 +9,7 @@
  * concurrent callers never see each other's open transactions. Savepoints inside a
  * transaction work (the runner's nested writes).
  */
-import { type Client, createClient, type InValue, type ResultSet } from "@libsql/client";
+import type { Client, Config, InValue, ResultSet } from "@libsql/client";
 import type { Row, SqlValue } from "@sessiondb/core/driver";
 import { type RequestPhase, toSqliteError } from "./errors.js";
 
@@ -63,7 +63,7 @@ export async function openLibsqlExecutor(
   options: LibsqlExecutorOptions = {},
 ): Promise<LibsqlExecutor> {
   const timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-  const client = createClient({
+  const client = await createClientFor(url, {
     url,
     authToken: options.authToken,
     intMode: "bigint",
@@ -134,6 +134,22 @@ function executorOver(client: Client, url: string): LibsqlExecutor & { readsText
     },
     close: () => client.close(),
   };
+}
+
+/**
+ * A client from the one part of @libsql/client the URL needs: the package's main entry loads
+ * libSQL's native binding for file: URLs at import (on Deno that needs --allow-ffi and
+ * --allow-sys), so a server URL never loads it. `libsql:` goes over HTTP, as the main entry does.
+ */
+async function createClientFor(url: string, config: Config): Promise<Client> {
+  const scheme = /^([a-z]+):/i.exec(url)?.[1]?.toLowerCase();
+  try {
+    if (scheme === "ws" || scheme === "wss") return (await import("@libsql/client/ws")).createClient(config);
+    if (scheme === "file") return (await import("@libsql/client/sqlite3")).createClient(config);
+    return (await import("@libsql/client/http")).createClient(config);
+  } catch (error) {
+    throw toSqliteError(error, { phase: "autocommit", url });
+  }
 }
 
 /** Rows as plain objects keyed by column name; BLOBs as Uint8Array; integers as numbers when

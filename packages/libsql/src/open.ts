@@ -1,0 +1,142 @@
+/**
+ * `openStore(url, options)`: the sessiondb Store on a libSQL server — core's async Store over
+ * this package's executor, with the lease row as its FTS admission.
+ */
+import {
+  type AsyncStore,
+  type AsyncStoreOptions,
+  createAsyncStore,
+  InvalidInputError,
+  isWalResetVulnerable,
+  SqliteError,
+  StoreOpenError,
+  UnsafeSqliteError,
+} from "@sessiondb/core";
+import { type LibsqlExecutor, openLibsqlExecutor } from "./executor.js";
+import { leaseAdmission } from "./lease.js";
+
+/** `openStore` options: the Store's (patience, read-only, recovery; the file options — journal
+ * mode, host, WAL safety — do not apply: the server owns its files) and the connection's. */
+export interface LibsqlStoreOptions extends Omit<AsyncStoreOptions, "admission"> {
+  /** The token a server that requires one checks (a Turso database always does). */
+  authToken?: string;
+  /** HTTP only: abort a request after this many ms (default 60 000; 0: never). */
+  requestTimeoutMs?: number;
+  /** file: URLs only: write a WAL-mode file even though libSQL's SQLite (3.45.1) has the
+   * WAL-reset bug — only if no other process writes that file. */
+  allowUnsafeWal?: boolean;
+}
+
+const URL_SCHEMES = /^(libsql|https?|wss?|file):/i;
+
+/**
+ * Open (creating or upgrading when writable) the sessiondb store in the database at `url`:
+ * `libsql://…` (Turso, or `?tls=0` for a plain server), `https://` / `http://` (Hrana over HTTP),
+ * `wss://` / `ws://` (over a WebSocket) or `file:` (a local file through libSQL's own SQLite).
+ * Every method of the store returns a promise; `close()` it when done.
+ */
+export async function openStore(url: string, options?: LibsqlStoreOptions | null): Promise<AsyncStore> {
+  if (typeof url !== "string" || !URL_SCHEMES.test(url)) {
+    throw new InvalidInputError(
+      "openStore.url",
+      `expected a libsql:, https:, http:, wss:, ws: or file: URL, got ${typeof url === "string" ? JSON.stringify(shown(url)) : typeof url}`,
+    );
+  }
+  const { authToken, requestTimeoutMs, allowUnsafeWal, ...storeOptions } = options ?? {};
+  if (authToken !== undefined && typeof authToken !== "string") {
+    throw new InvalidInputError("openStore.authToken", "expected a string");
+  }
+  if (
+    requestTimeoutMs !== undefined &&
+    (typeof requestTimeoutMs !== "number" || !Number.isSafeInteger(requestTimeoutMs) || requestTimeoutMs < 0)
+  ) {
+    throw new InvalidInputError("openStore.requestTimeoutMs", "expected an integer number of ms, 0 or more");
+  }
+  let executor: LibsqlExecutor;
+  try {
+    executor = await openLibsqlExecutor(url, { authToken, requestTimeoutMs });
+  } catch (error) {
+    throw await openFailure(url, authToken, error);
+  }
+  let store: AsyncStore;
+  try {
+    store = await createAsyncStore(executor, { ...storeOptions, admission: leaseAdmission(executor) });
+  } catch (error) {
+    executor.close();
+    throw error;
+  }
+  // A server owns its files (no journal policy applies). A file: URL is this process's SQLite on
+  // a file other processes may write with theirs: the embedded stores' rule applies.
+  if (
+    executor.protocol === "file" &&
+    !store.readOnly &&
+    store.journalMode === "wal" &&
+    allowUnsafeWal !== true &&
+    isWalResetVulnerable(store.sqliteVersion)
+  ) {
+    await store.close();
+    throw new UnsafeSqliteError(
+      store.sqliteVersion,
+      `${shown(url)} is a WAL-mode file it was asked to write`,
+    );
+  }
+  return store;
+}
+
+/** The URL without credentials, for messages. */
+function shown(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.password = "";
+    parsed.username = "";
+    parsed.searchParams.delete("authToken");
+    return parsed.toString();
+  } catch {
+    return url.replace(/\/\/[^@/]*@/, "//");
+  }
+}
+
+/** Why the first statement failed, as StoreOpenError (the cause keeps the SqliteError). */
+async function openFailure(url: string, authToken: string | undefined, error: unknown): Promise<unknown> {
+  if (!(error instanceof SqliteError)) {
+    const message = error instanceof Error ? error.message : String(error);
+    return new StoreOpenError(shown(url), `the libSQL client refused it (${message})`, { cause: error });
+  }
+  // Node's WebSocket reports a refused token as a closed connection (1006): ask over HTTP, which
+  // answers 401.
+  if (error.extendedCode === "LIBSQL_CONNECTION_LOST" && /^(wss?|libsql):/i.test(url)) {
+    if (await refusedOverHttp(url, authToken)) {
+      return new StoreOpenError(
+        shown(url),
+        "the server refused the credentials (HTTP 401): pass a valid authToken (SESSIONDB_AUTH_TOKEN for the CLI)",
+        { cause: error },
+      );
+    }
+  }
+  const detail =
+    error.resultCode === "AUTH"
+      ? "the server refused the credentials: pass a valid authToken (SESSIONDB_AUTH_TOKEN for the CLI)"
+      : error.message.replace(/\.$/, "");
+  return new StoreOpenError(shown(url), detail, { cause: error });
+}
+
+async function refusedOverHttp(url: string, authToken: string | undefined): Promise<boolean> {
+  try {
+    const parsed = new URL(url);
+    const tls =
+      parsed.protocol === "wss:" || (parsed.protocol === "libsql:" && parsed.searchParams.get("tls") !== "0");
+    const response = await fetch(`${tls ? "https" : "http"}://${parsed.host}/v2/pipeline`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        ...(authToken ? { authorization: `Bearer ${authToken}` } : {}),
+      },
+      body: JSON.stringify({ requests: [{ type: "close" }] }),
+      signal: AbortSignal.timeout(5_000),
+    });
+    await response.body?.cancel();
+    return response.status === 401;
+  } catch {
+    return false;
+  }
+}

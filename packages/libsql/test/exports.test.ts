@@ -1,0 +1,43 @@
+/**
+ * The runtime names the built @sessiondb/libsql exports, pinned: the README's export list. A new
+ * export is a decision: add it here and to the README. Turbo builds before testing; run
+ * `npm run build` first when testing by hand.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+
+const DIST = new URL("../dist/index.js", import.meta.url);
+const README = readFileSync(new URL("../README.md", import.meta.url), "utf8");
+
+const NAMES = [
+  // this package
+  "openStore",
+  // from core: the async Store and the errors callers catch
+  "AsyncStore",
+  "InvalidInputError",
+  "SchemaOutdatedError",
+  "SchemaTooNewError",
+  "SessionDbError",
+  "SessionNotFoundError",
+  "SqliteError",
+  "StoreBusyError",
+  "StoreClosedError",
+  "StoreCorruptError",
+  "StoreFullError",
+  "StoreOpenError",
+  "StoreReadOnlyError",
+  "UnsafeSqliteError",
+];
+
+describe.skipIf(!existsSync(DIST))("exported names (needs npm run build)", () => {
+  it("exactly the documented list", async () => {
+    expect(Object.keys(await import(DIST.href)).sort()).toEqual([...NAMES].sort());
+    for (const name of NAMES) expect(README, `README lists ${name}`).toMatch(new RegExp(`\`${name}[\`(]`));
+  });
+
+  it("imports no native binding until a file: URL asks for one", () => {
+    const built = readFileSync(DIST, "utf8");
+    expect(built).not.toMatch(/from ["']@libsql\/client["']/);
+    expect(built).toMatch(/import\(["']@libsql\/client\/sqlite3["']\)/);
+  });
+});

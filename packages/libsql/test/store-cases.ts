@@ -1,0 +1,152 @@
+/**
+ * `openStore(url)` end to end on a real sqld, written once for vitest (Node), `bun test` and
+ * `deno test` (each entry file passes its runner's describe/it): the async Store over HTTP and
+ * WebSocket (create, append, search, status, integrity, a rebuild under the lease, a second
+ * open), and what a bad URL, an unreachable server and a refused token become.
+ */
+import assert from "node:assert/strict";
+import { type SqldServer, sqldAuth, sqldAvailability, startSqld } from "@sessiondb/test-sqld";
+import { InvalidInputError, openStore, StoreOpenError } from "../src/index.js";
+
+type Suite = (name: string, body: () => void) => void;
+type Test = (name: string, body: () => Promise<void>, timeoutMs?: number) => void;
+type Hooks = { before(fn: () => Promise<void>): void; after(fn: () => Promise<void>): void };
+
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => assert.fail("expected a rejection"),
+    (error: unknown) => error,
+  );
+}
+
+export function storeCases(describe: Suite, it: Test, hooks: Hooks): void {
+  describe("openStore input", () => {
+    it("refuses what is not a libSQL URL, and bad connection options, before connecting", async () => {
+      for (const url of ["state.db", "", "postgres://x", 42]) {
+        assert.ok((await rejection(openStore(url as string))) instanceof InvalidInputError, String(url));
+      }
+      const token = await rejection(openStore("http://127.0.0.1:1", { authToken: 5 as never }));
+      assert.equal((token as InvalidInputError).field, "openStore.authToken");
+      const timeout = await rejection(openStore("http://127.0.0.1:1", { requestTimeoutMs: -1 }));
+      assert.equal((timeout as InvalidInputError).field, "openStore.requestTimeoutMs");
+    });
+  });
+
+  const available = sqldAvailability();
+  if (!available.ok) {
+    describe(`openStore on sqld — skipped: ${available.reason}`, () => {});
+    return;
+  }
+
+  describe("openStore on sqld", () => {
+    let server: SqldServer;
+    hooks.before(async () => {
+      server = await startSqld();
+    });
+    hooks.after(async () => {
+      await server?.stop();
+    });
+
+    it("creates the store on first open and serves the Store API with promises", async () => {
+      const store = await openStore(server.httpUrl);
+      try {
+        assert.equal(store.readOnly, false);
+        assert.equal(store.sqliteVersion, "3.45.1");
+        const { id } = await store.createSession({ source: "gateway", title: "first" });
+        const ids = await store.appendMessages(id, [
+          { role: "user", content: "deploy the gateway tonight" },
+          { role: "assistant", content: "the deployment finished" },
+        ]);
+        assert.equal(ids.length, 2);
+        assert.deepEqual(
+          (await store.getMessages(id)).map((m) => m.content),
+          ["deploy the gateway tonight", "the deployment finished"],
+        );
+        const found = await store.search("deploy*");
+        assert.equal(found.route, "fts");
+        assert.deepEqual(found.hits.map((hit) => hit.messageId).sort(), [...ids].sort());
+        assert.equal((await store.ftsStatus()).state, "ready");
+        assert.equal((await store.checkIntegrity()).ok, true);
+      } finally {
+        await store.close();
+      }
+    }, 60_000);
+
+    it("a second open over WebSocket sees the same rows; a rebuild takes and returns the lease", async () => {
+      const store = await openStore(server.wsUrl);
+      try {
+        assert.deepEqual(
+          (await store.listSessions()).map((s) => s.title),
+          ["first"],
+        );
+        assert.equal((await store.rebuildFts()).rebuilt, true);
+        assert.equal((await store.search("deploy*")).hits.length, 2);
+        const other = await openStore(server.httpUrl);
+        try {
+          assert.equal((await other.rebuildFts({ timeoutMs: 0 })).rebuilt, true, "the lease was released");
+        } finally {
+          await other.close();
+        }
+      } finally {
+        await store.close();
+      }
+    }, 60_000);
+
+    it("concurrent appends from one client do not interleave inside each other's transactions", async () => {
+      const store = await openStore(server.httpUrl);
+      try {
+        const { id } = await store.createSession({ source: "burst" });
+        const results = await Promise.all(
+          Array.from({ length: 12 }, (_, n) =>
+            store.appendMessages(
+              id,
+              [1, 2, 3].map((k) => ({ role: "user" as const, content: `burst ${n}.${k}` })),
+            ),
+          ),
+        );
+        for (const ids of results)
+          assert.deepEqual(ids, [ids[0], (ids[0] as number) + 1, (ids[0] as number) + 2]);
+        assert.equal(new Set(results.flat()).size, 36);
+        assert.equal((await store.getSession(id))?.messageCount, 36);
+      } finally {
+        await store.close();
+      }
+    }, 60_000);
+
+    it("a libsql:// URL with ?tls=0 reaches a plain server (over HTTP)", async () => {
+      const store = await openStore(`${server.httpUrl.replace("http:", "libsql:")}?tls=0`);
+      try {
+        assert.equal((await store.listSessions({ source: "gateway" })).length, 1);
+      } finally {
+        await store.close();
+      }
+    }, 60_000);
+
+    it("an unreachable server and a refused token are StoreOpenError saying so", async () => {
+      const gone = await startSqld();
+      const urls = [gone.httpUrl, gone.wsUrl];
+      await gone.stop();
+      for (const url of urls) {
+        const error = await rejection(openStore(url));
+        assert.ok(error instanceof StoreOpenError, url);
+        assert.match(error.message, /unreachable/);
+      }
+      const auth = sqldAuth();
+      const secured = await startSqld({ auth });
+      try {
+        for (const url of [secured.httpUrl, secured.wsUrl]) {
+          for (const authToken of [undefined, sqldAuth().token()]) {
+            const error = await rejection(openStore(url, { authToken }));
+            assert.ok(error instanceof StoreOpenError, url);
+            assert.match(error.message, /refused the credentials/);
+          }
+          const store = await openStore(url, { authToken: auth.token() });
+          assert.equal(await store.messageCount(), 0);
+          await store.close();
+        }
+      } finally {
+        await secured.stop();
+      }
+    }, 60_000);
+  });
+}
