@@ -10,6 +10,7 @@
  * transaction work (the runner's nested writes).
  */
 import type { Client, Config, InValue, ResultSet } from "@libsql/client";
+import { SqliteError } from "@sessiondb/core";
 import type { Row, SqlValue } from "@sessiondb/core/driver";
 import { type RequestPhase, toSqliteError } from "./errors.js";
 
@@ -93,7 +94,22 @@ function executorOver(client: Client, url: string): LibsqlExecutor & { readsText
     try {
       result = await target.execute({ sql, args: params as InValue[] });
     } catch (error) {
-      throw toSqliteError(error, { phase, sql, url });
+      const mapped = toSqliteError(error, { phase, sql, url });
+      if (
+        mapped instanceof SqliteError &&
+        mapped.resultCode === "CORRUPT" &&
+        (await ftsIndexCorrupt(client, sql))
+      ) {
+        throw new SqliteError(
+          "CORRUPT_VTAB",
+          `${mapped.message} (the FTS5 index's own integrity check fails)`,
+          {
+            extendedCode: "SQLITE_CORRUPT_VTAB",
+            cause: error,
+          },
+        );
+      }
+      throw mapped;
     }
     return toExecuteResult(result);
   };
@@ -150,6 +166,36 @@ async function createClientFor(url: string, config: Config): Promise<Client> {
   } catch (error) {
     throw toSqliteError(error, { phase: "autocommit", url });
   }
+}
+
+/**
+ * sqld answers every corruption with the primary code alone (`SQLITE_CORRUPT`, "database disk
+ * image is malformed" on SQLite 3.45.1), so FTS5's SQLITE_CORRUPT_VTAB — which core answers by
+ * failing open (detach the index, search by LIKE) rather than by refusing every write — arrives
+ * indistinguishable from a damaged table. When the failed statement names FTS5 tables, ask FTS5
+ * itself: its integrity check of the index structure alone (`rank` 0: not compared with the
+ * content, which may be what is damaged), on a stream of its own (the failed statement's
+ * transaction may be read-only). Only ever on a corruption error.
+ */
+async function ftsIndexCorrupt(client: Client, sql: string): Promise<boolean> {
+  try {
+    const { rows } = await client.execute(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%USING fts5%'",
+    );
+    for (const row of rows) {
+      const name = String(row.name);
+      if (!new RegExp(`\\b${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\b`).test(sql)) continue;
+      const quoted = `"${name.replaceAll('"', '""')}"`;
+      try {
+        await client.execute(`INSERT INTO ${quoted}(${quoted}, rank) VALUES ('integrity-check', 0)`);
+      } catch (error) {
+        if (/SQLITE_CORRUPT|malformed|corrupt/i.test(String((error as Error).message))) return true;
+      }
+    }
+  } catch {
+    // Cannot tell: the error stays what the server said.
+  }
+  return false;
 }
 
 /** Rows as plain objects keyed by column name; BLOBs as Uint8Array; integers as numbers when
