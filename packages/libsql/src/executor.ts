@@ -11,28 +11,11 @@
  */
 import type { Client, Config, InValue, ResultSet } from "@libsql/client";
 import { SqliteError } from "@sessiondb/core";
-import type { Row, SqlValue } from "@sessiondb/core/driver";
+import type { AsyncExecutor, ExecuteResult, Row, SqlValue } from "@sessiondb/core/driver";
 import { type RequestPhase, toSqliteError } from "./errors.js";
 
-/** What one statement returns (core's async runner reads these three). */
-export interface ExecuteResult {
-  rows: Row[];
-  changes: number;
-  lastInsertRowid: number;
-}
-
-/** Statements, inside a transaction or not. */
-export interface LibsqlStatements {
-  execute(sql: string, params: readonly SqlValue[]): Promise<ExecuteResult>;
-}
-
-/** The executor core's async runner drives. */
-export interface LibsqlExecutor extends LibsqlStatements {
-  /** Run `fn` as one transaction (commit when it resolves, roll back when it rejects). */
-  transaction<T>(mode: "write" | "read", fn: (tx: LibsqlStatements) => Promise<T>): Promise<T>;
-  /** Whether TEXT comes back whole past a NUL: over Hrana (HTTP, WebSocket) it does; the
-   * native binding behind file: URLs cuts it there, and core then reads such text as hex. */
-  readonly readsTextWhole: boolean;
+/** Core's AsyncExecutor, with what this package adds for its own use. */
+export interface LibsqlExecutor extends AsyncExecutor {
   /** The URL as given, for messages (never the token). */
   readonly url: string;
   /** "http", "ws" or "file". */

@@ -16,6 +16,7 @@
 import { hostname } from "node:os";
 import process from "node:process";
 import type { SqliteError } from "@sessiondb/core";
+import type { AdmissionHolder, AdmissionLease, AsyncAdmission } from "@sessiondb/core/driver";
 import type { LibsqlExecutor } from "./executor.js";
 
 /** How long a lease lasts without renewal: a killed holder blocks rebuilds for at most this. */
@@ -29,49 +30,19 @@ const KEY = "fts_admission_lease";
 /** The server's clock in ms (one clock for every client: theirs may disagree). */
 const SERVER_NOW = "CAST(unixepoch('subsec') * 1000 AS INTEGER)";
 
-/** Who holds the lease (diagnostics; `token` and `expiresAt` decide). */
-export interface LeaseHolder {
-  pid: number;
-  runtime: string;
-  host?: string;
-  driver: string;
-  /** ISO timestamp. */
-  acquiredAt: string;
-}
-
-/** What `acquire` answers (core's AsyncAdmissionAnswer). */
-export type LeaseAnswer =
-  | { admitted: true; lease: Lease }
-  | {
-      admitted: false;
-      reason: "held" | "environment";
-      message: string;
-      holder?: LeaseHolder;
-      code?: SqliteError["resultCode"];
-    };
-
-/** A held lease (core's AdmissionLease). */
-export interface Lease {
-  readonly renewEveryMs: number;
-  renew(): Promise<void>;
-  release(): Promise<void>;
-}
-
 /** The lease row as the FTS admission of a store on `executor`. `leaseMs` and `renewEveryMs`
  * are for tests (a short lease expires quickly). */
 export function leaseAdmission(
   executor: LibsqlExecutor,
   timing: { leaseMs: number; renewEveryMs: number } = { leaseMs: LEASE_MS, renewEveryMs: RENEW_EVERY_MS },
-): {
-  acquire(options: { timeoutMs: number }): Promise<LeaseAnswer>;
-} {
+): AsyncAdmission {
   return {
     async acquire({ timeoutMs }) {
       const started = Date.now();
       const token = crypto.randomUUID();
       const holder = describeSelf();
       for (;;) {
-        let current: { holder: LeaseHolder; expiresAt: number; serverNow: number } | undefined;
+        let current: { holder: AdmissionHolder; expiresAt: number; serverNow: number } | undefined;
         try {
           current = await readLease(executor);
           if (current === undefined || current.expiresAt <= current.serverNow) {
@@ -119,7 +90,7 @@ export function leaseAdmission(
 
 async function readLease(
   executor: LibsqlExecutor,
-): Promise<{ holder: LeaseHolder; expiresAt: number; serverNow: number } | undefined> {
+): Promise<{ holder: AdmissionHolder; expiresAt: number; serverNow: number } | undefined> {
   const { rows } = await executor.execute(
     `SELECT value, ${SERVER_NOW} AS server_now FROM state_meta WHERE key = ?`,
     [KEY],
@@ -128,7 +99,11 @@ async function readLease(
   if (row === undefined) return undefined;
   try {
     const { expiresAt, token: _token, ...holder } = JSON.parse(String(row.value));
-    return { holder: holder as LeaseHolder, expiresAt: Number(expiresAt), serverNow: Number(row.server_now) };
+    return {
+      holder: holder as AdmissionHolder,
+      expiresAt: Number(expiresAt),
+      serverNow: Number(row.server_now),
+    };
   } catch {
     // An unreadable row is no lease: it is replaced.
     return undefined;
@@ -140,7 +115,7 @@ async function readLease(
 async function takeLease(
   executor: LibsqlExecutor,
   token: string,
-  holder: LeaseHolder,
+  holder: AdmissionHolder,
   leaseMs: number,
 ): Promise<boolean> {
   const { changes } = await executor.execute(
@@ -156,7 +131,7 @@ function heldLease(
   executor: LibsqlExecutor,
   token: string,
   timing: { leaseMs: number; renewEveryMs: number },
-): Lease {
+): AdmissionLease & { readonly renewEveryMs: number } {
   let released = false;
   return {
     renewEveryMs: timing.renewEveryMs,
@@ -184,8 +159,8 @@ function heldLease(
   };
 }
 
-function describeSelf(): LeaseHolder {
-  const holder: LeaseHolder = {
+function describeSelf(): AdmissionHolder {
+  const holder: AdmissionHolder = {
     pid: process.pid,
     runtime: runtimeName(),
     driver: "libsql",
@@ -206,7 +181,7 @@ function runtimeName(): string {
   return `node ${process.versions.node}`;
 }
 
-function formatHolder(holder: LeaseHolder): string {
+function formatHolder(holder: AdmissionHolder): string {
   return `pid ${holder.pid} (${[
     holder.runtime,
     holder.host && `host ${holder.host}`,
