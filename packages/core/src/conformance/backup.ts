@@ -18,7 +18,7 @@ import { STORE_FILE_MODE } from "../constants.js";
 import { BackupDestinationError, StoreBusyError } from "../errors.js";
 import type { Store } from "../store.js";
 import { ackedCount, appendedContent } from "./appender.js";
-import { assert, type ConformanceTarget, type Fixture, fixtureTest, SAFE_SQLITE } from "./harness.js";
+import { assert, type ConformanceTarget, type FileFixture, fileFixtureTest, SAFE_SQLITE } from "./harness.js";
 
 /** Enough rows that the copy takes a while (several MB with the index). */
 const SEED_ROWS = 3000;
@@ -33,7 +33,7 @@ function seed(store: Store, rows = SEED_ROWS): void {
 }
 
 /** Files in the fixture folder, to check that a refused backup wrote nothing. */
-function listing(f: Fixture): string[] {
+function listing(f: FileFixture): string[] {
   return readdirSync(dirname(f.file())).sort();
 }
 
@@ -51,7 +51,7 @@ async function refused(promise: Promise<unknown>, reason: string): Promise<Backu
 
 export function backupSuite(target: ConformanceTarget): void {
   const { describe } = target;
-  const test = fixtureTest(target);
+  const test = fileFixtureTest(target);
 
   describe("backup", () => {
     test("a backup taken while another process appends holds a prefix of its acked appends and restores to a working store", async (f) => {

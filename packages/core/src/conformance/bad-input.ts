@@ -9,8 +9,15 @@ import { readdirSync } from "node:fs";
 import { MAX_SEARCH_FILTER_VALUES, MAX_SESSION_ID_CHARS } from "../constants.js";
 import type { SqliteConnection } from "../driver.js";
 import type { StoreOptions } from "../store/types.js";
-import { createStore, type Store } from "../store.js";
-import { assert, type ConformanceTarget, type Fixture, fixtureTest, throwsCode } from "./harness.js";
+import { createStore } from "../store.js";
+import {
+  assert,
+  type ConformanceStore,
+  type ConformanceTarget,
+  type Fixture,
+  fixtureTest,
+  throwsCode,
+} from "./harness.js";
 
 /** One case: a label, the call, and the field the error must name (prefix match). */
 interface Row {
@@ -148,20 +155,20 @@ function snapshot(conn: SqliteConnection): unknown {
 }
 
 /** A small store: two sessions, three messages, one usage row. */
-function seed(store: Store): void {
-  store.createSession({ id: "s1", source: "cli", title: "first", startedAt: 100 });
-  store.createSession({ id: "s2", source: "gateway", startedAt: 200 });
-  store.appendMessages("s1", [
+async function seed(store: ConformanceStore): Promise<void> {
+  await store.createSession({ id: "s1", source: "cli", title: "first", startedAt: 100 });
+  await store.createSession({ id: "s2", source: "gateway", startedAt: 200 });
+  await store.appendMessages("s1", [
     { role: "user", content: "where is the flamingo", timestamp: 101 },
     { role: "assistant", content: "the flamingo is in the garden", timestamp: 102 },
   ]);
-  store.appendMessage("s2", { role: "user", content: "hello", timestamp: 201 });
-  store.recordUsage("s1", { model: "m", inputTokens: 10, costUsd: 0.5 });
+  await store.appendMessage("s2", { role: "user", content: "hello", timestamp: 201 });
+  await store.recordUsage("s1", { model: "m", inputTokens: 10, costUsd: 0.5 });
 }
 
 /** Every row throws INVALID_INPUT naming its field, and nothing stored changes. All rows run;
  * the failures are reported together, each with its row's label. */
-function sweep(f: Fixture, rows: Row[]): void {
+async function sweep(f: Fixture, rows: Row[]): Promise<void> {
   const watcher = f.raw();
   const files = () => readdirSync(f.file(".")).sort();
   // The first read creates the watcher's -shm/-wal files; list the directory after it.
@@ -171,11 +178,13 @@ function sweep(f: Fixture, rows: Row[]): void {
   for (const row of rows) {
     const before = snapshot(watcher);
     try {
-      const error = throwsCode(() => {
+      const error = (await throwsCode(() => {
         const result = row.call();
         // A call that should have been refused but opened a store: close it before failing.
-        if (result && typeof (result as Store).close === "function") (result as Store).close();
-      }, "INVALID_INPUT") as Error & { field?: string };
+        if (result && typeof (result as { close?: unknown }).close === "function")
+          (result as { close(): void }).close();
+        return result;
+      }, "INVALID_INPUT")) as Error & { field?: string };
       assert.ok(
         error.field?.startsWith(row.field),
         `the error names ${error.field}, expected ${row.field}: ${error.message}`,
@@ -189,7 +198,7 @@ function sweep(f: Fixture, rows: Row[]): void {
   assert.deepEqual(files(), dir, "a refused call created a file");
 }
 
-function storeRows(store: Store): Row[] {
+function storeRows(store: ConformanceStore): Row[] {
   const message = { role: "user", content: "x" } as const;
   return [
     // sessions
@@ -429,28 +438,28 @@ export function badInputSuite(target: ConformanceTarget): void {
   const test = fixtureTest(target);
 
   describe("bad input", () => {
-    test("every Store method refuses wrong input with INVALID_INPUT and changes nothing", (f) => {
-      const store = f.open();
-      seed(store);
+    test("every Store method refuses wrong input with INVALID_INPUT and changes nothing", async (f) => {
+      const store = await f.open();
+      await seed(store);
       const rows = storeRows(store);
-      sweep(f, rows);
+      await sweep(f, rows);
       // The store still works, and null options mean the defaults everywhere.
-      assert.equal(store.messageCount(), 3);
+      assert.equal(await store.messageCount(), 3);
       assert.deepEqual(
-        store.listSessions(null).map((s) => s.id),
+        (await store.listSessions(null)).map((s) => s.id),
         ["s2", "s1"],
       );
-      assert.equal(store.getMessages("s1", null).length, 2);
-      assert.equal(store.getMessages("s1", { limit: null, afterId: null } as never).length, 2);
-      assert.equal(store.search("flamingo", null).hits.length, 2);
-      assert.equal(store.search("flamingo", { limit: -0, roles: ["user", "user"] }).hits.length, 0);
-      assert.equal(store.search("flamingo", { roles: ["user", "user"] }).hits.length, 1);
-      assert.equal(store.rebuildFts(null).rebuilt, true);
+      assert.equal((await store.getMessages("s1", null)).length, 2);
+      assert.equal((await store.getMessages("s1", { limit: null, afterId: null } as never)).length, 2);
+      assert.equal((await store.search("flamingo", null)).hits.length, 2);
+      assert.equal((await store.search("flamingo", { limit: -0, roles: ["user", "user"] })).hits.length, 0);
+      assert.equal((await store.search("flamingo", { roles: ["user", "user"] })).hits.length, 1);
+      assert.equal((await store.rebuildFts(null)).rebuilt, true);
     });
 
     test("backfillFts rejects bad options (a rejection, not a synchronous throw) and changes nothing", async (f) => {
-      const store = f.open();
-      seed(store);
+      const store = await f.open();
+      await seed(store);
       const watcher = f.raw();
       const before = snapshot(watcher);
       const bad: Array<[unknown, string]> = [
@@ -480,26 +489,34 @@ export function badInputSuite(target: ConformanceTarget): void {
       }
     });
 
-    test("createStore refuses bad paths, drivers and options before touching any file", (f) => {
-      const existing = f.open();
-      seed(existing);
-      existing.close();
-      // On the existing store: a refused open must not open, repair or convert it.
-      sweep(f, openRows(f, f.file()));
-      // On a new path: a refused open must not create it (the sweep compares the directory).
-      sweep(f, openRows(f, f.file("never-created.db")));
-      // null options are the defaults.
-      createStore(f.target.driver, f.file(), null).close();
-    });
+    test(
+      "createStore refuses bad paths, drivers and options before touching any file",
+      async (f) => {
+        const existing = await f.open();
+        await seed(existing);
+        await existing.close();
+        // On the existing store: a refused open must not open, repair or convert it.
+        await sweep(f, openRows(f, f.file()));
+        // On a new path: a refused open must not create it (the sweep compares the directory).
+        await sweep(f, openRows(f, f.file("never-created.db")));
+        // null options are the defaults.
+        createStore(f.target.driver, f.file(), null).close();
+      },
+      ["files"],
+    );
 
-    test("a path the file system cannot take is STORE_OPEN_FAILED, not a raw file-system error", (f) => {
-      const tooLong = f.file(`${"n".repeat(300)}.db`);
-      throwsCode(() => f.open({}, tooLong), "STORE_OPEN_FAILED");
-    });
+    test(
+      "a path the file system cannot take is STORE_OPEN_FAILED, not a raw file-system error",
+      async (f) => {
+        const tooLong = f.file(`${"n".repeat(300)}.db`);
+        await throwsCode(() => f.open({}, tooLong), "STORE_OPEN_FAILED");
+      },
+      ["files"],
+    );
 
-    test("a NaN or infinite patience budget is refused at open, even under real lock contention", (f) => {
-      const store = f.open();
-      seed(store);
+    test("a NaN or infinite patience budget is refused at open, even under real lock contention", async (f) => {
+      const store = await f.open();
+      await seed(store);
       const watcher = f.raw();
       const before = snapshot(watcher);
       const blocker = f.raw();
@@ -511,10 +528,12 @@ export function badInputSuite(target: ConformanceTarget): void {
             // If the open ever accepted the budget, the writes below would meet the held lock:
             // with a NaN budget the patience loop used to spin there for ever.
             // The other budgets are short, so a regression fails fast instead of waiting.
-            throwsCode(() => {
-              const other = f.open({ patience: { openMs: 200, writeMs: 200, appendMs: 200, [key]: budget } });
-              other.recordUsage("s1", { model: "m" });
-              other.appendMessage("s1", { role: "user", content: "blocked" });
+            await throwsCode(async () => {
+              const other = await f.open({
+                patience: { openMs: 200, writeMs: 200, appendMs: 200, [key]: budget },
+              });
+              await other.recordUsage("s1", { model: "m" });
+              await other.appendMessage("s1", { role: "user", content: "blocked" });
             }, "INVALID_INPUT");
           }
         }

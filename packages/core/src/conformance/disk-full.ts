@@ -9,7 +9,7 @@ import { closeSync, openSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { CHECKPOINT_EVERY_WRITES } from "../constants.js";
 import { createStore, type Store } from "../store.js";
-import { assert, type ConformanceTarget, SAFE_SQLITE, throwsCode } from "./harness.js";
+import { assert, type ConformanceTarget, SAFE_SQLITE, throwsCodeSync } from "./harness.js";
 import { type Tmpfs, tmpfsUnavailable, withTmpfs } from "./tmpfs.js";
 
 /** Room for a few hundred appends before the disk is full. */
@@ -57,7 +57,7 @@ function assertExactlyOnce(store: Store, acked: readonly number[]): void {
 }
 
 function isFull(fn: () => unknown, what?: RegExp): void {
-  const error = throwsCode(fn, "STORE_FULL");
+  const error = throwsCodeSync(fn, "STORE_FULL");
   assert.equal(error.name, "StoreFullError");
   if (what) assert.match(error.message, what);
 }

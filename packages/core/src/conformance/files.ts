@@ -9,7 +9,7 @@ import process from "node:process";
 import { STORE_FILE_MODE } from "../constants.js";
 import { admissionLockPath } from "../locks/admission.js";
 import { createStore } from "../store.js";
-import { assert, type ConformanceTarget, fixtureTest, SAFE_SQLITE, throwsCode } from "./harness.js";
+import { assert, type ConformanceTarget, fileFixtureTest, SAFE_SQLITE, throwsCodeSync } from "./harness.js";
 import { tmpfsUnavailable, withTmpfs } from "./tmpfs.js";
 
 const ARMS = [
@@ -55,7 +55,7 @@ function whereFilesComeOutLoose(target: ConformanceTarget, dir: string, fn: () =
 
 export function filesSuite(target: ConformanceTarget): void {
   const { describe, it } = target;
-  const test = fixtureTest(target);
+  const test = fileFixtureTest(target);
 
   describe("files and locks", () => {
     test("every file the store makes is 0600 where SQLite alone makes them 0644: after open, append, rebuildFts", (f) => {
@@ -143,16 +143,19 @@ export function filesSuite(target: ConformanceTarget): void {
           store.close();
           remount("ro");
           try {
-            const refused = throwsCode(() => open(false), "STORE_READONLY");
+            const refused = throwsCodeSync(() => open(false), "STORE_READONLY");
             assert.match(refused.message, /readOnly: true/);
             if (arm.mode === "delete") {
               const reader = open(true);
               assert.equal(reader.messageCount("s"), 1);
-              throwsCode(() => reader.appendMessage("s", { role: "user", content: "no" }), "STORE_READONLY");
+              throwsCodeSync(
+                () => reader.appendMessage("s", { role: "user", content: "no" }),
+                "STORE_READONLY",
+              );
               reader.close();
             } else {
               // A closed WAL store has no -shm, and a read-only mount cannot get one.
-              const failed = throwsCode(() => open(true), "STORE_OPEN_FAILED");
+              const failed = throwsCodeSync(() => open(true), "STORE_OPEN_FAILED");
               assert.match(failed.message, /-shm/);
             }
           } finally {

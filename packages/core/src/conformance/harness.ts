@@ -3,12 +3,14 @@
  * runs under vitest, bun:test and `deno test` (node:test), so it takes the runner's
  * `describe`/`it` and asserts with node:assert/strict, which all three runtimes provide.
  */
-import assert from "node:assert/strict";
+import strictAssert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { SqliteConnection, SqliteDriver } from "../driver.js";
 import type { Host } from "../host/host.js";
+import type { SqliteJournalMode } from "../journal.js";
+import type { AsyncMethods, BackfillFtsOptions, StoreOperations } from "../store/operations.js";
 import type { StoreOptions } from "../store/types.js";
 import { createStore, type Store } from "../store.js";
 import type { ChildAppender } from "./appender.js";
@@ -23,6 +25,55 @@ export interface Runner {
   it(name: string, fn: () => void | Promise<void>): void;
 }
 
+/**
+ * A store as the suite sees it: every method awaited (a sync store's values are awaited
+ * harmlessly), so one suite proves the sync stores and the async ones. Typed with promises so a
+ * missing `await` is a type error, not a test that compares a promise.
+ */
+export interface ConformanceStore extends AsyncMethods<StoreOperations> {
+  readonly readOnly: boolean;
+  readonly journalMode: SqliteJournalMode;
+  readonly sqliteVersion: string;
+  readonly schemaWarnings: readonly string[];
+  // biome-ignore lint/suspicious/noExplicitAny: a sync store's body returns values, an async one's promises
+  transaction(fn: (tx: any) => any): Promise<unknown>;
+  backfillFts(options?: BackfillFtsOptions | null): Promise<void>;
+  close(): Promise<void> | void;
+}
+
+/**
+ * What a target's stores can do beyond the Store API. A sync store on a local file can do all of
+ * it; an async target declares what its engine has. A test that needs a missing one is skipped
+ * with the reason printed.
+ * - `files`: preflight and open errors on paths, file modes, read-only mounts, hot journals;
+ * - `journal`: the journal policy (WAL/DELETE, the WAL-reset refusal, mode races);
+ * - `disk-full`: a real full file system under the store;
+ * - `backup`, `repair`: `store.backup` and `repairStore` (files);
+ * - `admission-lock`: the FTS admission is the lock file beside the store;
+ * - `child-processes`: other processes append to the same file while the store runs;
+ * - `driver-hooks`: stores opened on a wrapped driver (statement recording, timed hooks).
+ */
+export type Capability =
+  | "files"
+  | "journal"
+  | "disk-full"
+  | "backup"
+  | "repair"
+  | "admission-lock"
+  | "child-processes"
+  | "driver-hooks";
+
+export const ALL_CAPABILITIES: readonly Capability[] = [
+  "files",
+  "journal",
+  "disk-full",
+  "backup",
+  "repair",
+  "admission-lock",
+  "child-processes",
+  "driver-hooks",
+];
+
 export interface ConformanceTarget extends Runner {
   /** Label in test names, e.g. "better-sqlite3". */
   name: string;
@@ -33,6 +84,22 @@ export interface ConformanceTarget extends Runner {
   /** Starts a writer in a child process on this runtime (conformance/appender.ts); without it
    * the multi-process tests are skipped with the reason printed. */
   appender?: ChildAppender;
+  /** Open a store on `path` (options include the target's host): an async store factory, e.g.
+   * `createAsyncStore` over an executor on that file. Default: `createStore` with `driver`. */
+  openStore?: (path: string, options: StoreOptions) => ConformanceStore | Promise<ConformanceStore>;
+  /** What this target's stores can do (see `Capability`); default: all of it, or nothing beyond
+   * the Store API when `openStore` is given. */
+  capabilities?: readonly Capability[];
+}
+
+/** The target's capabilities. */
+export function capabilitiesOf(target: ConformanceTarget): readonly Capability[] {
+  return target.capabilities ?? (target.openStore ? [] : ALL_CAPABILITIES);
+}
+
+/** True when the target's stores are async (opened by `openStore`). */
+export function isAsyncTarget(target: ConformanceTarget): boolean {
+  return target.openStore !== undefined;
 }
 
 /** Per-test context. */
@@ -40,8 +107,12 @@ export interface Fixture {
   target: ConformanceTarget;
   /** A path in a fresh temporary directory. */
   file(name?: string): string;
-  /** Open a store on `path` (default: the fixture's store path) with the target's driver and host. */
-  open(options?: StoreOptions, path?: string): Store;
+  /** Open a store on `path` (default: the fixture's store path) with the target's driver and
+   * host, or its `openStore`. */
+  open(options?: StoreOptions, path?: string): Promise<ConformanceStore>;
+  /** A sync Store on `path` with the target's driver and host, for the suites on what only a
+   * store on a local file has (backup, repair, file modes, a full disk). */
+  openFile(options?: StoreOptions, path?: string): Store;
   /** A raw connection through the driver (for setting up states the API cannot produce). */
   raw(path?: string, readOnly?: boolean): SqliteConnection;
 }
@@ -52,12 +123,20 @@ export async function withFixture(
   body: (f: Fixture) => void | Promise<void>,
 ): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "sessiondb-conf-"));
-  const opened: Array<{ close(): void }> = [];
+  const opened: Array<{ close(): unknown }> = [];
   const file = (name = "state.db") => join(dir, name);
   const fixture: Fixture = {
     target,
     file,
-    open(options, path = file()) {
+    async open(options, path = file()) {
+      const settings = { host: target.host, ...options };
+      const store = target.openStore
+        ? await target.openStore(path, settings)
+        : (createStore(target.driver, path, settings) as unknown as ConformanceStore);
+      opened.push(store);
+      return store;
+    },
+    openFile(options, path = file()) {
       const store = createStore(target.driver, path, { host: target.host, ...options });
       opened.push(store);
       return store;
@@ -74,7 +153,7 @@ export async function withFixture(
   } finally {
     for (const handle of opened.reverse()) {
       try {
-        handle.close();
+        await handle.close();
       } catch {
         // already closed by the test
       }
@@ -83,24 +162,165 @@ export async function withFixture(
   }
 }
 
-/** `it` with a fresh fixture per test. */
+/** `it` with a fresh fixture per test; `needs`: the capabilities the test needs (skipped, with
+ * the reason printed, on a target without them). */
 export function fixtureTest(
   target: ConformanceTarget,
-): (name: string, body: (f: Fixture) => void | Promise<void>) => void {
-  return (name, body) => target.it(name, () => withFixture(target, body));
+): (name: string, body: (f: Fixture) => void | Promise<void>, needs?: readonly Capability[]) => void {
+  return (name, body, needs = []) => {
+    const missing = needs.filter((need) => !capabilitiesOf(target).includes(need));
+    if (missing.length > 0) {
+      target.it(name, () => {
+        console.log(
+          `[conformance] ${target.name}: skipped "${name}": the target's stores lack ${missing.join(", ")}`,
+        );
+      });
+      return;
+    }
+    target.it(name, () => withFixture(target, body));
+  };
 }
 
-/** Assert that `fn` throws a sessiondb error with `code` (and return it for more checks). */
-export function throwsCode(fn: () => unknown, code: string): Error & { code: string } {
+/** A fixture whose `open` is `openFile`: the suites on sync stores over a local file. */
+export type FileFixture = Omit<Fixture, "open"> & { open: Fixture["openFile"] };
+
+/** `fixtureTest` whose bodies get sync stores on the local file: for the suites on what only such
+ * a store has (registered by `runConformance` only on targets that have it), and for tests that
+ * need `needs` (skipped, with the reason printed, elsewhere). */
+export function fileFixtureTest(
+  target: ConformanceTarget,
+  needs: readonly Capability[] = [],
+): (name: string, body: (f: FileFixture) => void | Promise<void>) => void {
+  const test = fixtureTest(target);
+  return (name, body) => test(name, (f) => body({ ...f, open: f.openFile }), needs);
+}
+
+/** Register `suite` when the target has `capability`; otherwise one test that says why not. */
+export function suiteIf(
+  target: ConformanceTarget,
+  capability: Capability,
+  name: string,
+  suite: (target: ConformanceTarget) => void,
+): void {
+  if (capabilitiesOf(target).includes(capability)) {
+    suite(target);
+    return;
+  }
+  target.describe(name, () => {
+    target.it("skipped", () => {
+      console.log(
+        `[conformance] ${target.name}: skipped the ${name} suite: the target's stores lack ${capability}`,
+      );
+    });
+  });
+}
+
+/** Assert that the sync `fn` throws a sessiondb error with `code` (and return it). */
+export function throwsCodeSync(fn: () => unknown, code: string): Error & { code: string } {
   let caught: unknown;
   try {
     fn();
   } catch (error) {
     caught = error;
   }
+  return expectCode(caught, code, caught !== undefined);
+}
+
+/** Assert that `fn` throws a sessiondb error with `code`, or returns a promise that rejects with
+ * one (and return the error for more checks, as a promise in that case). A sync call is checked
+ * at once, so inside a sync transaction body the check has run when it returns; `await` the
+ * result either way. */
+export function throwsCode(
+  fn: () => unknown,
+  code: string,
+): (Error & { code: string }) | Promise<Error & { code: string }> {
+  let result: unknown;
+  try {
+    result = fn();
+  } catch (error) {
+    return expectCode(error, code, true);
+  }
+  if (isThenable(result)) {
+    return (result as Promise<unknown>).then(
+      () => expectCode(undefined, code, false),
+      (error: unknown) => expectCode(error, code, true),
+    );
+  }
+  return expectCode(undefined, code, false);
+}
+
+function expectCode(caught: unknown, code: string, thrown: boolean): Error & { code: string } {
+  assert.ok(thrown, `expected an error with code ${code}, but nothing was thrown`);
   assert.ok(caught instanceof Error, `expected an error with code ${code}, but nothing was thrown`);
   assert.equal((caught as { code?: string }).code, code, `wrong error: ${(caught as Error).message}`);
   return caught as Error & { code: string };
+}
+
+/**
+ * Run `body` as `store.transaction`'s body, on a sync or an async store alike: `body` is a
+ * generator that yields each store call's result and gets it back — the value at once on a sync
+ * store (its transaction must not await), the awaited value on an async one. On a sync store the
+ * whole transaction runs before this returns (nested ones inside a body included); a promise
+ * yielded there (a check of a promise) is awaited afterwards, so its failure surfaces. Await the
+ * result either way.
+ */
+export function transact<T>(
+  target: ConformanceTarget,
+  store: ConformanceStore,
+  // biome-ignore lint/suspicious/noExplicitAny: each yield gets back its own call's value
+  body: (tx: ConformanceStore) => Generator<unknown, T, any>,
+): T | Promise<T> {
+  if (isAsyncTarget(target)) {
+    return store.transaction(async (tx: ConformanceStore) => {
+      const steps = body(tx);
+      let step = steps.next();
+      while (!step.done) {
+        let value: unknown;
+        try {
+          value = await step.value;
+        } catch (error) {
+          step = steps.throw(error);
+          continue;
+        }
+        step = steps.next(value);
+      }
+      return step.value;
+    }) as Promise<T>;
+  }
+  const pending: unknown[] = [];
+  const sync = store as unknown as { transaction(fn: (tx: ConformanceStore) => T): T };
+  const result = sync.transaction((tx) => {
+    const steps = body(tx);
+    let step = steps.next();
+    while (!step.done) {
+      if (isThenable(step.value)) pending.push(step.value);
+      step = steps.next(step.value);
+    }
+    return step.value;
+  });
+  return pending.length === 0 ? result : Promise.all(pending).then(() => result);
+}
+
+/** What `fn` threw or rejected with (undefined when it did neither): at once when `fn` throws
+ * or returns a value, as a promise when it returns one. */
+export function failureOf(fn: () => unknown): unknown {
+  let result: unknown;
+  try {
+    result = fn();
+  } catch (error) {
+    return error;
+  }
+  if (isThenable(result)) {
+    return (result as Promise<unknown>).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+  }
+  return undefined;
+}
+
+function isThenable(value: unknown): boolean {
+  return typeof (value as { then?: unknown } | null)?.then === "function";
 }
 
 /** Scalar result of a query on a raw connection. */
@@ -141,5 +361,23 @@ export function recordingDriver(
     },
   };
 }
+
+/** Assertions that take promises as such; every other one refuses a promise among its first two
+ * arguments, so a store call the suite forgot to await fails loudly instead of comparing two
+ * promises (which `deepEqual` finds equal). */
+const TAKES_PROMISES = new Set(["rejects", "doesNotReject"]);
+
+const assert: typeof strictAssert = new Proxy(strictAssert, {
+  get(target, key, receiver) {
+    const value = Reflect.get(target, key, receiver);
+    if (typeof value !== "function" || TAKES_PROMISES.has(String(key))) return value;
+    return (...args: unknown[]) => {
+      if (args.slice(0, 2).some(isThenable)) {
+        throw new Error(`assert.${String(key)} got a promise: a store call or helper was not awaited`);
+      }
+      return (value as (...a: unknown[]) => unknown).apply(target, args);
+    };
+  },
+});
 
 export { assert };

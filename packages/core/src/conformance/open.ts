@@ -6,19 +6,21 @@ import { createStore, type Store } from "../store.js";
 import {
   assert,
   type ConformanceTarget,
-  type Fixture,
+  type FileFixture,
+  fileFixtureTest,
   fixtureTest,
   recordingDriver,
   SAFE_SQLITE,
   scalar,
   throwsCode,
+  throwsCodeSync,
 } from "./harness.js";
 
 const VULNERABLE = "3.50.4";
 
 /** A store in WAL mode with one session "s", whatever the driver's SQLite (a vulnerable one
  * creates DELETE stores, so the mode is switched on a raw connection). */
-function walStore(f: Fixture): void {
+function walStore(f: FileFixture): void {
   const store = f.open({ allowUnsafeWal: true });
   store.createSession({ id: "s", source: "cli" });
   store.close();
@@ -30,148 +32,163 @@ function walStore(f: Fixture): void {
 export function openSuite(target: ConformanceTarget): void {
   const { describe } = target;
   const test = fixtureTest(target);
+  const journalTest = fileFixtureTest(target, ["journal"]);
 
   describe("open", () => {
-    test("a new store is created in WAL mode (DELETE on a vulnerable SQLite) with the schema fingerprint", ({
-      open,
-      raw,
-    }) => {
-      const store = open();
-      assert.equal(store.journalMode, isWalResetVulnerable(store.sqliteVersion) ? "delete" : "wal");
-      assert.equal(store.readOnly, false);
-      assert.equal(store.driverName, target.driver.name);
-      assert.match(store.sqliteVersion, /^3\.\d+\.\d+$/);
-      assert.deepEqual(store.schemaWarnings, []);
-      store.close();
-      const conn = raw();
-      assert.match(
-        String(scalar(conn, "SELECT value FROM state_meta WHERE key = 'schema_fingerprint'")),
-        /^v\d+-/,
-      );
-      assert.equal(
-        scalar(conn, "SELECT value FROM state_meta WHERE key = 'schema_version'"),
-        String(SCHEMA_VERSION),
-      );
+    journalTest(
+      "a new store is created in WAL mode (DELETE on a vulnerable SQLite) with the schema fingerprint",
+      ({ open, raw }) => {
+        const store = open();
+        assert.equal(store.journalMode, isWalResetVulnerable(store.sqliteVersion) ? "delete" : "wal");
+        assert.equal(store.readOnly, false);
+        assert.equal(store.driverName, target.driver.name);
+        assert.match(store.sqliteVersion, /^3\.\d+\.\d+$/);
+        assert.deepEqual(store.schemaWarnings, []);
+        store.close();
+        const conn = raw();
+        assert.match(
+          String(scalar(conn, "SELECT value FROM state_meta WHERE key = 'schema_fingerprint'")),
+          /^v\d+-/,
+        );
+        assert.equal(
+          scalar(conn, "SELECT value FROM state_meta WHERE key = 'schema_version'"),
+          String(SCHEMA_VERSION),
+        );
+      },
+    );
+
+    test(
+      "opening a current store runs no DDL and takes no write lock",
+      async ({ file, open }) => {
+        await (await open()).close();
+        const recorder = recordingDriver(target.driver);
+        createStore(recorder.driver, file(), { host: target.host }).close();
+        const offending = recorder.statements.filter((sql) =>
+          /\b(CREATE|ALTER|DROP|INSERT|UPDATE|DELETE|BEGIN|journal_mode\s*=)/i.test(sql),
+        );
+        assert.deepEqual(offending, []);
+        assert.ok(recorder.statements.some((sql) => /FROM state_meta/i.test(sql)));
+      },
+      ["driver-hooks"],
+    );
+
+    test(
+      "the store and its WAL files are private (0600)",
+      async ({ open, file }) => {
+        assert.ok(target.host, "the conformance target needs a host to check file modes");
+        const store = await open();
+        await store.createSession({ id: "s", source: "cli" });
+        assert.equal(target.host.stat(file())?.mode, 0o600);
+        if (store.journalMode === "wal") {
+          assert.equal(target.host.stat(`${file()}-wal`)?.mode, 0o600);
+          assert.equal(target.host.stat(`${file()}-shm`)?.mode, 0o600);
+        }
+        await store.close();
+        // A later writer recreates the WAL: SQLite gives it the database file's mode.
+        const again = await open();
+        await again.createSession({ id: "t", source: "cli" });
+        if (again.journalMode === "wal") assert.equal(target.host.stat(`${file()}-wal`)?.mode, 0o600);
+      },
+      ["files"],
+    );
+
+    test("close is idempotent and later calls fail with STORE_CLOSED", async ({ open }) => {
+      const store = await open();
+      await store.close();
+      await store.close();
+      await throwsCode(() => store.createSession({ source: "cli" }), "STORE_CLOSED");
+      await throwsCode(() => store.listSessions(), "STORE_CLOSED");
     });
 
-    test("opening a current store runs no DDL and takes no write lock", ({ file }) => {
-      createStore(target.driver, file(), { host: target.host }).close();
-      const recorder = recordingDriver(target.driver);
-      const store = createStore(recorder.driver, file(), { host: target.host });
-      store.close();
-      const offending = recorder.statements.filter((sql) =>
-        /\b(CREATE|ALTER|DROP|INSERT|UPDATE|DELETE|BEGIN|journal_mode\s*=)/i.test(sql),
-      );
-      assert.deepEqual(offending, []);
-      assert.ok(recorder.statements.some((sql) => /FROM state_meta/i.test(sql)));
-    });
-
-    test("the store and its WAL files are private (0600)", ({ open, file }) => {
-      assert.ok(target.host, "the conformance target needs a host to check file modes");
-      const store = open();
-      store.createSession({ id: "s", source: "cli" });
-      assert.equal(target.host.stat(file())?.mode, 0o600);
-      if (store.journalMode === "wal") {
-        assert.equal(target.host.stat(`${file()}-wal`)?.mode, 0o600);
-        assert.equal(target.host.stat(`${file()}-shm`)?.mode, 0o600);
-      }
-      store.close();
-      // A later writer recreates the WAL: SQLite gives it the database file's mode.
-      const again = open();
-      again.createSession({ id: "t", source: "cli" });
-      if (again.journalMode === "wal") assert.equal(target.host.stat(`${file()}-wal`)?.mode, 0o600);
-    });
-
-    test("close is idempotent and later calls fail with STORE_CLOSED", ({ open }) => {
-      const store = open();
-      store.close();
-      store.close();
-      throwsCode(() => store.createSession({ source: "cli" }), "STORE_CLOSED");
-      throwsCode(() => store.listSessions(), "STORE_CLOSED");
-    });
-
-    test("a directory, a non-SQLite file and a missing read-only path get typed errors", ({ open, file }) => {
-      throwsCode(() => open({}, file("")), "STORE_OPEN_FAILED");
-      throwsCode(() => open({ readOnly: true }, file("missing.db")), "STORE_OPEN_FAILED");
-      const junk = file("junk.db");
-      writeFileSync(junk, "this is not a database, it is a shopping list\n".repeat(200));
-      throwsCode(() => open({}, junk), "STORE_OPEN_FAILED");
-      throwsCode(() => open({ readOnly: true }, junk), "STORE_OPEN_FAILED");
-      throwsCode(() => open({}, file("no/such/dir/state.db")), "STORE_OPEN_FAILED");
-    });
+    test(
+      "a directory, a non-SQLite file and a missing read-only path get typed errors",
+      async ({ open, file }) => {
+        await throwsCode(() => open({}, file("")), "STORE_OPEN_FAILED");
+        await throwsCode(() => open({ readOnly: true }, file("missing.db")), "STORE_OPEN_FAILED");
+        const junk = file("junk.db");
+        writeFileSync(junk, "this is not a database, it is a shopping list\n".repeat(200));
+        await throwsCode(() => open({}, junk), "STORE_OPEN_FAILED");
+        await throwsCode(() => open({ readOnly: true }, junk), "STORE_OPEN_FAILED");
+        await throwsCode(() => open({}, file("no/such/dir/state.db")), "STORE_OPEN_FAILED");
+      },
+      ["files"],
+    );
   });
 
   describe("read-only", () => {
-    test("reads work, writes raise STORE_READONLY, and nothing is created", ({ open }) => {
-      const writer = open();
-      writer.createSession({ id: "s", source: "cli" });
-      writer.appendMessage("s", { role: "user", content: "hello" });
-      const reader = open({ readOnly: true });
+    test("reads work, writes raise STORE_READONLY, and nothing is created", async ({ open }) => {
+      const writer = await open();
+      await writer.createSession({ id: "s", source: "cli" });
+      await writer.appendMessage("s", { role: "user", content: "hello" });
+      const reader = await open({ readOnly: true });
       assert.equal(reader.readOnly, true);
-      assert.equal(reader.messageCount("s"), 1);
-      throwsCode(() => reader.appendMessage("s", { role: "user", content: "no" }), "STORE_READONLY");
-      throwsCode(() => reader.createSession({ source: "cli" }), "STORE_READONLY");
-      assert.equal(writer.messageCount("s"), 1);
+      assert.equal(await reader.messageCount("s"), 1);
+      await throwsCode(() => reader.appendMessage("s", { role: "user", content: "no" }), "STORE_READONLY");
+      await throwsCode(() => reader.createSession({ source: "cli" }), "STORE_READONLY");
+      assert.equal(await writer.messageCount("s"), 1);
     });
 
-    test("a store behind the schema fails with SCHEMA_OUTDATED naming the column; a writable open heals it", ({
+    test("a store behind the schema fails with SCHEMA_OUTDATED naming the column; a writable open heals it", async ({
       open,
       raw,
     }) => {
-      const store = open();
-      store.createSession({ id: "s", source: "cli" });
-      store.appendMessage("s", { role: "user", content: "keep me" });
-      store.close();
+      const store = await open();
+      await store.createSession({ id: "s", source: "cli" });
+      await store.appendMessage("s", { role: "user", content: "keep me" });
+      await store.close();
       const conn = raw();
       conn.exec("DROP TRIGGER IF EXISTS messages_fts_au; DROP TRIGGER IF EXISTS messages_fts_trigram_au");
       conn.exec("ALTER TABLE messages DROP COLUMN finish_reason");
       conn.exec("DELETE FROM state_meta WHERE key = 'schema_fingerprint'");
       conn.close();
-      const error = throwsCode(() => open({ readOnly: true }), "SCHEMA_OUTDATED");
+      const error = await throwsCode(() => open({ readOnly: true }), "SCHEMA_OUTDATED");
       assert.match(error.message, /messages\.finish_reason/);
-      const healed = open();
-      assert.equal(healed.getMessages("s")[0]?.content, "keep me");
-      healed.appendMessage("s", { role: "assistant", content: "done", finishReason: "stop" });
-      healed.close();
-      assert.equal(open({ readOnly: true }).getMessages("s")[1]?.finishReason, "stop");
+      const healed = await open();
+      assert.equal((await healed.getMessages("s"))[0]?.content, "keep me");
+      await healed.appendMessage("s", { role: "assistant", content: "done", finishReason: "stop" });
+      await healed.close();
+      assert.equal((await (await open({ readOnly: true })).getMessages("s"))[1]?.finishReason, "stop");
     });
 
-    test("invalid UTF-8 in content still opens read-only and reads back with replacement characters", ({
+    test("invalid UTF-8 in content still opens read-only and reads back with replacement characters", async ({
       open,
       raw,
     }) => {
-      const store = open();
-      store.createSession({ id: "s", source: "cli" });
-      store.close();
+      const store = await open();
+      await store.createSession({ id: "s", source: "cli" });
+      await store.close();
       const conn = raw();
       conn.exec(
         "INSERT INTO messages (session_id, role, content, timestamp) VALUES ('s', 'user', CAST(x'6f6b20c328ff20656e64' AS TEXT), 1)",
       );
       conn.close();
-      const reader = open({ readOnly: true });
-      const content = reader.getMessages("s")[0]?.content as string;
+      const reader = await open({ readOnly: true });
+      const content = (await reader.getMessages("s"))[0]?.content as string;
       assert.ok(content.startsWith("ok "));
       assert.ok(content.endsWith(" end"));
       assert.ok(content.includes("\uFFFD"));
     });
 
-    test("a store written by a newer schema refuses writable opens and allows read-only", ({ open, raw }) => {
-      open().createSession({ id: "s", source: "cli" });
+    test("a store written by a newer schema refuses writable opens and allows read-only", async ({
+      open,
+      raw,
+    }) => {
+      await (await open()).createSession({ id: "s", source: "cli" });
       const conn = raw();
       conn.exec(`UPDATE state_meta SET value = '${SCHEMA_VERSION + 1}' WHERE key = 'schema_version'`);
       conn.close();
-      const error = throwsCode(() => open(), "SCHEMA_TOO_NEW");
+      const error = await throwsCode(() => open(), "SCHEMA_TOO_NEW");
       assert.match(error.message, /readOnly/);
-      assert.equal(open({ readOnly: true }).getSession("s")?.id, "s");
+      assert.equal((await (await open({ readOnly: true })).getSession("s"))?.id, "s");
     });
   });
 
   describe("schema reconcile", () => {
-    test("a primary-key change is healed by a rebuild that keeps every row (orphans included)", ({
+    test("a primary-key change is healed by a rebuild that keeps every row (orphans included)", async ({
       open,
       raw,
     }) => {
-      open().close();
+      await (await open()).close();
       const conn = raw();
       conn.exec("DROP TABLE session_model_usage");
       conn.exec(`CREATE TABLE session_model_usage (session_id TEXT, model TEXT, input_tokens INTEGER,
@@ -180,15 +197,15 @@ export function openSuite(target: ConformanceTarget): void {
       conn.exec("INSERT INTO session_model_usage VALUES ('s', 'm', 5), ('orphan', 'm', 7)");
       conn.exec("DELETE FROM state_meta WHERE key = 'schema_fingerprint'");
       conn.close();
-      const store = open();
+      const store = await open();
       assert.deepEqual(store.schemaWarnings, []);
-      const rows = store.getUsage("s");
+      const rows = await store.getUsage("s");
       assert.equal(rows.length, 1);
       assert.equal(rows[0]?.inputTokens, 5);
       assert.equal(rows[0]?.provider, "");
-      store.recordUsage("s", { model: "m", provider: "p", inputTokens: 1 });
-      assert.equal(store.getUsage("s").length, 2);
-      store.close();
+      await store.recordUsage("s", { model: "m", provider: "p", inputTokens: 1 });
+      assert.equal((await store.getUsage("s")).length, 2);
+      await store.close();
       const check = raw();
       assert.equal(scalar(check, "SELECT count(*) FROM session_model_usage WHERE session_id = 'orphan'"), 1);
       const pk = check
@@ -198,37 +215,40 @@ export function openSuite(target: ConformanceTarget): void {
       assert.equal(pk, 6);
     });
 
-    test("missing columns are added and the data migration recounts session counters", ({ open, raw }) => {
-      const store = open();
-      store.createSession({ id: "s", source: "cli" });
-      store.appendMessages("s", [
+    test("missing columns are added and the data migration recounts session counters", async ({
+      open,
+      raw,
+    }) => {
+      const store = await open();
+      await store.createSession({ id: "s", source: "cli" });
+      await store.appendMessages("s", [
         { role: "user", content: "a" },
         { role: "assistant", content: "b", toolCalls: [{ id: 1 }, { id: 2 }] },
       ]);
-      store.close();
+      await store.close();
       const conn = raw();
       conn.exec("ALTER TABLE sessions DROP COLUMN tool_call_count");
       conn.exec("UPDATE sessions SET message_count = 0");
       conn.exec("DELETE FROM state_meta WHERE key IN ('schema_fingerprint', 'schema_version')");
       conn.close();
-      const healed = open();
-      const session = healed.getSession("s");
+      const healed = await open();
+      const session = await healed.getSession("s");
       assert.equal(session?.messageCount, 2);
       assert.equal(session?.toolCallCount, 2);
     });
   });
 
   describe("corruption", () => {
-    test("structural corruption makes the store sticky read-only with STORE_CORRUPT", ({
+    test("structural corruption makes the store sticky read-only with STORE_CORRUPT", async ({
       open,
       raw,
       file,
     }) => {
-      const store = open({ journalMode: "delete" });
-      store.createSession({ id: "s", source: "cli" });
+      const store = await open({ journalMode: "delete" });
+      await store.createSession({ id: "s", source: "cli" });
       for (let i = 0; i < 40; i++)
-        store.appendMessage("s", { role: "user", content: `row ${i} ${"x".repeat(2000)}` });
-      store.close();
+        await store.appendMessage("s", { role: "user", content: `row ${i} ${"x".repeat(2000)}` });
+      await store.close();
       const conn = raw();
       conn.exec("PRAGMA wal_checkpoint(TRUNCATE)");
       const root = Number(
@@ -239,18 +259,18 @@ export function openSuite(target: ConformanceTarget): void {
       const bytes = readFileSync(file());
       for (let i = 0; i < pageSize; i++) bytes[(root - 1) * pageSize + i] = (i * 37 + 11) & 0xff;
       writeFileSync(file(), bytes);
-      const damaged = open({ repairFtsOnOpen: false });
-      throwsCode(() => damaged.getMessages("s"), "STORE_CORRUPT");
+      const damaged = await open({ repairFtsOnOpen: false });
+      await throwsCode(() => damaged.getMessages("s"), "STORE_CORRUPT");
       // Sticky: later writes are refused before they touch the file.
-      throwsCode(() => damaged.createSession({ id: "t", source: "cli" }), "STORE_CORRUPT");
-      throwsCode(() => damaged.appendMessage("s", { role: "user", content: "more" }), "STORE_CORRUPT");
-      assert.equal(damaged.getSession("s")?.id, "s", "what is readable stays readable");
-      assert.equal(damaged.checkIntegrity().ok, false);
+      await throwsCode(() => damaged.createSession({ id: "t", source: "cli" }), "STORE_CORRUPT");
+      await throwsCode(() => damaged.appendMessage("s", { role: "user", content: "more" }), "STORE_CORRUPT");
+      assert.equal((await damaged.getSession("s"))?.id, "s", "what is readable stays readable");
+      assert.equal((await damaged.checkIntegrity()).ok, false);
     });
   });
 
   describe("journal policy", () => {
-    test("on a WAL-reset-vulnerable SQLite a new store stays in DELETE mode", ({ open }) => {
+    journalTest("on a WAL-reset-vulnerable SQLite a new store stays in DELETE mode", ({ open }) => {
       const store = open({ sqliteVersion: VULNERABLE });
       assert.equal(store.journalMode, "delete");
       store.createSession({ id: "s", source: "cli" });
@@ -258,15 +278,18 @@ export function openSuite(target: ConformanceTarget): void {
       assert.equal(open({ sqliteVersion: VULNERABLE }).journalMode, "delete");
     });
 
-    test("a vulnerable SQLite refuses a WAL store writable, allows it read-only or with the opt-in", (f) => {
-      walStore(f);
-      throwsCode(() => f.open({ sqliteVersion: VULNERABLE }), "UNSAFE_SQLITE");
-      assert.equal(f.open({ sqliteVersion: VULNERABLE, readOnly: true }).getSession("s")?.id, "s");
-      const optedIn = f.open({ sqliteVersion: VULNERABLE, allowUnsafeWal: true });
-      assert.equal(optedIn.journalMode, "wal");
-    });
+    journalTest(
+      "a vulnerable SQLite refuses a WAL store writable, allows it read-only or with the opt-in",
+      (f) => {
+        walStore(f);
+        throwsCodeSync(() => f.open({ sqliteVersion: VULNERABLE }), "UNSAFE_SQLITE");
+        assert.equal(f.open({ sqliteVersion: VULNERABLE, readOnly: true }).getSession("s")?.id, "s");
+        const optedIn = f.open({ sqliteVersion: VULNERABLE, allowUnsafeWal: true });
+        assert.equal(optedIn.journalMode, "wal");
+      },
+    );
 
-    test("an on-disk WAL store is never downgraded, even when DELETE is asked for", (f) => {
+    journalTest("an on-disk WAL store is never downgraded, even when DELETE is asked for", (f) => {
       walStore(f);
       assert.equal(f.open({ journalMode: "delete", allowUnsafeWal: true }).journalMode, "wal");
     });
@@ -274,7 +297,7 @@ export function openSuite(target: ConformanceTarget): void {
     // Two processes creating one store at once: a sibling connection holds a read transaction
     // (a real SHARED lock) exactly while the creator's switch to WAL runs, on the switches
     // `blocks` picks. SAFE_SQLITE is pinned so the policy wants WAL whatever SQLite the driver has.
-    const createBesideReader = (f: Fixture, blocks: (switchNumber: number) => boolean) => {
+    const createBesideReader = (f: FileFixture, blocks: (switchNumber: number) => boolean) => {
       const sibling = f.raw();
       let switches = 0;
       let holding = false;
@@ -292,55 +315,67 @@ export function openSuite(target: ConformanceTarget): void {
       const store = createStore(hooked.driver, f.file(), { host: target.host, sqliteVersion: SAFE_SQLITE });
       return { store, switches };
     };
-    test("an opener connected before a sibling created the store reports the mode the sibling chose", (f) => {
-      let sibling: Store | undefined;
-      const hooked = recordingDriver(target.driver, (sql) => {
-        // The sibling creates the whole store after we connected, before we look at it.
-        if (!sibling && /\bstate_meta\b/.test(sql)) sibling = f.open({ sqliteVersion: SAFE_SQLITE });
-      });
-      const late = createStore(hooked.driver, f.file(), { host: target.host, sqliteVersion: SAFE_SQLITE });
-      assert.ok(sibling, "the sibling ran inside our open");
-      assert.equal(sibling.journalMode, "wal");
-      assert.equal(late.journalMode, "wal");
-      late.close();
-    });
+    journalTest(
+      "an opener connected before a sibling created the store reports the mode the sibling chose",
+      (f) => {
+        let sibling: Store | undefined;
+        const hooked = recordingDriver(target.driver, (sql) => {
+          // The sibling creates the whole store after we connected, before we look at it.
+          if (!sibling && /\bstate_meta\b/.test(sql)) sibling = f.open({ sqliteVersion: SAFE_SQLITE });
+        });
+        const late = createStore(hooked.driver, f.file(), { host: target.host, sqliteVersion: SAFE_SQLITE });
+        assert.ok(sibling, "the sibling ran inside our open");
+        assert.equal(sibling.journalMode, "wal");
+        assert.equal(late.journalMode, "wal");
+        late.close();
+      },
+    );
 
-    const fingerprints = (f: Fixture) =>
+    const fingerprints = (f: FileFixture) =>
       scalar(f.raw(), "SELECT count(*) FROM state_meta WHERE key = 'schema_fingerprint'");
 
-    test("a sibling reading during creation defers the WAL switch; the creator switches after its commit", (f) => {
-      const { store, switches } = createBesideReader(f, (n) => n === 1);
-      assert.equal(switches, 2, "the switch was tried again after the commit");
-      assert.equal(store.journalMode, "wal");
-      store.close();
-      assert.equal(scalar(f.raw(), "PRAGMA journal_mode"), "wal");
-    });
+    journalTest(
+      "a sibling reading during creation defers the WAL switch; the creator switches after its commit",
+      (f) => {
+        const { store, switches } = createBesideReader(f, (n) => n === 1);
+        assert.equal(switches, 2, "the switch was tried again after the commit");
+        assert.equal(store.journalMode, "wal");
+        store.close();
+        assert.equal(scalar(f.raw(), "PRAGMA journal_mode"), "wal");
+      },
+    );
 
-    test("a creator that loses every switch reports DELETE, and the next open switches the store", (f) => {
-      const { store, switches } = createBesideReader(f, () => true);
-      assert.equal(switches, 2);
-      assert.equal(store.journalMode, "delete", "the truth: the file was not switched");
-      store.createSession({ id: "s", source: "cli" });
-      store.close();
-      assert.equal(fingerprints(f), 0, "a store still owed its switch is not marked current");
-      const next = f.open({ sqliteVersion: SAFE_SQLITE });
-      assert.equal(next.journalMode, "wal");
-      assert.equal(next.getSession("s")?.id, "s");
-      next.close();
-      assert.equal(fingerprints(f), 1);
-      assert.equal(scalar(f.raw(), "PRAGMA journal_mode"), "wal");
-    });
+    journalTest(
+      "a creator that loses every switch reports DELETE, and the next open switches the store",
+      (f) => {
+        const { store, switches } = createBesideReader(f, () => true);
+        assert.equal(switches, 2);
+        assert.equal(store.journalMode, "delete", "the truth: the file was not switched");
+        store.createSession({ id: "s", source: "cli" });
+        store.close();
+        assert.equal(fingerprints(f), 0, "a store still owed its switch is not marked current");
+        const next = f.open({ sqliteVersion: SAFE_SQLITE });
+        assert.equal(next.journalMode, "wal");
+        assert.equal(next.getSession("s")?.id, "s");
+        next.close();
+        assert.equal(fingerprints(f), 1);
+        assert.equal(scalar(f.raw(), "PRAGMA journal_mode"), "wal");
+      },
+    );
   });
 
   describe("write patience", () => {
-    test("a write blocked past its budget raises STORE_BUSY; stored data is intact", ({ open, raw }) => {
-      const store = open({ patience: { writeMs: 300, appendMs: 300 } });
-      store.createSession({ id: "s", source: "cli" });
-      store.appendMessage("s", { role: "user", content: "before" });
+    test("a write blocked past its budget raises STORE_BUSY; stored data is intact", async ({
+      open,
+      raw,
+    }) => {
+      const store = await open({ patience: { writeMs: 300, appendMs: 300 } });
+      await store.createSession({ id: "s", source: "cli" });
+      await store.appendMessage("s", { role: "user", content: "before" });
       const blocker = raw();
       blocker.exec("BEGIN IMMEDIATE");
       const started = Date.now();
-      const error = throwsCode(
+      const error = await throwsCode(
         () => store.appendMessage("s", { role: "user", content: "blocked" }),
         "STORE_BUSY",
       );
@@ -349,9 +384,9 @@ export function openSuite(target: ConformanceTarget): void {
       assert.ok(waited < 5000, `waited ${waited} ms`);
       assert.match(error.message, /intact/);
       blocker.exec("ROLLBACK");
-      store.appendMessage("s", { role: "user", content: "after" });
+      await store.appendMessage("s", { role: "user", content: "after" });
       assert.deepEqual(
-        store.getMessages("s").map((m) => m.content),
+        (await store.getMessages("s")).map((m) => m.content),
         ["before", "after"],
       );
     });

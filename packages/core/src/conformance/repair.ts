@@ -13,7 +13,7 @@ import { STORE_FILE_MODE } from "../constants.js";
 import { repairStore } from "../repair/repair.js";
 import type { RepairOptions, RepairReport } from "../repair/types.js";
 import { ackedCount, waitForAcks } from "./appender.js";
-import { assert, type ConformanceTarget, type Fixture, fixtureTest, SAFE_SQLITE } from "./harness.js";
+import { assert, type ConformanceTarget, type FileFixture, fileFixtureTest, SAFE_SQLITE } from "./harness.js";
 
 const SESSIONS = 6;
 const PER_SESSION = 120;
@@ -28,7 +28,7 @@ interface PageInfo {
 }
 
 /** A closed store with SESSIONS × PER_SESSION short messages, ids 1..N in order. */
-function build(f: Fixture): void {
+function build(f: FileFixture): void {
   const store = f.open({ sqliteVersion: SAFE_SQLITE });
   for (let s = 0; s < SESSIONS; s++) store.createSession({ id: `s${s}`, source: "test" });
   for (let n = 0; n < SESSIONS * PER_SESSION; n++) {
@@ -41,7 +41,7 @@ function build(f: Fixture): void {
   assert.ok(!existsSync(`${f.file()}-wal`), "the closed store still has a -wal");
 }
 
-function pages(f: Fixture): PageInfo[] {
+function pages(f: FileFixture): PageInfo[] {
   const conn = f.raw();
   try {
     return conn
@@ -61,7 +61,7 @@ function pages(f: Fixture): PageInfo[] {
 
 /** Ids of `table` (INTEGER key or rowid) in b-tree order, one array per leaf page. */
 function idsByLeaf(
-  f: Fixture,
+  f: FileFixture,
   all: PageInfo[],
   table: string,
   key: string,
@@ -113,7 +113,7 @@ function assertNothingLost(report: RepairReport): void {
 
 export function repairSuite(target: ConformanceTarget): void {
   const { describe } = target;
-  const test = fixtureTest(target);
+  const test = fileFixtureTest(target);
   const host = target.host;
   const options = (extra: Partial<RepairOptions> = {}): RepairOptions => {
     if (!host) throw new Error("unreachable: checked by the caller");
@@ -126,7 +126,7 @@ export function repairSuite(target: ConformanceTarget): void {
   };
 
   /** Repair for real (swap), then check the kept original and the repaired store. */
-  async function repairAndCheck(f: Fixture, damagedSha: string): Promise<RepairReport> {
+  async function repairAndCheck(f: FileFixture, damagedSha: string): Promise<RepairReport> {
     const report = await repairStore(f.file(), options({ now: () => Date.UTC(2026, 0, 2, 3, 4, 5) }));
     assert.equal(report.outcome, "swapped", JSON.stringify(report.attempts));
     assert.equal(report.original, `${f.file()}.corrupt-20260102T030405Z`);

@@ -7,16 +7,27 @@
  */
 import { MAX_SEARCH_WORDS } from "../fts/constants.js";
 import type { SearchOptions, SearchResult } from "../fts/search-options.js";
-import type { Store } from "../store.js";
-import { assert, type ConformanceTarget, type Fixture, fixtureTest, scalar, throwsCode } from "./harness.js";
+import {
+  assert,
+  type ConformanceStore,
+  type ConformanceTarget,
+  type Fixture,
+  fixtureTest,
+  scalar,
+  throwsCode,
+} from "./harness.js";
 
 /** Far above what any of these searches takes now, far below what they took unbounded. */
 const HANG_BOUND_MS = 3000;
 
 /** Run a search and fail if it took longer than HANG_BOUND_MS. */
-function timedSearch(store: Store, query: string, options?: SearchOptions): SearchResult {
+async function timedSearch(
+  store: ConformanceStore,
+  query: string,
+  options?: SearchOptions,
+): Promise<SearchResult> {
   const started = Date.now();
-  const result = store.search(query, options);
+  const result = await store.search(query, options);
   const took = Date.now() - started;
   assert.ok(took < HANG_BOUND_MS, `search(${query.slice(0, 24)}…) took ${took} ms`);
   return result;
@@ -27,8 +38,8 @@ function timedSearch(store: Store, query: string, options?: SearchOptions): Sear
  * indexes text after a NUL character; SQLite 3.40's stops at the first NUL, so there search
  * answers by LIKE. Asked here with a temporary table of its own, apart from the store's probe.
  */
-export function substringRoute(f: Fixture, store: Store): "trigram" | "like" {
-  if (!store.ftsStatus().trigram) return "like";
+export async function substringRoute(f: Fixture, store: ConformanceStore): Promise<"trigram" | "like"> {
+  if (!(await store.ftsStatus()).trigram) return "like";
   const conn = f.raw();
   conn.exec("CREATE VIRTUAL TABLE temp.nul_check USING fts5(c, tokenize='trigram')");
   conn.exec("INSERT INTO temp.nul_check(c) VALUES ('ab' || char(0) || 'cde')");
@@ -44,14 +55,14 @@ export function substringRoute(f: Fixture, store: Store): "trigram" | "like" {
 const ids = (result: SearchResult) => result.hits.map((h) => h.messageId).sort((a, b) => a - b);
 
 /** A store with one pathological row among ordinary ones; returns the row's id. */
-function withRun(store: Store, content: string): number {
-  store.createSession({ id: "s", source: "cli" });
-  store.appendMessages("s", [
+async function withRun(store: ConformanceStore, content: string): Promise<number> {
+  await store.createSession({ id: "s", source: "cli" });
+  await store.appendMessages("s", [
     { role: "user", content: "an ordinary question about the build" },
     { role: "assistant", content: "an ordinary answer, zero surprises" },
   ]);
-  const id = store.appendMessage("s", { role: "user", content });
-  store.appendMessage("s", { role: "tool", toolName: "bash", content: "ordinary tool output" });
+  const id = await store.appendMessage("s", { role: "user", content });
+  await store.appendMessage("s", { role: "tool", toolName: "bash", content: "ordinary tool output" });
   return id;
 }
 
@@ -60,79 +71,79 @@ export function searchBoundsSuite(target: ConformanceTarget): void {
   const test = fixtureTest(target);
 
   describe("search bounds", () => {
-    test("substring search over a 20 000-character run of one character", (f) => {
-      const store = f.open();
-      const run = withRun(store, "z".repeat(20_000));
-      const route = substringRoute(f, store);
-      const long = timedSearch(store, "z".repeat(300), { substring: true });
+    test("substring search over a 20 000-character run of one character", async (f) => {
+      const store = await f.open();
+      const run = await withRun(store, "z".repeat(20_000));
+      const route = await substringRoute(f, store);
+      const long = await timedSearch(store, "z".repeat(300), { substring: true });
       assert.equal(long.route, route);
       assert.deepEqual(ids(long), [run]);
       // A window of the row (the term is longer than the window, so nothing in it is marked).
       assert.match(long.hits[0]?.snippet ?? "", /^z+…$/);
-      assert.deepEqual(ids(timedSearch(store, `${"z".repeat(300)}y`, { substring: true })), []);
-      assert.deepEqual(ids(timedSearch(store, `y${"z".repeat(300)}`, { substring: true })), []);
-      const short = timedSearch(store, "zz", { substring: true });
+      assert.deepEqual(ids(await timedSearch(store, `${"z".repeat(300)}y`, { substring: true })), []);
+      assert.deepEqual(ids(await timedSearch(store, `y${"z".repeat(300)}`, { substring: true })), []);
+      const short = await timedSearch(store, "zz", { substring: true });
       assert.equal(short.route, "like");
       assert.deepEqual(ids(short), [run]);
       // A read-only store asks its SQLite the same way (the probe's table is TEMP).
-      const reader = f.open({ readOnly: true });
-      const read = timedSearch(reader, "z".repeat(300), { substring: true });
+      const reader = await f.open({ readOnly: true });
+      const read = await timedSearch(reader, "z".repeat(300), { substring: true });
       assert.equal(read.route, route);
       assert.deepEqual(ids(read), [run]);
     });
 
-    test("substring search over a 1 MB run of one character, with long and short queries", (f) => {
-      const store = f.open();
-      const run = withRun(store, "z".repeat(1_000_000));
-      const route = substringRoute(f, store);
+    test("substring search over a 1 MB run of one character, with long and short queries", async (f) => {
+      const store = await f.open();
+      const run = await withRun(store, "z".repeat(1_000_000));
+      const route = await substringRoute(f, store);
       for (const length of [10, 300, 1000]) {
-        const found = timedSearch(store, "Z".repeat(length), { substring: true });
+        const found = await timedSearch(store, "Z".repeat(length), { substring: true });
         assert.equal(found.route, route);
         assert.deepEqual(ids(found), [run], `a run of ${length}`);
         if (length === 10) assert.match(found.hits[0]?.snippet ?? "", /^«z{10}»«z{10}»/);
-        const missed = timedSearch(store, `${"z".repeat(length - 1)}y`, { substring: true });
+        const missed = await timedSearch(store, `${"z".repeat(length - 1)}y`, { substring: true });
         assert.deepEqual(ids(missed), [], `a run of ${length - 1} and a y`);
       }
-      const like = timedSearch(store, "z".repeat(1000), { roles: ["user", "tool"] });
+      const like = await timedSearch(store, "z".repeat(1000), { roles: ["user", "tool"] });
       assert.equal(like.route, "like");
       assert.deepEqual(ids(like), [run]);
-      assert.deepEqual(ids(timedSearch(store, `${"z".repeat(999)}y`, { roles: ["user", "tool"] })), []);
-      assert.deepEqual(ids(timedSearch(store, "zz", { substring: true })), [run]);
+      assert.deepEqual(ids(await timedSearch(store, `${"z".repeat(999)}y`, { roles: ["user", "tool"] })), []);
+      assert.deepEqual(ids(await timedSearch(store, "zz", { substring: true })), [run]);
     });
 
-    test("word search over a 1 MB run of one word, with long phrases and many terms", ({ open }) => {
-      const store = open();
-      const run = withRun(store, "word ".repeat(200_000));
-      const one = timedSearch(store, "word");
+    test("word search over a 1 MB run of one word, with long phrases and many terms", async ({ open }) => {
+      const store = await open();
+      const run = await withRun(store, "word ".repeat(200_000));
+      const one = await timedSearch(store, "word");
       assert.equal(one.route, "fts");
       assert.deepEqual(ids(one), [run]);
       assert.match(one.hits[0]?.snippet ?? "", /«word»/);
       const phrase = (n: number) => `"${Array.from({ length: n }, () => "word").join(" ")}"`;
-      assert.deepEqual(ids(timedSearch(store, phrase(10))), [run]);
-      assert.deepEqual(ids(timedSearch(store, phrase(MAX_SEARCH_WORDS))), [run]);
-      assert.deepEqual(ids(timedSearch(store, `${phrase(MAX_SEARCH_WORDS - 1)} missing`)), []);
+      assert.deepEqual(ids(await timedSearch(store, phrase(10))), [run]);
+      assert.deepEqual(ids(await timedSearch(store, phrase(MAX_SEARCH_WORDS))), [run]);
+      assert.deepEqual(ids(await timedSearch(store, `${phrase(MAX_SEARCH_WORDS - 1)} missing`)), []);
       // Repeated terms collapse; distinct ones are bounded by the word budget.
-      assert.deepEqual(ids(timedSearch(store, "word ".repeat(400))), [run]);
-      assert.equal(timedSearch(store, "word OR ordinary OR answer OR question").hits.length, 4);
-      const refused = throwsCode(() => store.search(phrase(MAX_SEARCH_WORDS + 1)), "INVALID_INPUT");
+      assert.deepEqual(ids(await timedSearch(store, "word ".repeat(400))), [run]);
+      assert.equal((await timedSearch(store, "word OR ordinary OR answer OR question")).hits.length, 4);
+      const refused = await throwsCode(() => store.search(phrase(MAX_SEARCH_WORDS + 1)), "INVALID_INPUT");
       assert.match(refused.message, /substring/);
       // The same long text as a substring is not a phrase and is not limited.
-      const pasted = timedSearch(store, phrase(MAX_SEARCH_WORDS + 1).slice(1, -1), { substring: true });
+      const pasted = await timedSearch(store, phrase(MAX_SEARCH_WORDS + 1).slice(1, -1), { substring: true });
       assert.deepEqual(ids(pasted), [run]);
-      assert.equal(store.messageCount(), 4, "a refused search stored nothing");
+      assert.equal(await store.messageCount(), 4, "a refused search stored nothing");
     });
 
-    test("text after a NUL character is found on every route", (f) => {
-      const store = f.open();
-      store.createSession({ id: "s", source: "cli" });
-      const user = store.appendMessage("s", { role: "user", content: "nulA\u0000nulB tail" });
-      const tool = store.appendMessage("s", {
+    test("text after a NUL character is found on every route", async (f) => {
+      const store = await f.open();
+      await store.createSession({ id: "s", source: "cli" });
+      const user = await store.appendMessage("s", { role: "user", content: "nulA\u0000nulB tail" });
+      const tool = await store.appendMessage("s", {
         role: "tool",
         toolName: "bash",
         content: "toolA\u0000toolB tail",
       });
-      store.appendMessage("s", { role: "assistant", content: "nothing here" });
-      const route = substringRoute(f, store);
+      await store.appendMessage("s", { role: "assistant", content: "nothing here" });
+      const route = await substringRoute(f, store);
       const cases: Array<[string, SearchOptions, string, number[]]> = [
         ["nulB", {}, "fts", [user]],
         ["nulB", { substring: true }, route, [user]],
@@ -142,9 +153,9 @@ export function searchBoundsSuite(target: ConformanceTarget): void {
         ["toolB", { roles: ["tool"] }, "like", [tool]],
         ["nulB tail", { roles: ["user"] }, "fts", [user]],
       ];
-      const check = (phase: string, expectRoute: (route: string) => string) => {
+      const check = async (phase: string, expectRoute: (route: string) => string) => {
         for (const [query, options, route, expected] of cases) {
-          const result = timedSearch(store, query, options);
+          const result = await timedSearch(store, query, options);
           const label = `${phase}: ${query} ${JSON.stringify(options)}`;
           assert.equal(result.route, expectRoute(route), label);
           assert.deepEqual(ids(result), expected, label);
@@ -157,15 +168,15 @@ export function searchBoundsSuite(target: ConformanceTarget): void {
           }
         }
       };
-      check("ready", (route) => route);
-      store.startFtsBackfill();
+      await check("ready", (route) => route);
+      await store.startFtsBackfill();
       // The pending window holds every row: the index answers nothing, the top-up everything.
-      check("backfilling", (route) => (route === "like" ? "like" : "fts+like"));
+      await check("backfilling", (route) => (route === "like" ? "like" : "fts+like"));
     });
 
-    test("the trigram and LIKE routes agree on substring queries", ({ open }) => {
-      const store = open();
-      store.createSession({ id: "s", source: "cli" });
+    test("the trigram and LIKE routes agree on substring queries", async ({ open }) => {
+      const store = await open();
+      await store.createSession({ id: "s", source: "cli" });
       for (const content of [
         "Loading my-app.CONFIG.ts",
         "config loader",
@@ -177,7 +188,7 @@ export function searchBoundsSuite(target: ConformanceTarget): void {
         "東京都の天気",
         "100% done, my_func()",
       ])
-        store.appendMessage("s", { role: "user", content });
+        await store.appendMessage("s", { role: "user", content });
       for (const query of [
         "config",
         "Config.ts",
@@ -190,14 +201,14 @@ export function searchBoundsSuite(target: ConformanceTarget): void {
         "on f",
         "abcde",
       ]) {
-        const viaIndex = timedSearch(store, query, { substring: true, limit: 100 });
-        const viaLike = timedSearch(store, query, { roles: ["user", "tool"], limit: 100 });
+        const viaIndex = await timedSearch(store, query, { substring: true, limit: 100 });
+        const viaLike = await timedSearch(store, query, { roles: ["user", "tool"], limit: 100 });
         assert.equal(viaLike.route, "like");
         assert.deepEqual(ids(viaIndex), ids(viaLike), query);
       }
       // "abcd-xbcde" holds every trigram of "abcde" but not the term: the exact test drops it.
-      assert.deepEqual(ids(store.search("abcde", { substring: true })), []);
-      assert.equal(store.search("ünï", { substring: true }).hits.length, 1);
+      assert.deepEqual(ids(await store.search("abcde", { substring: true })), []);
+      assert.equal((await store.search("ünï", { substring: true })).hits.length, 1);
     });
   });
 }

@@ -5,15 +5,19 @@
  * rank walk never picks up messages appended after its first page; bad cursors are typed errors.
  */
 import type { SearchOptions } from "../fts/search-options.js";
-import type { Store } from "../store.js";
-import { assert, type ConformanceTarget, fixtureTest, throwsCode } from "./harness.js";
+import { assert, type ConformanceStore, type ConformanceTarget, fixtureTest, throwsCode } from "./harness.js";
 
 /** Walk every page of a search with cursors; the ids in the order returned. */
-function walk(store: Store, query: string, options: SearchOptions, limit: number): number[] {
+async function walk(
+  store: ConformanceStore,
+  query: string,
+  options: SearchOptions,
+  limit: number,
+): Promise<number[]> {
   const ids: number[] = [];
   let cursor: string | undefined;
   for (let pages = 0; pages < 1000; pages++) {
-    const page = store.search(query, { ...options, limit, ...(cursor ? { cursor } : {}) });
+    const page = await store.search(query, { ...options, limit, ...(cursor ? { cursor } : {}) });
     ids.push(...page.hits.map((h) => h.messageId));
     cursor = page.nextCursor;
     if (cursor === undefined) return ids;
@@ -22,13 +26,13 @@ function walk(store: Store, query: string, options: SearchOptions, limit: number
   throw new Error("the walk did not end");
 }
 
-const all = (store: Store, query: string, options: SearchOptions) =>
-  store.search(query, { ...options, limit: 1000 }).hits.map((h) => h.messageId);
+const all = async (store: ConformanceStore, query: string, options: SearchOptions) =>
+  (await store.search(query, { ...options, limit: 1000 })).hits.map((h) => h.messageId);
 
 /** Messages that rank differently (repetitions, lengths) and share timestamps in pairs. */
-function seed(store: Store, session: string, count: number, first = 0): void {
-  store.createSession({ id: session, source: session.startsWith("gw") ? "gateway" : "cli" });
-  store.appendMessages(
+async function seed(store: ConformanceStore, session: string, count: number, first = 0): Promise<void> {
+  await store.createSession({ id: session, source: session.startsWith("gw") ? "gateway" : "cli" });
+  await store.appendMessages(
     session,
     Array.from({ length: count }, (_, k) => {
       const i = first + k;
@@ -48,12 +52,12 @@ export function searchPagingSuite(target: ConformanceTarget): void {
   const test = fixtureTest(target);
 
   describe("search paging", () => {
-    test("walking the cursors returns exactly the hits of one big query, on every route and sort", ({
+    test("walking the cursors returns exactly the hits of one big query, on every route and sort", async ({
       open,
     }) => {
-      const store = open();
-      seed(store, "cli-1", 40);
-      seed(store, "gw-1", 17, 40);
+      const store = await open();
+      await seed(store, "cli-1", 40);
+      await seed(store, "gw-1", 17, 40);
       const cases: Array<[string, SearchOptions]> = [
         ["flamingo", {}],
         ['"connection refused"', {}],
@@ -65,11 +69,11 @@ export function searchPagingSuite(target: ConformanceTarget): void {
       for (const [query, base] of cases) {
         for (const sort of ["rank", "newest", "oldest"] as const) {
           const options = { ...base, sort };
-          const expected = all(store, query, options);
+          const expected = await all(store, query, options);
           assert.ok(expected.length > 7, `${query} ${JSON.stringify(options)} finds enough to page`);
           for (const limit of [1, 7]) {
             assert.deepEqual(
-              walk(store, query, options, limit),
+              await walk(store, query, options, limit),
               expected,
               `${query} ${JSON.stringify(options)} by ${limit}`,
             );
@@ -77,50 +81,50 @@ export function searchPagingSuite(target: ConformanceTarget): void {
         }
       }
       // A page that is not full has no cursor; a limit of 0 has none either.
-      assert.equal(store.search("flamingo", { limit: 1000 }).nextCursor, undefined);
-      assert.equal(store.search("flamingo", { limit: 0 }).nextCursor, undefined);
+      assert.equal((await store.search("flamingo", { limit: 1000 })).nextCursor, undefined);
+      assert.equal((await store.search("flamingo", { limit: 0 })).nextCursor, undefined);
       // offset then cursor: the walk goes on after the offset page.
-      const first = store.search("flamingo", { offset: 5, limit: 5 });
-      const rest = store.search("flamingo", { cursor: first.nextCursor, limit: 1000 });
+      const first = await store.search("flamingo", { offset: 5, limit: 5 });
+      const rest = await store.search("flamingo", { cursor: first.nextCursor, limit: 1000 });
       assert.deepEqual(
         [...first.hits, ...rest.hits].map((h) => h.messageId),
-        all(store, "flamingo", {}).slice(5),
+        (await all(store, "flamingo", {})).slice(5),
       );
     });
 
-    test("a walk in time order is exact while another connection appends and deletes", ({ open }) => {
-      const store = open();
-      seed(store, "cli-1", 30);
-      seed(store, "gone", 6, 30);
-      const other = open();
+    test("a walk in time order is exact while another connection appends and deletes", async ({ open }) => {
+      const store = await open();
+      await seed(store, "cli-1", 30);
+      await seed(store, "gone", 6, 30);
+      const other = await open();
       for (const sort of ["newest", "oldest"] as const) {
-        const expected = all(store, "flamingo", { sort });
-        const page = store.search("flamingo", { sort, limit: 4 });
+        const expected = await all(store, "flamingo", { sort });
+        const page = await store.search("flamingo", { sort, limit: 4 });
         const seen = page.hits.map((h) => h.messageId);
         // Appends with timestamps before, between and after the walk's position.
-        other.createSession({ id: `late-${sort}`, source: "cli" });
-        other.appendMessages(`late-${sort}`, [
+        await other.createSession({ id: `late-${sort}`, source: "cli" });
+        await other.appendMessages(`late-${sort}`, [
           { role: "user", content: "flamingo late and old", timestamp: 1 },
           { role: "user", content: "flamingo late and mid", timestamp: 1007 },
           { role: "user", content: "flamingo late and new", timestamp: 9_999_999 },
         ]);
         let cursor = page.nextCursor;
         while (cursor) {
-          const next = store.search("flamingo", { sort, limit: 4, cursor });
+          const next = await store.search("flamingo", { sort, limit: 4, cursor });
           seen.push(...next.hits.map((h) => h.messageId));
           cursor = next.nextCursor;
         }
         assert.deepEqual(seen, expected, `sort ${sort}`);
       }
       // A message deleted mid-walk is simply not returned; nothing else moves.
-      const page = store.search("flamingo", { sort: "oldest", limit: 4 });
-      const before = all(store, "flamingo", { sort: "oldest" });
-      other.deleteSession("gone");
-      const after = new Set(all(store, "flamingo", { sort: "oldest" }));
+      const page = await store.search("flamingo", { sort: "oldest", limit: 4 });
+      const before = await all(store, "flamingo", { sort: "oldest" });
+      await other.deleteSession("gone");
+      const after = new Set(await all(store, "flamingo", { sort: "oldest" }));
       const seen = page.hits.map((h) => h.messageId);
       let cursor = page.nextCursor;
       while (cursor) {
-        const next = store.search("flamingo", { sort: "oldest", limit: 4, cursor });
+        const next = await store.search("flamingo", { sort: "oldest", limit: 4, cursor });
         seen.push(...next.hits.map((h) => h.messageId));
         cursor = next.nextCursor;
       }
@@ -130,35 +134,35 @@ export function searchPagingSuite(target: ConformanceTarget): void {
       );
     });
 
-    test("a rank walk never returns a message appended after its first page", ({ open }) => {
-      const store = open();
-      seed(store, "cli-1", 30);
-      const page = store.search("flamingo", { limit: 5 });
-      const before = new Set(all(store, "flamingo", {}));
-      const other = open();
-      other.createSession({ id: "late", source: "cli" });
-      const late = other.appendMessages("late", [
+    test("a rank walk never returns a message appended after its first page", async ({ open }) => {
+      const store = await open();
+      await seed(store, "cli-1", 30);
+      const page = await store.search("flamingo", { limit: 5 });
+      const before = new Set(await all(store, "flamingo", {}));
+      const other = await open();
+      await other.createSession({ id: "late", source: "cli" });
+      const late = await other.appendMessages("late", [
         { role: "user", content: "flamingo ".repeat(30) }, // would rank first
         { role: "user", content: "flamingo" },
       ]);
       const seen = page.hits.map((h) => h.messageId);
       let cursor = page.nextCursor;
       while (cursor) {
-        const next = store.search("flamingo", { limit: 5, cursor });
+        const next = await store.search("flamingo", { limit: 5, cursor });
         seen.push(...next.hits.map((h) => h.messageId));
         cursor = next.nextCursor;
       }
       for (const id of late) assert.ok(!seen.includes(id), `appended message ${id} joined the walk`);
       assert.ok(seen.every((id) => before.has(id)));
-      assert.ok(all(store, "flamingo", {}).includes(late[0] as number), "a new search finds it");
+      assert.ok((await all(store, "flamingo", {})).includes(late[0] as number), "a new search finds it");
     });
 
-    test("a cursor that is not this search's is refused with a typed error", ({ open }) => {
-      const store = open();
-      seed(store, "cli-1", 12);
-      const { nextCursor } = store.search("flamingo", { limit: 2 });
+    test("a cursor that is not this search's is refused with a typed error", async ({ open }) => {
+      const store = await open();
+      await seed(store, "cli-1", 12);
+      const { nextCursor } = await store.search("flamingo", { limit: 2 });
       assert.ok(nextCursor);
-      const timeCursor = store.search("flamingo", { limit: 2, sort: "newest" }).nextCursor;
+      const timeCursor = (await store.search("flamingo", { limit: 2, sort: "newest" })).nextCursor;
       const refused: Array<[string, () => unknown, string]> = [
         ["garbage", () => store.search("flamingo", { cursor: "garbage" }), "search.cursor"],
         ["a number", () => store.search("flamingo", { cursor: 5 as never }), "search.cursor"],
@@ -186,12 +190,12 @@ export function searchPagingSuite(target: ConformanceTarget): void {
         ],
       ];
       for (const [label, call, field] of refused) {
-        const error = throwsCode(call, "INVALID_INPUT");
+        const error = await throwsCode(call, "INVALID_INPUT");
         assert.equal((error as { field?: string }).field, field, label);
       }
       // The limit may change between pages; null means no cursor.
-      assert.equal(store.search("flamingo", { cursor: nextCursor, limit: 3 }).hits.length, 3);
-      assert.equal(store.search("flamingo", { cursor: null as never, limit: 3 }).hits.length, 3);
+      assert.equal((await store.search("flamingo", { cursor: nextCursor, limit: 3 })).hits.length, 3);
+      assert.equal((await store.search("flamingo", { cursor: null as never, limit: 3 })).hits.length, 3);
     });
   });
 }

@@ -1,4 +1,4 @@
-/** Conformance: `store.stats()` counts what the API stored, agrees with the per-call reads, and
+/** Conformance: `await store.stats()` counts what the API stored, agrees with the per-call reads, and
  * works read-only (what `sessiondb stats` needs, so the CLI sends no SQL of its own). */
 import { assert, type ConformanceTarget, fixtureTest } from "./harness.js";
 
@@ -8,7 +8,7 @@ export function statsSuite(target: ConformanceTarget): void {
 
   describe("stats", () => {
     test("an empty store counts nothing and reports its FTS state", async ({ open }) => {
-      const store = open();
+      const store = await open();
       const stats = await store.stats();
       assert.deepEqual(
         { ...stats, fts: undefined },
@@ -25,7 +25,7 @@ export function statsSuite(target: ConformanceTarget): void {
     });
 
     test("sessions, messages by role, tool calls, tokens and cost, read-only too", async ({ open }) => {
-      const store = open();
+      const store = await open();
       await store.createSession({ id: "a", source: "cli" });
       await store.createSession({ id: "b", source: "gateway" });
       await store.appendMessages("a", [
@@ -62,7 +62,7 @@ export function statsSuite(target: ConformanceTarget): void {
       assert.equal(counts.messages.total, await store.messageCount());
       assert.equal(fts.state, "ready");
       await store.close();
-      const reader = open({ readOnly: true });
+      const reader = await open({ readOnly: true });
       const { fts: _, ...again } = await reader.stats();
       assert.deepEqual(again, expected);
     });

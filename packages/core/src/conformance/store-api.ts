@@ -8,9 +8,9 @@ export function storeApiSuite(target: ConformanceTarget): void {
   const test = fixtureTest(target);
 
   describe("sessions", () => {
-    test("createSession stores the fields and getSession reads them back", ({ open }) => {
-      const store = open();
-      const session = store.createSession({
+    test("createSession stores the fields and getSession reads them back", async ({ open }) => {
+      const store = await open();
+      const session = await store.createSession({
         id: "s1",
         source: "cli",
         model: "gpt-x",
@@ -20,102 +20,107 @@ export function storeApiSuite(target: ConformanceTarget): void {
         startedAt: 1700000000.5,
       });
       assert.equal(session.id, "s1");
-      assert.deepEqual(store.getSession("s1"), session);
+      assert.deepEqual(await store.getSession("s1"), session);
       assert.equal(session.startedAt, 1700000000.5);
       assert.deepEqual(session.metadata, { tags: ["a"], n: 1 });
       assert.equal(session.messageCount, 0);
-      assert.equal(store.getSession("missing"), undefined);
+      assert.equal(await store.getSession("missing"), undefined);
     });
 
-    test("createSession is an upsert that never overwrites stored non-null values", ({ open }) => {
-      const store = open();
-      store.createSession({ id: "s1", source: "cli", title: "kept" });
-      const again = store.createSession({ id: "s1", source: "gateway", title: "ignored", model: "filled" });
+    test("createSession is an upsert that never overwrites stored non-null values", async ({ open }) => {
+      const store = await open();
+      await store.createSession({ id: "s1", source: "cli", title: "kept" });
+      const again = await store.createSession({
+        id: "s1",
+        source: "gateway",
+        title: "ignored",
+        model: "filled",
+      });
       assert.equal(again.title, "kept");
       assert.equal(again.source, "cli");
       assert.equal(again.model, "filled");
     });
 
-    test("createSession without id generates a unique one", ({ open }) => {
-      const store = open();
-      const a = store.createSession({ source: "cron" });
-      const b = store.createSession({ source: "cron" });
+    test("createSession without id generates a unique one", async ({ open }) => {
+      const store = await open();
+      const a = await store.createSession({ source: "cron" });
+      const b = await store.createSession({ source: "cron" });
       assert.notEqual(a.id, b.id);
       assert.ok(a.id.length > 8);
     });
 
-    test("parent sessions must exist; deleting a parent keeps the child", ({ open }) => {
-      const store = open();
-      throwsCode(
+    test("parent sessions must exist; deleting a parent keeps the child", async ({ open }) => {
+      const store = await open();
+      await throwsCode(
         () => store.createSession({ id: "child", source: "cli", parentSessionId: "nope" }),
         "SESSION_NOT_FOUND",
       );
-      assert.equal(store.getSession("child"), undefined);
-      store.createSession({ id: "parent", source: "cli" });
-      store.createSession({ id: "child", source: "cli", parentSessionId: "parent" });
-      store.appendMessage("parent", { role: "user", content: "hello" });
-      assert.equal(store.deleteSession("parent"), 1);
-      assert.equal(store.getSession("child")?.parentSessionId, null);
-      throwsCode(() => store.deleteSession("parent"), "SESSION_NOT_FOUND");
+      assert.equal(await store.getSession("child"), undefined);
+      await store.createSession({ id: "parent", source: "cli" });
+      await store.createSession({ id: "child", source: "cli", parentSessionId: "parent" });
+      await store.appendMessage("parent", { role: "user", content: "hello" });
+      assert.equal(await store.deleteSession("parent"), 1);
+      assert.equal((await store.getSession("child"))?.parentSessionId, null);
+      await throwsCode(() => store.deleteSession("parent"), "SESSION_NOT_FOUND");
     });
 
-    test("updateSession and endSession change only what they name", ({ open }) => {
-      const store = open();
-      store.createSession({ id: "s", source: "cli", title: "t" });
-      const updated = store.updateSession("s", { archived: true, pinned: true, metadata: { k: "v" } });
+    test("updateSession and endSession change only what they name", async ({ open }) => {
+      const store = await open();
+      await store.createSession({ id: "s", source: "cli", title: "t" });
+      const updated = await store.updateSession("s", { archived: true, pinned: true, metadata: { k: "v" } });
       assert.equal(updated.archived, true);
       assert.equal(updated.pinned, true);
       assert.equal(updated.title, "t");
-      const ended = store.endSession("s", "user_exit");
+      const ended = await store.endSession("s", "user_exit");
       assert.equal(ended.endReason, "user_exit");
       assert.equal(typeof ended.endedAt, "number");
-      assert.equal(store.endSession("s", "later").endReason, "user_exit");
-      throwsCode(() => store.updateSession("nope", { title: "x" }), "SESSION_NOT_FOUND");
-      throwsCode(() => store.updateSession("s", { archived: "yes" as never }), "INVALID_INPUT");
+      assert.equal((await store.endSession("s", "later")).endReason, "user_exit");
+      await throwsCode(() => store.updateSession("nope", { title: "x" }), "SESSION_NOT_FOUND");
+      await throwsCode(() => store.updateSession("s", { archived: "yes" as never }), "INVALID_INPUT");
     });
 
-    test("listSessions orders, filters, pages and previews the first user message", ({ open }) => {
-      const store = open();
-      store.createSession({ id: "old", source: "cli", startedAt: 100 });
-      store.createSession({ id: "new", source: "gateway", startedAt: 200 });
-      store.createSession({ id: "archived", source: "cli", startedAt: 300 });
-      store.updateSession("archived", { archived: true });
-      store.appendMessage("old", { role: "system", content: "sys", timestamp: 500 });
-      store.appendMessage("old", { role: "user", content: "first question", timestamp: 501 });
+    test("listSessions orders, filters, pages and previews the first user message", async ({ open }) => {
+      const store = await open();
+      await store.createSession({ id: "old", source: "cli", startedAt: 100 });
+      await store.createSession({ id: "new", source: "gateway", startedAt: 200 });
+      await store.createSession({ id: "archived", source: "cli", startedAt: 300 });
+      await store.updateSession("archived", { archived: true });
+      await store.appendMessage("old", { role: "system", content: "sys", timestamp: 500 });
+      await store.appendMessage("old", { role: "user", content: "first question", timestamp: 501 });
       assert.deepEqual(
-        store.listSessions().map((s) => s.id),
+        (await store.listSessions()).map((s) => s.id),
         ["new", "old"],
       );
       assert.deepEqual(
-        store.listSessions({ includeArchived: true }).map((s) => s.id),
+        (await store.listSessions({ includeArchived: true })).map((s) => s.id),
         ["archived", "new", "old"],
       );
       assert.deepEqual(
-        store.listSessions({ orderBy: "activity" }).map((s) => s.id),
+        (await store.listSessions({ orderBy: "activity" })).map((s) => s.id),
         ["old", "new"],
       );
       assert.deepEqual(
-        store.listSessions({ source: "cli" }).map((s) => s.id),
+        (await store.listSessions({ source: "cli" })).map((s) => s.id),
         ["old"],
       );
       assert.deepEqual(
-        store.listSessions({ limit: 1, offset: 1 }).map((s) => s.id),
+        (await store.listSessions({ limit: 1, offset: 1 })).map((s) => s.id),
         ["old"],
       );
-      const old = store.listSessions({ source: "cli" })[0];
+      const old = (await store.listSessions({ source: "cli" }))[0];
       assert.equal(old?.preview, "first question");
       assert.equal(old?.messageCount, 2);
       assert.equal(old?.lastActiveAt, 501);
-      throwsCode(() => store.listSessions({ orderBy: "title" as never }), "INVALID_INPUT");
+      await throwsCode(() => store.listSessions({ orderBy: "title" as never }), "INVALID_INPUT");
     });
   });
 
   describe("messages", () => {
-    test("appendMessage returns growing ids and getMessages reads every field back", ({ open }) => {
-      const store = open();
-      store.createSession({ id: "s", source: "cli" });
-      const a = store.appendMessage("s", { role: "user", content: "hi", timestamp: 10 });
-      const b = store.appendMessage("s", {
+    test("appendMessage returns growing ids and getMessages reads every field back", async ({ open }) => {
+      const store = await open();
+      await store.createSession({ id: "s", source: "cli" });
+      const a = await store.appendMessage("s", { role: "user", content: "hi", timestamp: 10 });
+      const b = await store.appendMessage("s", {
         role: "assistant",
         content: null,
         toolCalls: [{ id: "c1", type: "function", function: { name: "ls", arguments: "{}" } }],
@@ -125,7 +130,7 @@ export function storeApiSuite(target: ConformanceTarget): void {
         metadata: { m: true },
         timestamp: 11,
       });
-      const c = store.appendMessage("s", {
+      const c = await store.appendMessage("s", {
         role: "tool",
         toolName: "ls",
         toolCallId: "c1",
@@ -133,7 +138,7 @@ export function storeApiSuite(target: ConformanceTarget): void {
         timestamp: 12,
       });
       assert.ok(a < b && b < c);
-      const messages = store.getMessages("s");
+      const messages = await store.getMessages("s");
       assert.equal(messages.length, 3);
       assert.deepEqual(messages[1], {
         id: b,
@@ -152,39 +157,40 @@ export function storeApiSuite(target: ConformanceTarget): void {
       });
       assert.equal(messages[2]?.toolName, "ls");
       assert.deepEqual(
-        store.getMessages("s", { afterId: a, limit: 1 }).map((m) => m.id),
+        (await store.getMessages("s", { afterId: a, limit: 1 })).map((m) => m.id),
         [b],
       );
-      const session = store.getSession("s");
+      const session = await store.getSession("s");
       assert.equal(session?.messageCount, 3);
       assert.equal(session?.toolCallCount, 1);
       assert.equal(session?.lastActivityAt, 12);
-      assert.equal(store.messageCount("s"), 3);
-      assert.equal(store.messageCount(), 3);
+      assert.equal(await store.messageCount("s"), 3);
+      assert.equal(await store.messageCount(), 3);
     });
 
-    test("getMessages reads the last N and the messages before an id, in id order", ({ open }) => {
-      const store = open();
-      store.createSession({ id: "s", source: "cli" });
-      store.createSession({ id: "other", source: "cli" });
+    test("getMessages reads the last N and the messages before an id, in id order", async ({ open }) => {
+      const store = await open();
+      await store.createSession({ id: "s", source: "cli" });
+      await store.createSession({ id: "other", source: "cli" });
       const ids: number[] = [];
       for (let i = 0; i < 12; i++) {
-        ids.push(store.appendMessage("s", { role: "user", content: `m${i}` }));
-        store.appendMessage("other", { role: "user", content: `o${i}` }); // interleaved ids
+        ids.push(await store.appendMessage("s", { role: "user", content: `m${i}` }));
+        await store.appendMessage("other", { role: "user", content: `o${i}` }); // interleaved ids
       }
-      const contents = (options: object) => store.getMessages("s", options).map((m) => m.content);
-      assert.deepEqual(contents({ last: 3 }), ["m9", "m10", "m11"]);
-      assert.deepEqual(contents({ last: 0 }), []);
-      assert.equal(contents({ last: 100 }).length, 12);
-      assert.deepEqual(contents({ beforeId: ids[4] }), ["m0", "m1", "m2", "m3"]);
-      assert.deepEqual(contents({ beforeId: ids[4], last: 2 }), ["m2", "m3"]);
-      assert.deepEqual(contents({ beforeId: ids[4], limit: 2 }), ["m0", "m1"]);
-      assert.deepEqual(contents({ afterId: ids[1], beforeId: ids[4] }), ["m2", "m3"]);
+      const contents = async (options: object) =>
+        (await store.getMessages("s", options)).map((m) => m.content);
+      assert.deepEqual(await contents({ last: 3 }), ["m9", "m10", "m11"]);
+      assert.deepEqual(await contents({ last: 0 }), []);
+      assert.equal((await contents({ last: 100 })).length, 12);
+      assert.deepEqual(await contents({ beforeId: ids[4] }), ["m0", "m1", "m2", "m3"]);
+      assert.deepEqual(await contents({ beforeId: ids[4], last: 2 }), ["m2", "m3"]);
+      assert.deepEqual(await contents({ beforeId: ids[4], limit: 2 }), ["m0", "m1"]);
+      assert.deepEqual(await contents({ afterId: ids[1], beforeId: ids[4] }), ["m2", "m3"]);
       // Paging backwards from the end with beforeId walks the whole session once.
       const back: unknown[] = [];
       let before: number | undefined;
       for (;;) {
-        const page = store.getMessages("s", {
+        const page = await store.getMessages("s", {
           last: 5,
           ...(before === undefined ? {} : { beforeId: before }),
         });
@@ -192,18 +198,18 @@ export function storeApiSuite(target: ConformanceTarget): void {
         back.unshift(...page.map((m) => m.content));
         before = page[0]?.id;
       }
-      assert.deepEqual(back, contents({}));
+      assert.deepEqual(back, await contents({}));
     });
 
-    test("appendMessages is one transaction: one bad message stores none", ({ open }) => {
-      const store = open();
-      store.createSession({ id: "s", source: "cli" });
-      const ids = store.appendMessages("s", [
+    test("appendMessages is one transaction: one bad message stores none", async ({ open }) => {
+      const store = await open();
+      await store.createSession({ id: "s", source: "cli" });
+      const ids = await store.appendMessages("s", [
         { role: "user", content: "one" },
         { role: "assistant", content: "two" },
       ]);
       assert.equal(ids.length, 2);
-      const error = throwsCode(
+      const error = await throwsCode(
         () =>
           store.appendMessages("s", [
             { role: "user", content: "ok" },
@@ -212,38 +218,41 @@ export function storeApiSuite(target: ConformanceTarget): void {
         "INVALID_INPUT",
       );
       assert.match(error.message, /messages\[1\]\.role/);
-      assert.equal(store.messageCount("s"), 2);
-      assert.deepEqual(store.appendMessages("s", []), []);
+      assert.equal(await store.messageCount("s"), 2);
+      assert.deepEqual(await store.appendMessages("s", []), []);
     });
 
-    test("structured content reads back identical and its text is stored for search", ({ open, raw }) => {
-      const store = open();
-      store.createSession({ id: "s", source: "cli" });
+    test("structured content reads back identical and its text is stored for search", async ({
+      open,
+      raw,
+    }) => {
+      const store = await open();
+      await store.createSession({ id: "s", source: "cli" });
       const parts: Json[] = [
         { type: "text", text: "look at this" },
         { type: "image_url", image_url: { url: "https://example.invalid/cat.png" } },
         { type: "text", text: "and this" },
       ];
-      const id = store.appendMessage("s", { role: "user", content: parts });
-      assert.deepEqual(store.getMessages("s")[0]?.content, parts);
+      const id = await store.appendMessage("s", { role: "user", content: parts });
+      assert.deepEqual((await store.getMessages("s"))[0]?.content, parts);
       const conn = raw();
       assert.equal(scalar(conn, "SELECT content FROM messages WHERE id = ?", id), "look at this\nand this");
     });
 
-    test("lone surrogates are replaced, not rejected", ({ open }) => {
-      const store = open();
-      store.createSession({ id: "s", source: "cli" });
-      store.appendMessage("s", { role: "user", content: "bad \uD800 half and \uDC00 other; ok 😀" });
-      store.appendMessage("s", { role: "user", content: [{ type: "text", text: "x\uD83D" }] });
-      const [first, second] = store.getMessages("s");
+    test("lone surrogates are replaced, not rejected", async ({ open }) => {
+      const store = await open();
+      await store.createSession({ id: "s", source: "cli" });
+      await store.appendMessage("s", { role: "user", content: "bad \uD800 half and \uDC00 other; ok 😀" });
+      await store.appendMessage("s", { role: "user", content: [{ type: "text", text: "x\uD83D" }] });
+      const [first, second] = await store.getMessages("s");
       assert.equal(first?.content, "bad \uFFFD half and \uFFFD other; ok 😀");
       assert.deepEqual(second?.content, [{ type: "text", text: "x\uFFFD" }]);
     });
 
-    test("bad input gets a typed error and changes nothing", ({ open }) => {
-      const store = open();
-      store.createSession({ id: "s", source: "cli" });
-      store.appendMessage("s", { role: "user", content: "kept" });
+    test("bad input gets a typed error and changes nothing", async ({ open }) => {
+      const store = await open();
+      await store.createSession({ id: "s", source: "cli" });
+      await store.appendMessage("s", { role: "user", content: "kept" });
       const cases: Array<[() => unknown, string]> = [
         [() => store.appendMessage("nope", { role: "user", content: "x" }), "SESSION_NOT_FOUND"],
         [() => store.appendMessage("s", { role: "robot" as never, content: "x" }), "INVALID_INPUT"],
@@ -279,49 +288,55 @@ export function storeApiSuite(target: ConformanceTarget): void {
         [() => store.recordUsage("nope", { model: "m" }), "SESSION_NOT_FOUND"],
         [() => store.getMessages("nope"), "SESSION_NOT_FOUND"],
       ];
-      for (const [call, code] of cases) throwsCode(call, code);
-      assert.equal(store.messageCount(), 1);
-      assert.equal(store.getSession("ok"), undefined);
-      assert.equal(store.getSession("s")?.messageCount, 1);
-      assert.deepEqual(store.getUsage("s"), []);
+      for (const [call, code] of cases) await throwsCode(call, code);
+      assert.equal(await store.messageCount(), 1);
+      assert.equal(await store.getSession("ok"), undefined);
+      assert.equal((await store.getSession("s"))?.messageCount, 1);
+      assert.deepEqual(await store.getUsage("s"), []);
     });
 
-    test("huge content is refused with a clear limit", ({ open }) => {
-      const store = open();
-      store.createSession({ id: "s", source: "cli" });
-      const error = throwsCode(
+    test("huge content is refused with a clear limit", async ({ open }) => {
+      const store = await open();
+      await store.createSession({ id: "s", source: "cli" });
+      const error = await throwsCode(
         () => store.appendMessage("s", { role: "tool", content: "x".repeat(MAX_CONTENT_CHARS + 1) }),
         "INVALID_INPUT",
       );
       assert.match(error.message, /allowed/);
       const big = "y".repeat(1_000_000);
-      store.appendMessage("s", { role: "tool", content: big });
-      const stored = store.getMessages("s")[0]?.content;
+      await store.appendMessage("s", { role: "tool", content: big });
+      const stored = (await store.getMessages("s"))[0]?.content;
       assert.equal(typeof stored === "string" ? stored.length : -1, big.length);
     });
   });
 
   describe("usage", () => {
-    test("recordUsage adds per key and to the session totals", ({ open }) => {
-      const store = open();
-      store.createSession({ id: "s", source: "cli" });
-      store.recordUsage("s", { model: "m1", provider: "p", inputTokens: 10, outputTokens: 5, costUsd: 0.01 });
-      store.recordUsage("s", {
+    test("recordUsage adds per key and to the session totals", async ({ open }) => {
+      const store = await open();
+      await store.createSession({ id: "s", source: "cli" });
+      await store.recordUsage("s", {
+        model: "m1",
+        provider: "p",
+        inputTokens: 10,
+        outputTokens: 5,
+        costUsd: 0.01,
+      });
+      await store.recordUsage("s", {
         model: "m1",
         provider: "p",
         inputTokens: 1,
         cacheReadTokens: 7,
         costUsd: 0.02,
       });
-      store.recordUsage("s", { model: "m2", task: "title", reasoningTokens: 3 });
-      const rows = store.getUsage("s");
+      await store.recordUsage("s", { model: "m2", task: "title", reasoningTokens: 3 });
+      const rows = await store.getUsage("s");
       assert.equal(rows.length, 2);
       assert.equal(rows[0]?.callCount, 2);
       assert.equal(rows[0]?.inputTokens, 11);
       assert.equal(rows[0]?.cacheReadTokens, 7);
       assert.ok(Math.abs((rows[0]?.costUsd ?? 0) - 0.03) < 1e-9);
       assert.equal(rows[1]?.task, "title");
-      const session = store.getSession("s");
+      const session = await store.getSession("s");
       assert.equal(session?.inputTokens, 11);
       assert.equal(session?.reasoningTokens, 3);
       assert.ok(Math.abs((session?.estimatedCostUsd ?? 0) - 0.03) < 1e-9);

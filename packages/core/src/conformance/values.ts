@@ -5,8 +5,7 @@
  */
 import { MAX_COST_USD, MAX_EPOCH_SECONDS } from "../constants.js";
 import type { Json } from "../store/types.js";
-import type { Store } from "../store.js";
-import { assert, type ConformanceTarget, fixtureTest, throwsCode } from "./harness.js";
+import { assert, type ConformanceStore, type ConformanceTarget, fixtureTest, throwsCode } from "./harness.js";
 
 const NUL = "nulA\u0000nulB tail";
 const nul = (label: string) => `${label}\u0000${label} after the NUL`;
@@ -43,9 +42,9 @@ export function valuesSuite(target: ConformanceTarget): void {
   const test = fixtureTest(target);
 
   describe("values read back identical", () => {
-    test("NUL in every stored text field round-trips byte for byte", ({ open }) => {
-      const store = open();
-      const created = store.createSession({
+    test("NUL in every stored text field round-trips byte for byte", async ({ open }) => {
+      const store = await open();
+      const created = await store.createSession({
         id: "s",
         source: nul("source"),
         model: nul("model"),
@@ -54,23 +53,23 @@ export function valuesSuite(target: ConformanceTarget): void {
         metadata: { [nul("key")]: nul("value") },
         modelConfig: { temperature: nul("t") },
       });
-      store.createSession({ id: "parent", source: "cli" });
-      const ended = store.endSession("s", nul("reason"));
-      const user = store.appendMessage("s", { role: "user", content: NUL, metadata: { m: nul("m") } });
-      const tool = store.appendMessage("s", {
+      await store.createSession({ id: "parent", source: "cli" });
+      const ended = await store.endSession("s", nul("reason"));
+      const user = await store.appendMessage("s", { role: "user", content: NUL, metadata: { m: nul("m") } });
+      const tool = await store.appendMessage("s", {
         role: "tool",
         content: nul("tool output"),
         toolName: nul("tool"),
         toolCallId: nul("call"),
       });
-      const assistant = store.appendMessage("s", {
+      const assistant = await store.appendMessage("s", {
         role: "assistant",
         content: [{ type: "text", text: nul("part") }],
         toolCalls: [{ id: nul("c"), type: "function", function: { name: "f", arguments: nul("{}") } }],
         finishReason: nul("stop"),
         reasoning: nul("reasoning"),
       });
-      store.recordUsage("s", {
+      await store.recordUsage("s", {
         model: nul("usage model"),
         provider: nul("provider"),
         baseUrl: nul("https://x"),
@@ -79,7 +78,7 @@ export function valuesSuite(target: ConformanceTarget): void {
         inputTokens: 1,
       });
 
-      const session = store.getSession("s");
+      const session = await store.getSession("s");
       assert.equal(session?.source, nul("source"));
       assert.equal(session?.model, nul("model"));
       assert.equal(session?.title, nul("title"));
@@ -90,12 +89,12 @@ export function valuesSuite(target: ConformanceTarget): void {
       assert.equal(created.title, nul("title"), "createSession's own read");
       assert.equal(ended.endReason, nul("reason"), "endSession's own read");
 
-      const summary = store.listSessions().find((s) => s.id === "s");
+      const summary = (await store.listSessions()).find((s) => s.id === "s");
       assert.equal(summary?.title, nul("title"));
       assert.equal(summary?.source, nul("source"));
       assert.equal(summary?.preview, NUL, "preview of the first user message");
 
-      const [u, t, a] = store.getMessages("s");
+      const [u, t, a] = await store.getMessages("s");
       assert.equal(u?.id, user);
       assert.equal(u?.content, NUL);
       assert.deepEqual(u?.metadata, { m: nul("m") });
@@ -111,30 +110,30 @@ export function valuesSuite(target: ConformanceTarget): void {
       assert.equal(a?.finishReason, nul("stop"));
       assert.equal(a?.reasoning, nul("reasoning"));
 
-      const [usage] = store.getUsage("s");
+      const [usage] = await store.getUsage("s");
       assert.equal(usage?.model, nul("usage model"));
       assert.equal(usage?.provider, nul("provider"));
       assert.equal(usage?.baseUrl, nul("https://x"));
       assert.equal(usage?.billingMode, nul("billing"));
       assert.equal(usage?.task, nul("task"));
 
-      const hit = store.search("output", { roles: ["tool"] }).hits.find((h) => h.messageId === tool);
+      const hit = (await store.search("output", { roles: ["tool"] })).hits.find((h) => h.messageId === tool);
       assert.ok(hit, "the tool row is found by a word after the NUL");
       assert.equal(hit.toolName, nul("tool"));
       assert.equal(hit.sessionId, "s");
     });
 
-    test("text without NUL, and invalid UTF-8 planted by another writer, read the same as before", ({
+    test("text without NUL, and invalid UTF-8 planted by another writer, read the same as before", async ({
       open,
       raw,
     }) => {
-      const store = open();
-      store.createSession({ id: "s", source: "cli", title: "plain ✓ 漢字 😀" });
-      store.appendMessage("s", { role: "user", content: "" });
-      const bad = store.appendMessage("s", { role: "user", content: "placeholder" });
+      const store = await open();
+      await store.createSession({ id: "s", source: "cli", title: "plain ✓ 漢字 😀" });
+      await store.appendMessage("s", { role: "user", content: "" });
+      const bad = await store.appendMessage("s", { role: "user", content: "placeholder" });
       raw().exec(`UPDATE messages SET content = CAST(x'61ff62' AS TEXT) WHERE id = ${bad}`);
-      assert.equal(store.getSession("s")?.title, "plain ✓ 漢字 😀");
-      const [empty, invalid] = store.getMessages("s");
+      assert.equal((await store.getSession("s"))?.title, "plain ✓ 漢字 😀");
+      const [empty, invalid] = await store.getMessages("s");
       assert.equal(empty?.content, "");
       assert.equal(typeof invalid?.content, "string");
       assert.match(
@@ -146,35 +145,41 @@ export function valuesSuite(target: ConformanceTarget): void {
   });
 
   describe("usage sums stay in the exact range", () => {
-    const snapshot = (store: Store) => ({ session: store.getSession("s"), usage: store.getUsage("s") });
-
-    test("MAX_SAFE_INTEGER is reached exactly; one more is refused and nothing changes", ({ open }) => {
-      const store = open();
-      store.createSession({ id: "s", source: "cli" });
-      store.recordUsage("s", { model: "m", inputTokens: MAX - 1, outputTokens: 7 });
-      store.recordUsage("s", { model: "m", inputTokens: 1 });
-      assert.equal(store.getSession("s")?.inputTokens, MAX);
-      assert.equal(store.getUsage("s")[0]?.inputTokens, MAX);
-      const before = snapshot(store);
-      const error = throwsCode(() => store.recordUsage("s", { model: "m", inputTokens: 1 }), "INVALID_INPUT");
-      assert.equal((error as { field?: string }).field, "usage.inputTokens");
-      assert.match(error.message, /9007199254740991/);
-      throwsCode(() => store.recordUsage("s", { model: "m", inputTokens: MAX }), "INVALID_INPUT");
-      assert.deepEqual(snapshot(store), before, "session totals and the usage row are unchanged");
-      // Adding 0 to the full counter is not a sum that leaves the range.
-      store.recordUsage("s", { model: "m", outputTokens: 3 });
-      assert.equal(store.getSession("s")?.outputTokens, 10);
-      assert.equal(store.getUsage("s")[0]?.callCount, 3);
-      assert.doesNotThrow(() => store.listSessions());
+    const snapshot = async (store: ConformanceStore) => ({
+      session: await store.getSession("s"),
+      usage: await store.getUsage("s"),
     });
 
-    test("the session's total is guarded across usage rows, each row on its own", ({ open, raw }) => {
-      const store = open();
-      store.createSession({ id: "s", source: "cli" });
-      store.recordUsage("s", { model: "a", reasoningTokens: MAX });
-      const before = snapshot(store);
-      throwsCode(() => store.recordUsage("s", { model: "b", reasoningTokens: 1 }), "INVALID_INPUT");
-      assert.deepEqual(snapshot(store), before, "no row for model b, the total unchanged");
+    test("MAX_SAFE_INTEGER is reached exactly; one more is refused and nothing changes", async ({ open }) => {
+      const store = await open();
+      await store.createSession({ id: "s", source: "cli" });
+      await store.recordUsage("s", { model: "m", inputTokens: MAX - 1, outputTokens: 7 });
+      await store.recordUsage("s", { model: "m", inputTokens: 1 });
+      assert.equal((await store.getSession("s"))?.inputTokens, MAX);
+      assert.equal((await store.getUsage("s"))[0]?.inputTokens, MAX);
+      const before = await snapshot(store);
+      const error = await throwsCode(
+        () => store.recordUsage("s", { model: "m", inputTokens: 1 }),
+        "INVALID_INPUT",
+      );
+      assert.equal((error as { field?: string }).field, "usage.inputTokens");
+      assert.match(error.message, /9007199254740991/);
+      await throwsCode(() => store.recordUsage("s", { model: "m", inputTokens: MAX }), "INVALID_INPUT");
+      assert.deepEqual(await snapshot(store), before, "session totals and the usage row are unchanged");
+      // Adding 0 to the full counter is not a sum that leaves the range.
+      await store.recordUsage("s", { model: "m", outputTokens: 3 });
+      assert.equal((await store.getSession("s"))?.outputTokens, 10);
+      assert.equal((await store.getUsage("s"))[0]?.callCount, 3);
+      await store.listSessions();
+    });
+
+    test("the session's total is guarded across usage rows, each row on its own", async ({ open, raw }) => {
+      const store = await open();
+      await store.createSession({ id: "s", source: "cli" });
+      await store.recordUsage("s", { model: "a", reasoningTokens: MAX });
+      const before = await snapshot(store);
+      await throwsCode(() => store.recordUsage("s", { model: "b", reasoningTokens: 1 }), "INVALID_INPUT");
+      assert.deepEqual(await snapshot(store), before, "no row for model b, the total unchanged");
 
       // A usage row fuller than its session (planted): the row refuses, and the session's
       // update, already made in the same transaction, is rolled back.
@@ -182,58 +187,69 @@ export function valuesSuite(target: ConformanceTarget): void {
         "UPDATE sessions SET cache_read_tokens = 0; UPDATE session_model_usage SET cache_read_tokens = " +
           MAX,
       );
-      const planted = snapshot(store);
-      const error = throwsCode(
+      const planted = await snapshot(store);
+      const error = await throwsCode(
         () => store.recordUsage("s", { model: "a", cacheReadTokens: 1 }),
         "INVALID_INPUT",
       );
       assert.equal((error as { field?: string }).field, "usage.cacheReadTokens");
-      assert.deepEqual(snapshot(store), planted);
+      assert.deepEqual(await snapshot(store), planted);
     });
 
-    test("a cost past MAX_COST_USD is refused, per call and as a total; nothing changes", ({ open }) => {
-      const store = open();
-      store.createSession({ id: "s", source: "cli" });
-      const huge = throwsCode(() => store.recordUsage("s", { model: "m", costUsd: 1e308 }), "INVALID_INPUT");
-      assert.equal((huge as { field?: string }).field, "usage.costUsd");
-      store.recordUsage("s", { model: "m", costUsd: MAX_COST_USD });
-      const before = snapshot(store);
-      const error = throwsCode(() => store.recordUsage("s", { model: "m", costUsd: 1 }), "INVALID_INPUT");
-      assert.equal((error as { field?: string }).field, "usage.costUsd");
-      assert.deepEqual(snapshot(store), before);
-      assert.equal(store.getSession("s")?.estimatedCostUsd, MAX_COST_USD);
-      assert.equal(store.getUsage("s")[0]?.costUsd, MAX_COST_USD);
-      store.recordUsage("s", { model: "m", costUsd: 0, inputTokens: 1 });
-      assert.equal(store.getSession("s")?.inputTokens, 1);
-    });
-
-    test("timestamps past MAX_EPOCH_SECONDS (milliseconds by mistake) are refused; nothing changes", ({
+    test("a cost past MAX_COST_USD is refused, per call and as a total; nothing changes", async ({
       open,
     }) => {
-      const store = open();
-      store.createSession({ id: "s", source: "cli" });
+      const store = await open();
+      await store.createSession({ id: "s", source: "cli" });
+      const huge = await throwsCode(
+        () => store.recordUsage("s", { model: "m", costUsd: 1e308 }),
+        "INVALID_INPUT",
+      );
+      assert.equal((huge as { field?: string }).field, "usage.costUsd");
+      await store.recordUsage("s", { model: "m", costUsd: MAX_COST_USD });
+      const before = await snapshot(store);
+      const error = await throwsCode(
+        () => store.recordUsage("s", { model: "m", costUsd: 1 }),
+        "INVALID_INPUT",
+      );
+      assert.equal((error as { field?: string }).field, "usage.costUsd");
+      assert.deepEqual(await snapshot(store), before);
+      assert.equal((await store.getSession("s"))?.estimatedCostUsd, MAX_COST_USD);
+      assert.equal((await store.getUsage("s"))[0]?.costUsd, MAX_COST_USD);
+      await store.recordUsage("s", { model: "m", costUsd: 0, inputTokens: 1 });
+      assert.equal((await store.getSession("s"))?.inputTokens, 1);
+    });
+
+    test("timestamps past MAX_EPOCH_SECONDS (milliseconds by mistake) are refused; nothing changes", async ({
+      open,
+    }) => {
+      const store = await open();
+      await store.createSession({ id: "s", source: "cli" });
       const ms = Date.now();
-      const error = throwsCode(
+      const error = await throwsCode(
         () => store.appendMessage("s", { role: "user", content: "hi", timestamp: ms }),
         "INVALID_INPUT",
       );
       assert.match(error.message, /milliseconds/);
-      throwsCode(() => store.createSession({ id: "t", source: "cli", startedAt: 1e300 }), "INVALID_INPUT");
-      throwsCode(() => store.search("hi", { since: -1e20 }), "INVALID_INPUT");
-      assert.equal(store.getSession("t"), undefined);
-      assert.equal(store.messageCount("s"), 0);
-      store.appendMessage("s", { role: "user", content: "hi", timestamp: MAX_EPOCH_SECONDS });
-      assert.equal(store.getMessages("s")[0]?.timestamp, MAX_EPOCH_SECONDS);
+      await throwsCode(
+        () => store.createSession({ id: "t", source: "cli", startedAt: 1e300 }),
+        "INVALID_INPUT",
+      );
+      await throwsCode(() => store.search("hi", { since: -1e20 }), "INVALID_INPUT");
+      assert.equal(await store.getSession("t"), undefined);
+      assert.equal(await store.messageCount("s"), 0);
+      await store.appendMessage("s", { role: "user", content: "hi", timestamp: MAX_EPOCH_SECONDS });
+      assert.equal((await store.getMessages("s"))[0]?.timestamp, MAX_EPOCH_SECONDS);
     });
 
-    test("integers past 2^53 planted by another writer read as the nearest double everywhere", ({
+    test("integers past 2^53 planted by another writer read as the nearest double everywhere", async ({
       open,
       raw,
     }) => {
-      const store = open();
-      store.createSession({ id: "s", source: "cli" });
-      const id = store.appendMessage("s", { role: "user", content: "hi" });
-      store.recordUsage("s", { model: "m", inputTokens: 1 });
+      const store = await open();
+      await store.createSession({ id: "s", source: "cli" });
+      const id = await store.appendMessage("s", { role: "user", content: "hi" });
+      await store.recordUsage("s", { model: "m", inputTokens: 1 });
       raw().exec(
         `UPDATE sessions SET input_tokens = ${PLANTED}, message_count = ${INT64_MAX};
          UPDATE session_model_usage SET output_tokens = ${PLANTED}, call_count = ${INT64_MAX};
@@ -241,41 +257,51 @@ export function valuesSuite(target: ConformanceTarget): void {
       );
       const near = Number(BigInt(PLANTED));
       const top = Number(BigInt(INT64_MAX));
-      const session = store.getSession("s");
+      const session = await store.getSession("s");
       assert.equal(session?.inputTokens, near);
       assert.equal(session?.messageCount, top);
-      const summary = store.listSessions()[0];
+      const summary = (await store.listSessions())[0];
       assert.equal(summary?.inputTokens, near);
       assert.equal(summary?.messageCount, top);
-      const [usage] = store.getUsage("s");
+      const [usage] = await store.getUsage("s");
       assert.equal(usage?.outputTokens, near);
       assert.equal(usage?.callCount, top);
-      assert.equal(store.getMessages("s")[0]?.tokenCount, near);
+      assert.equal((await store.getMessages("s"))[0]?.tokenCount, near);
       // The full counters refuse to grow; a call that leaves them alone is recorded.
-      throwsCode(() => store.recordUsage("s", { model: "m", inputTokens: 1 }), "INVALID_INPUT");
-      throwsCode(() => store.recordUsage("s", { model: "m", cacheWriteTokens: 1 }), "INVALID_INPUT");
-      store.recordUsage("s", { model: "other", cacheWriteTokens: 2 });
-      assert.equal(store.getSession("s")?.cacheWriteTokens, 2);
+      await throwsCode(() => store.recordUsage("s", { model: "m", inputTokens: 1 }), "INVALID_INPUT");
+      await throwsCode(() => store.recordUsage("s", { model: "m", cacheWriteTokens: 1 }), "INVALID_INPUT");
+      await store.recordUsage("s", { model: "other", cacheWriteTokens: 2 });
+      assert.equal((await store.getSession("s"))?.cacheWriteTokens, 2);
     });
   });
 
   describe("JSON with __proto__ keys", () => {
-    test("metadata, content parts, toolCalls and modelConfig keep __proto__ at every level", ({ open }) => {
-      const store = open();
-      store.createSession({ id: "s", source: "cli", metadata: protoObject(), modelConfig: protoObject() });
-      const session = store.getSession("s");
+    test("metadata, content parts, toolCalls and modelConfig keep __proto__ at every level", async ({
+      open,
+    }) => {
+      const store = await open();
+      await store.createSession({
+        id: "s",
+        source: "cli",
+        metadata: protoObject(),
+        modelConfig: protoObject(),
+      });
+      const session = await store.getSession("s");
       assertProtoKeys(session?.metadata, "session metadata");
       assertProtoKeys(session?.modelConfig, "modelConfig");
       assert.deepEqual(session?.metadata, protoObject());
-      assertProtoKeys(store.updateSession("s", { metadata: protoObject() }).metadata, "updated metadata");
+      assertProtoKeys(
+        (await store.updateSession("s", { metadata: protoObject() })).metadata,
+        "updated metadata",
+      );
 
-      store.appendMessage("s", {
+      await store.appendMessage("s", {
         role: "assistant",
         content: [protoObject()],
         toolCalls: [protoObject()],
         metadata: protoObject(),
       });
-      const [message] = store.getMessages("s");
+      const [message] = await store.getMessages("s");
       assert.ok(message && Array.isArray(message.content));
       assertProtoKeys(message.content[0], "content part");
       assertProtoKeys(message?.toolCalls?.[0], "tool call");
@@ -283,27 +309,29 @@ export function valuesSuite(target: ConformanceTarget): void {
       assert.deepEqual(message?.content, [protoObject()]);
     });
 
-    test("a getter that throws is INVALID_INPUT naming the field, and nothing is stored", ({ open }) => {
-      const store = open();
-      const refused = (fn: () => unknown, field: string) => {
-        const error = throwsCode(fn, "INVALID_INPUT");
+    test("a getter that throws is INVALID_INPUT naming the field, and nothing is stored", async ({
+      open,
+    }) => {
+      const store = await open();
+      const refused = async (fn: () => unknown, field: string) => {
+        const error = await throwsCode(fn, "INVALID_INPUT");
         assert.equal((error as { field?: string }).field, field);
         assert.match(error.message, /getter exploded/);
       };
-      refused(
+      await refused(
         () => store.createSession({ id: "s", source: "cli", metadata: throwing({ a: 1 }) }),
         "metadata.bad",
       );
-      assert.equal(store.getSession("s"), undefined);
-      store.createSession({ id: "s", source: "cli", metadata: { kept: true } });
-      refused(() => store.updateSession("s", { metadata: throwing({}) }), "metadata.bad");
-      assert.deepEqual(store.getSession("s")?.metadata, { kept: true });
+      assert.equal(await store.getSession("s"), undefined);
+      await store.createSession({ id: "s", source: "cli", metadata: { kept: true } });
+      await refused(() => store.updateSession("s", { metadata: throwing({}) }), "metadata.bad");
+      assert.deepEqual((await store.getSession("s"))?.metadata, { kept: true });
 
-      refused(
+      await refused(
         () => store.appendMessage("s", { role: "user", content: "x", metadata: throwing({}) }),
         "messages[0].metadata.bad",
       );
-      refused(
+      await refused(
         () => store.appendMessage("s", { role: "user", content: [throwing({ type: "text", text: "t" })] }),
         "messages[0].content[0].bad",
       );
@@ -314,20 +342,22 @@ export function valuesSuite(target: ConformanceTarget): void {
           throw new Error("getter exploded");
         },
       });
-      refused(
+      await refused(
         () => store.appendMessage("s", { role: "assistant", toolCalls: calls }),
         "messages[0].toolCalls[1]",
       );
-      refused(
+      await refused(
         () => store.createSession({ id: "t", source: "cli", modelConfig: throwing({}) }),
         "modelConfig.bad",
       );
-      assert.equal(store.messageCount("s"), 0);
-      assert.equal(store.getSession("t"), undefined);
+      assert.equal(await store.messageCount("s"), 0);
+      assert.equal(await store.getSession("t"), undefined);
     });
 
-    test("a throwing getter on the input object itself is INVALID_INPUT naming the field", ({ open }) => {
-      const store = open();
+    test("a throwing getter on the input object itself is INVALID_INPUT naming the field", async ({
+      open,
+    }) => {
+      const store = await open();
       const exploding = <T extends object>(base: T, key: string): T =>
         Object.defineProperty({ ...base }, key, {
           enumerable: true,
@@ -335,22 +365,25 @@ export function valuesSuite(target: ConformanceTarget): void {
             throw new Error("getter exploded");
           },
         });
-      const refused = (fn: () => unknown, field: string) => {
-        const error = throwsCode(fn, "INVALID_INPUT");
+      const refused = async (fn: () => unknown, field: string) => {
+        const error = await throwsCode(fn, "INVALID_INPUT");
         assert.equal((error as { field?: string }).field, field);
       };
-      refused(() => store.createSession(exploding({ id: "s" }, "source") as never), "source");
-      assert.equal(store.getSession("s"), undefined);
-      store.createSession({ id: "s", source: "cli", title: "kept" });
-      refused(() => store.updateSession("s", exploding({}, "title")), "title");
-      refused(
+      await refused(() => store.createSession(exploding({ id: "s" }, "source") as never), "source");
+      assert.equal(await store.getSession("s"), undefined);
+      await store.createSession({ id: "s", source: "cli", title: "kept" });
+      await refused(() => store.updateSession("s", exploding({}, "title")), "title");
+      await refused(
         () => store.appendMessage("s", exploding({ content: "x" }, "role") as never),
         "messages[0].role",
       );
-      refused(() => store.recordUsage("s", exploding({ model: "m" }, "inputTokens")), "usage.inputTokens");
-      assert.equal(store.getSession("s")?.title, "kept");
-      assert.equal(store.messageCount("s"), 0);
-      assert.deepEqual(store.getUsage("s"), []);
+      await refused(
+        () => store.recordUsage("s", exploding({ model: "m" }, "inputTokens")),
+        "usage.inputTokens",
+      );
+      assert.equal((await store.getSession("s"))?.title, "kept");
+      assert.equal(await store.messageCount("s"), 0);
+      assert.deepEqual(await store.getUsage("s"), []);
     });
   });
 }
