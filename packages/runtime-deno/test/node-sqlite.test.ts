@@ -10,6 +10,7 @@ runDriverContract({
   driver: nodeSqliteDriver(),
   holdLock,
   extendedCodes: { exec: false, open: false },
+  backupBlocksOnLock: true,
   describe,
   it,
 });

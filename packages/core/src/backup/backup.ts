@@ -6,10 +6,11 @@
  */
 import type { SqliteConnection } from "../driver.js";
 import { readSync } from "../engine/run-sync.js";
-import { InvalidInputError, isContention } from "../errors.js";
+import { InvalidInputError } from "../errors.js";
 import type { FtsStatus } from "../fts/index.js";
 import { type JournalMode, readJournalMode } from "../journal.js";
 import type { StoreContext } from "../store/context.js";
+import { beginTransaction, rollbackQuietly } from "../transaction.js";
 import { type BackupMethod, onlineCopy, vacuumInto } from "./copy.js";
 import { checkDestination } from "./destination.js";
 import { publishFile, removeDatabaseFile, temporaryName } from "./files.js";
@@ -92,11 +93,13 @@ export async function backupStore(
   // while the copy is being written. An empty file is a valid target for both methods.
   host.writeFileAtomic(temporary, "");
   try {
-    let method: BackupMethod = "vacuum-into";
+    let method: BackupMethod;
     const { driver } = ctx;
     if (driver.backup) {
+      method = "online-backup";
+      const source = pinnedSnapshot(ctx);
       try {
-        await onlineCopy({ ...driver, backup: driver.backup }, ctx.conn, temporary, {
+        await onlineCopy({ ...driver, backup: driver.backup }, source, temporary, {
           signal: options.signal,
           onPages: (pages) =>
             options.onProgress?.({
@@ -105,17 +108,14 @@ export async function backupStore(
               totalPages: pages.totalPages,
             }),
         });
-        method = "online-backup";
-      } catch (error) {
-        // A backup step that meets a locked store fails at once (the online API has no busy
-        // wait; in DELETE mode every commit locks readers out for a moment). VACUUM INTO is one
-        // read that waits for the lock with the store's read patience, into a fresh file.
-        if (!isContention(error)) throw error;
-        removeDatabaseFile(host, temporary);
-        host.writeFileAtomic(temporary, "");
+      } finally {
+        if (source !== ctx.conn) {
+          rollbackQuietly(source);
+          source.close();
+        }
       }
-    }
-    if (method === "vacuum-into") {
+    } else {
+      method = "vacuum-into";
       options.signal?.throwIfAborted();
       options.onProgress?.({ phase: "copying" });
       readSync(ctx, () => vacuumInto(ctx.conn, temporary));
@@ -148,6 +148,37 @@ export async function backupStore(
     };
   } catch (error) {
     removeDatabaseFile(host, temporary);
+    throw error;
+  }
+}
+
+/**
+ * A second connection to the store holding one read transaction for the whole online copy. The
+ * online backup API has no busy wait: a step that finds the store locked (in DELETE mode every
+ * commit locks readers out for a moment) fails at once — better-sqlite3 reported that as a
+ * finished copy of 0 pages, node:sqlite rejects, Deno's `backup()` spins in the call and blocks
+ * the thread. Holding the snapshot, no step can meet a lock, and no other process's commit makes
+ * SQLite start the copy over. Taking it waits with the store's read patience (out of patience:
+ * STORE_BUSY, nothing written). Like VACUUM INTO, this read keeps a DELETE-mode writer's commit
+ * waiting until the copy is done; in WAL mode writers go on. An in-memory store has no second
+ * connection: its own is used.
+ */
+function pinnedSnapshot(ctx: StoreContext): SqliteConnection {
+  if (ctx.path === ":memory:" || ctx.path === "") return ctx.conn;
+  const conn = ctx.driver.open(ctx.path, { readOnly: ctx.readOnly });
+  try {
+    readSync(ctx, () => {
+      beginTransaction(conn, "read");
+      try {
+        conn.prepare("SELECT count(*) FROM sqlite_master").get();
+      } catch (error) {
+        rollbackQuietly(conn);
+        throw error;
+      }
+    });
+    return conn;
+  } catch (error) {
+    conn.close();
     throw error;
   }
 }
