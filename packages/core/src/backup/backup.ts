@@ -165,7 +165,7 @@ export async function backupStore(
  */
 function pinnedSnapshot(ctx: StoreContext): SqliteConnection {
   if (ctx.path === ":memory:" || ctx.path === "") return ctx.conn;
-  const conn = ctx.driver.open(ctx.path, { readOnly: ctx.readOnly });
+  const conn = ctx.driver.open(ctx.path, { readOnly: ctx.policy.readOnly });
   try {
     readSync(ctx, () => {
       beginTransaction(conn, "read");
