@@ -5,9 +5,11 @@
  * needs no native build, where Node 20 does): when bunx started this on Node, the CLI runs again
  * under that Bun — what `bunx --bun sessiondb` does.
  *
- * This file stays tiny and loads nothing else first, so the detour costs one Node start only.
+ * This file stays tiny and loads nothing else first, so the detour costs one Node start only, and
+ * `--version` alone is answered here without loading the CLI.
  */
 import { spawn } from "node:child_process";
+import module from "node:module";
 import { constants } from "node:os";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
@@ -21,8 +23,31 @@ function launchingBun(): string | undefined {
   return exe && /(^|[\\/])bun(\.exe)?$/.test(exe) ? exe : undefined;
 }
 
+/** The version in package.json, put in at build time (tsup.config.ts). */
+declare const __SESSIONDB_CLI_VERSION__: string;
+
+/**
+ * Node ≥ 22.1 can keep the compiled code of the modules it loads on disk (in its own cache
+ * directory, or NODE_COMPILE_CACHE; NODE_DISABLE_COMPILE_CACHE=1 turns it off) and skip
+ * compiling them on the next start: a CLI is a short-lived process that loads the same ~400 KB
+ * of JavaScript every time. Elsewhere (older Node, Bun, Deno) there is nothing to enable.
+ */
+function enableCompileCache(): void {
+  const enable = (module as { enableCompileCache?: () => unknown }).enableCompileCache;
+  if (typeof enable !== "function" || "Bun" in globalThis || "Deno" in globalThis) return;
+  try {
+    enable();
+  } catch {
+    // A cache directory it cannot create costs the speed-up, nothing else.
+  }
+}
+
+const args = process.argv.slice(2);
 const bun = launchingBun();
-if (bun) {
+if (!bun && args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
+  // The answer needs nothing else loaded (the CLI prints the same for the same words).
+  process.stdout.write(`${__SESSIONDB_CLI_VERSION__}\n`);
+} else if (bun) {
   const cli = fileURLToPath(new URL("./cli.js", import.meta.url));
   const child = spawn(bun, [cli, ...process.argv.slice(2)], { stdio: "inherit" });
   // Ctrl-C reaches both processes (one process group); the CLI under Bun decides what it means.
@@ -36,6 +61,7 @@ if (bun) {
   });
   child.on("exit", (code, signal) => process.exit(signal ? 128 + constants.signals[signal] : (code ?? 1)));
 } else {
+  enableCompileCache();
   // A literal specifier: part of the module graph, so Deno loads it without --allow-read.
   await import("./cli.js");
 }
