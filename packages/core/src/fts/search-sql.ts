@@ -253,9 +253,18 @@ export function likeWindowSql(column: (typeof LIKE_COLUMNS)[number]): string {
 
 /** The index's averages (row count, tokens per column) and structure (segments, write
  * counter) records: both unchanged means no write reached the index, so every rank is as it
- * was. Hex text, so the stamp is computed alike on every binding. */
-export const indexStampSql = (def: FtsIndexDef) =>
-  `SELECT hex(block) AS b FROM ${def.table}_data WHERE id IN (1, 10) ORDER BY id`;
+ * was. Hex text, so the stamp reads alike on every binding. */
+const stampExpr = (def: FtsIndexDef) =>
+  `(SELECT hex(block) FROM ${def.table}_data WHERE id = 1) || '.' || (SELECT hex(block) FROM ${def.table}_data WHERE id = 10)`;
+
+/** What a cursor records when a walk begins: the largest message id (`m`) and, for a rank
+ * walk on an index, the index's stamp (`s`). One statement: a full first page pays one more. */
+export function walkStartSql(def: FtsIndexDef | undefined): string {
+  return `SELECT (SELECT max(id) FROM messages) AS m, ${def ? stampExpr(def) : "NULL"} AS s`;
+}
+
+/** The index's stamp alone (`s`), to check a rank cursor against. */
+export const indexStampSql = (def: FtsIndexDef) => `SELECT ${stampExpr(def)} AS s`;
 
 /** The probe's temporary table (TEMP: nothing reaches the store file; works read-only too). */
 const PROBE = "temp.sessiondb_trigram_nul_probe";

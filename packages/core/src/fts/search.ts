@@ -5,14 +5,14 @@
  * pasted megabyte of one character must not freeze a search (see search-sql.ts and query.ts).
  */
 import type { Row } from "../driver.js";
-import { all, allFresh, exec, get, type Op, remember, snapshot, write } from "../engine/effects.js";
+import { allFresh, exec, get, type Op, remember, snapshot, write } from "../engine/effects.js";
 import { hasResultCode } from "../errors.js";
 import { text } from "../store/rows.js";
 import { FTS_SNIPPET_MAX_CHARS } from "./constants.js";
 import { classifyFtsError } from "./corruption.js";
 import { encodeCursor, fnv1a } from "./cursor.js";
 import { windowSnippet } from "./like-snippet.js";
-import { BASE_INDEX, TRIGRAM_INDEX } from "./projection.js";
+import { BASE_INDEX, type FtsIndexDef, TRIGRAM_INDEX } from "./projection.js";
 import {
   checkWordBudget,
   type ParsedQuery,
@@ -40,6 +40,7 @@ import {
   type Sql,
   TRIGRAM_NUL_PROBE,
   termsSql,
+  walkStartSql,
 } from "./search-sql.js";
 import { backfillWindow, hasIndex, isStale, loadSnapshot } from "./state.js";
 import { detachIndexOp } from "./triggers.js";
@@ -199,34 +200,40 @@ export function* executeSearch(plan: RoutePlan, query: ParsedQuery, search: Norm
   return { hits: merged.slice(offset, offset + limit) };
 }
 
-/** The stamp of the index a rank walk reads (see cursor.ts), or undefined off the index. */
-function* rankStamp(plan: RoutePlan | undefined, search: NormalizedSearch): Op<string | undefined> {
+/** The index a rank walk reads on this route (see cursor.ts), or undefined (time order, LIKE,
+ * a backfill top-up: those walk by key or position). */
+function rankedIndex(plan: RoutePlan | undefined, search: NormalizedSearch): FtsIndexDef | undefined {
   if (search.sort !== "rank" || plan?.index === undefined || plan.topUp) return undefined;
-  const def = plan.index === "trigram" ? TRIGRAM_INDEX : BASE_INDEX;
-  const rows = yield* all(indexStampSql(def));
-  return `${def.table}:${fnv1a(rows.map((r) => String(r.b)).join("."))}`;
+  return plan.index === "trigram" ? TRIGRAM_INDEX : BASE_INDEX;
 }
+
+const stampOf = (def: FtsIndexDef, hex: unknown) => `${def.table}:${fnv1a(String(hex))}`;
 
 /**
  * The result of one page, with the cursor to the next when the page is full. Runs in the same
- * snapshot as the page, so a first page's `maxId` bounds exactly the rows it ranked.
+ * snapshot as the page, so a first page's `maxId` bounds exactly the rows it ranked, and its
+ * stamp is the index state that ranked them. `stamp`: already read for this page, if it was.
  */
 function* pageResult(
   route: SearchRoute,
   page: PageHits,
   search: NormalizedSearch,
-  stamp: string | undefined,
+  ranked: FtsIndexDef | undefined,
+  stamp?: string,
 ): Op<SearchResult> {
   const { hits } = page;
-  const { limit } = search.page;
   const last = hits[hits.length - 1];
-  if (limit === 0 || hits.length < limit || !last) return { route, hits };
-  const maxId = search.cursor?.maxId ?? Number((yield* get("SELECT max(id) AS m FROM messages"))?.m ?? 0);
-  const returned = (search.cursor ? search.cursor.returned : search.page.offset) + hits.length;
+  if (search.page.limit === 0 || hits.length < search.page.limit || !last) return { route, hits };
+  let maxId = search.cursor?.maxId;
+  if (maxId === undefined || (ranked && stamp === undefined)) {
+    const row = yield* get(walkStartSql(ranked));
+    maxId ??= Number(row?.m ?? 0);
+    if (ranked) stamp ??= stampOf(ranked, row?.s);
+  }
   const nextCursor = encodeCursor({
     fingerprint: search.fingerprint,
     maxId,
-    returned,
+    returned: (search.cursor ? search.cursor.returned : search.page.offset) + hits.length,
     after: search.sort === "rank" ? undefined : { timestamp: last.timestamp, id: last.messageId },
     rankAfter:
       stamp !== undefined && page.lastRank !== undefined
@@ -295,12 +302,14 @@ function* routeAndRun(
     backfill: backfillWindow(snap.meta),
   });
   chosen.plan = plan;
-  const stamp = yield* rankStamp(plan, search);
   // A rank cursor from this very state of this index seeks; any other goes on by position.
+  const ranked = rankedIndex(plan, search);
   const seek = search.cursor?.rankAfter;
+  let stamp: string | undefined;
+  if (seek && ranked) stamp = stampOf(ranked, (yield* get(indexStampSql(ranked)))?.s);
   const run =
     seek && stamp !== undefined && seek.stamp === stamp
       ? { ...search, page: { ...search.page, offset: 0 }, rankAfter: { rank: seek.rank, id: seek.id } }
       : search;
-  return yield* pageResult(plan.route, yield* executeSearch(plan, parsed, run), search, stamp);
+  return yield* pageResult(plan.route, yield* executeSearch(plan, parsed, run), search, ranked, stamp);
 }
