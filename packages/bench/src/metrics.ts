@@ -32,6 +32,14 @@ export const METRICS: Record<string, MetricDef> = {
   "cold.process.store": ms("cold open whole process: store script median"),
   "cold.process.raw": ms("cold open whole process: raw script median"),
   "cold.process.ratio": ratio("cold open whole process: store / raw", "lower", 0.2, 1.2),
+  "load.store": ms("module load: the adapter's import (inside the cold-open process), median"),
+  "load.raw": ms("module load: the raw binding's import, median"),
+  "resume.inproc.store": ms("resume in-process: store open→last 50→close p50"),
+  "resume.inproc.raw": ms("resume in-process: raw open→last 50→close p50"),
+  "resume.inproc.ratio": ratio("resume in-process: store / raw", "lower", 0.25, 1.3),
+  "resume.process.store": ms("resume whole process: import+open+last 50, median"),
+  "resume.process.raw": ms("resume whole process: raw script, median"),
+  "resume.process.ratio": ratio("resume whole process: store / raw", "lower", 0.2),
   "fts.raw.rows": { label: "FTS raw 'rebuild' (both indexes)", unit: "rows/s" },
   "fts.raw.mb": { label: "FTS raw 'rebuild'", unit: "MB/s" },
   "fts.rebuild.rows": { label: "rebuildFts", unit: "rows/s" },
@@ -78,13 +86,16 @@ export const METRICS: Record<string, MetricDef> = {
 };
 
 /** The search queries, one block of rows each. */
-export const SEARCH_KINDS = ["word", "phrase", "substring", "cjk"] as const;
+export const SEARCH_KINDS = ["word", "phrase", "substring", "cjk", "filtered"] as const;
 for (const kind of SEARCH_KINDS) {
   METRICS[`search.${kind}.store.p50`] = ms(`search ${kind}: store p50`);
   METRICS[`search.${kind}.store.p99`] = ms(`search ${kind}: store p99`);
   METRICS[`search.${kind}.raw.p50`] = ms(`search ${kind}: raw FTS5 p50`);
   METRICS[`search.${kind}.ratio`] = ratio(`search ${kind}: store / raw (p50)`, "lower", 0.5);
 }
+METRICS["search.walk.store"] = ms("search, every hit of a common word: store cursor walk (pages of 1000)");
+METRICS["search.walk.raw"] = ms("search, every hit of a common word: one raw FTS5 query");
+METRICS["search.walk.ratio"] = ratio("search every hit: store walk / raw query", "lower", 0.5);
 METRICS["search.worst.store.p50"] = {
   label: "search worst case (substring hitting a 1 MB run): store p50",
   unit: "ms",

@@ -17,6 +17,7 @@ import { backupSuite } from "./suites/backup.js";
 import { coldOpenInProcess, coldOpenProcess } from "./suites/cold.js";
 import type { SuiteContext } from "./suites/context.js";
 import { ftsThroughput, writerUnderLoad } from "./suites/fts.js";
+import { resumeSuite } from "./suites/resume.js";
 import { searchLatency } from "./suites/search.js";
 
 function arg(name: string): string {
@@ -96,6 +97,7 @@ const ctx: SuiteContext = {
 const suites: Array<[string, () => unknown]> = [
   ["cold open in-process", () => coldOpenInProcess(engine, ctx)],
   ["cold open whole process", () => coldOpenProcess(engine, ctx)],
+  ["resume", () => resumeSuite(engine, ctx)],
   ["search", () => searchLatency(engine, ctx)],
   ["append", () => appendSuite(engine, ctx)],
   ["fts throughput", () => ftsThroughput(engine, ctx)],

@@ -1,30 +1,41 @@
 /**
  * Whole-process cold open, reference side: the runtime opens the file with its raw binding,
- * counts messages, prints the count and exits. Only the binding is loaded: no sessiondb code.
- * Usage: <runtime> dist/proc/open-raw.js <target> <db>
+ * runs the same read as open-store.js (a count of all messages, or with `<session> <last>` the
+ * session's last rows by the same index) and prints the same JSON line. Only the binding is
+ * loaded: no sessiondb code.
+ * Usage: <runtime> dist/proc/open-raw.js <target> <db> [<session> <last>]
  */
 import { createRequire } from "node:module";
 import process from "node:process";
+import { RESUME_SQL } from "./resume-sql.js";
 
-const [target, path] = process.argv.slice(2) as [string, string];
-const sql = "SELECT count(*) AS n FROM messages";
-let n: unknown;
+interface Db {
+  prepare(sql: string): { get(...p: unknown[]): { n: unknown }; all(...p: unknown[]): unknown[] };
+  close(): void;
+}
+
+const t0 = performance.now();
+const [target, path, session, last] = process.argv.slice(2) as [string, string, string?, string?];
+let open: (path: string) => Db;
 if (target === "node-better-sqlite3") {
   const Database = createRequire(import.meta.url)("better-sqlite3");
-  const db = new Database(path);
-  n = db.prepare(sql).get().n;
-  db.close();
+  open = (p) => new Database(p);
 } else if (target === "bun-sqlite") {
   const specifier = "bun:sqlite";
   const { Database } = await import(specifier);
-  const db = new Database(path);
-  n = db.prepare(sql).get().n;
-  db.close();
+  open = (p) => new Database(p);
 } else {
   const specifier = "node:sqlite";
   const { DatabaseSync } = await import(specifier);
-  const db = new DatabaseSync(path);
-  n = db.prepare(sql).get().n;
-  db.close();
+  open = (p) => new DatabaseSync(p);
 }
-process.stdout.write(`${n}\n`);
+const t1 = performance.now();
+const db = open(path);
+const t2 = performance.now();
+const n =
+  session === undefined
+    ? db.prepare("SELECT count(*) AS n FROM messages").get().n
+    : db.prepare(RESUME_SQL).all(session, Number(last)).length;
+db.close();
+const t3 = performance.now();
+process.stdout.write(`${JSON.stringify({ n, loadMs: t1 - t0, openMs: t2 - t1, readMs: t3 - t2 })}\n`);

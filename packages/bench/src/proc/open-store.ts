@@ -1,11 +1,14 @@
 /**
  * Whole-process cold open, store side: the runtime loads its sessiondb adapter, opens the
- * store, counts messages, prints the count and closes. Module loading is part of the figure.
- * Usage: <runtime> dist/proc/open-store.js <target> <db>
+ * store, reads, closes and prints one JSON line `{ n, loadMs, openMs, readMs }` (module load,
+ * open, read; measured inside the process). The read is `messageCount()` (cold open), or with
+ * `<session> <last>` the session's last messages (`getMessages(session, { last })`: a resume).
+ * Usage: <runtime> dist/proc/open-store.js <target> <db> [<session> <last>]
  */
 import process from "node:process";
 
-const [target, path] = process.argv.slice(2) as [string, string];
+const t0 = performance.now();
+const [target, path, session, last] = process.argv.slice(2) as [string, string, string?, string?];
 const adapter = target.startsWith("node-")
   ? "@sessiondb/node"
   : target.startsWith("bun-")
@@ -18,7 +21,11 @@ const options =
       ? { driver: "node:sqlite" }
       : {};
 const { openStore } = await import(adapter);
+const t1 = performance.now();
 const store = openStore(path, options);
-const n = store.messageCount();
+const t2 = performance.now();
+const n =
+  session === undefined ? store.messageCount() : store.getMessages(session, { last: Number(last) }).length;
 store.close();
-process.stdout.write(`${n}\n`);
+const t3 = performance.now();
+process.stdout.write(`${JSON.stringify({ n, loadMs: t1 - t0, openMs: t2 - t1, readMs: t3 - t2 })}\n`);

@@ -6,7 +6,7 @@
  */
 import { Bench } from "tinybench";
 import type { Engine } from "../engine.js";
-import { runTimed, script } from "../spawn.js";
+import { lastJson, runTimed, script } from "../spawn.js";
 import { median } from "../stats.js";
 import type { SuiteContext } from "./context.js";
 
@@ -49,20 +49,50 @@ export async function coldOpenInProcess(engine: Engine, ctx: SuiteContext): Prom
   ctx.metric("cold.inproc.ratio", median(p50.store.map((s, i) => s / (p50.raw[i] ?? Number.NaN))));
 }
 
-export function coldOpenProcess(engine: Engine, ctx: SuiteContext): void {
-  const times = { store: [] as number[], raw: [] as number[] };
-  const expected = String(ctx.messages);
+/** What one spawned open-store/open-raw script printed, with its wall time. */
+interface ProcessRun {
+  ms: number;
+  n: number;
+  loadMs: number;
+  openMs: number;
+  readMs: number;
+}
+
+/** Spawn the store and raw scripts `spawns` times each, alternating which goes first (drift
+ * hits both alike); every run must read `expected` rows. */
+export function spawnBothSides(
+  engine: Engine,
+  ctx: SuiteContext,
+  extra: readonly string[],
+  expected: number,
+): { store: ProcessRun[]; raw: ProcessRun[] } {
+  const runs = { store: [] as ProcessRun[], raw: [] as ProcessRun[] };
   for (let i = 0; i < ctx.plan.spawns; i++) {
     const order = i % 2 === 0 ? (["store", "raw"] as const) : (["raw", "store"] as const);
     for (const side of order) {
-      const { ms, stdout } = runTimed(ctx.exec, script(`proc/open-${side}.js`), [engine.target, ctx.db]);
-      if (stdout.trim() !== expected)
-        throw new Error(`open-${side} counted ${stdout.trim()}, expected ${expected}`);
-      times[side].push(ms);
+      const { ms, stdout } = runTimed(ctx.exec, script(`proc/open-${side}.js`), [
+        engine.target,
+        ctx.db,
+        ...extra,
+      ]);
+      const run = { ms, ...(lastJson(stdout) as Omit<ProcessRun, "ms">) };
+      if (run.n !== expected) throw new Error(`open-${side} read ${run.n} rows, expected ${expected}`);
+      runs[side].push(run);
     }
   }
-  ctx.metric("cold.process.store", median(times.store));
-  ctx.metric("cold.process.raw", median(times.raw));
-  ctx.metric("cold.process.ratio", median(times.store) / median(times.raw));
+  return runs;
+}
+
+const medianOf = (runs: ProcessRun[], key: keyof ProcessRun) => median(runs.map((r) => r[key]));
+
+/** Whole-process cold open, and module load alone (the adapter's import against the binding's,
+ * timed inside the same processes). */
+export function coldOpenProcess(engine: Engine, ctx: SuiteContext): void {
+  const { store, raw } = spawnBothSides(engine, ctx, [], ctx.messages);
+  ctx.metric("cold.process.store", medianOf(store, "ms"));
+  ctx.metric("cold.process.raw", medianOf(raw, "ms"));
+  ctx.metric("cold.process.ratio", medianOf(store, "ms") / medianOf(raw, "ms"));
+  ctx.metric("load.store", medianOf(store, "loadMs"));
+  ctx.metric("load.raw", medianOf(raw, "loadMs"));
   ctx.note("cold.process.spawns", String(ctx.plan.spawns));
 }

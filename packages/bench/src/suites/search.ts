@@ -8,7 +8,8 @@
 
 import type { Store } from "@sessiondb/core";
 import { Bench } from "tinybench";
-import type { Engine } from "../engine.js";
+import type { Engine, RawDb } from "../engine.js";
+import { median, now } from "../stats.js";
 import type { SuiteContext } from "./context.js";
 
 const QUERIES = {
@@ -26,16 +27,31 @@ const QUERIES = {
     match: '"nnection"',
   },
   cjk: { query: "数据库连接", options: {}, table: "messages_fts_trigram", match: '"数据库连接"' },
-} as const;
+  // A filter the index cannot answer: the rows are read in rank order until the page is full.
+  filtered: {
+    query: "migration",
+    options: { roles: ["user"] },
+    table: "messages_fts",
+    match: "migration",
+    where: "AND m.role = 'user'",
+  },
+} as const satisfies Record<
+  string,
+  { query: string; options: object; table: string; match: string; where?: string }
+>;
+
+/** Paging through every hit of a common word: cursor pages of the largest size against one raw
+ * query returning all of them (rank order, snippets). */
+const WALK = { query: "migration", limit: 1000 } as const;
 
 /** The worst case: one row of a million `z`, found by a substring search for ten of them
  * (unbounded, this search did not finish in 100 s: snippet() is quadratic in a row's matches). */
 const RUN_CHARS = 1_000_000;
 const WORST = { query: "z".repeat(10), options: { substring: true } } as const;
 
-const rawSql = (table: string) =>
+const rawSql = (table: string, where = "", limit = "LIMIT 20") =>
   `SELECT m.id, m.session_id, m.role, m.timestamp, m.tool_name, snippet(${table}, 0, '«', '»', '…', 16) AS snippet
-   FROM ${table} JOIN messages m ON m.id = ${table}.rowid WHERE ${table} MATCH ? ORDER BY rank LIMIT 20`;
+   FROM ${table} JOIN messages m ON m.id = ${table}.rowid WHERE ${table} MATCH ? ${where} ORDER BY rank ${limit}`;
 
 function newBench(ctx: SuiteContext): Bench {
   return new Bench({
@@ -82,12 +98,50 @@ async function worstCase(store: Store, ctx: SuiteContext): Promise<void> {
   }
 }
 
+/** Every hit of a common word: the store's cursor walk against one raw query, alternating
+ * (`plan.rounds` rounds; the median ratio of the rounds is kept). */
+function walkAll(store: Store, raw: RawDb, ctx: SuiteContext): void {
+  const statement = raw.prepare(rawSql("messages_fts", "", ""));
+  const times = { store: [] as number[], raw: [] as number[] };
+  let counts = { store: 0, raw: 0, pages: 0 };
+  const sides = {
+    store: () => {
+      let cursor: string | undefined;
+      counts = { ...counts, store: 0, pages: 0 };
+      do {
+        const page = store.search(WALK.query, { limit: WALK.limit, ...(cursor ? { cursor } : {}) });
+        counts.store += page.hits.length;
+        counts.pages++;
+        cursor = page.nextCursor;
+      } while (cursor);
+    },
+    raw: () => {
+      counts.raw = statement.all(WALK.query).length;
+    },
+  };
+  for (let round = 0; round < ctx.plan.rounds; round++) {
+    for (const side of round % 2 === 0 ? (["store", "raw"] as const) : (["raw", "store"] as const)) {
+      const started = now();
+      sides[side]();
+      times[side].push(now() - started);
+    }
+  }
+  if (counts.store !== counts.raw) throw new Error(`the walk found ${counts.store} hits, raw ${counts.raw}`);
+  ctx.note(
+    "search.walk.hits",
+    `${counts.raw} hits of "${WALK.query}", ${counts.pages} pages of ${WALK.limit}`,
+  );
+  ctx.metric("search.walk.store", median(times.store));
+  ctx.metric("search.walk.raw", median(times.raw));
+  ctx.metric("search.walk.ratio", median(times.store.map((t, i) => t / (times.raw[i] ?? Number.NaN))));
+}
+
 export async function searchLatency(engine: Engine, ctx: SuiteContext): Promise<void> {
   const store = engine.openStore(ctx.db);
   const raw = engine.openRaw(ctx.db);
   try {
     for (const [kind, q] of Object.entries(QUERIES)) {
-      const statement = raw.prepare(rawSql(q.table));
+      const statement = raw.prepare(rawSql(q.table, "where" in q ? q.where : ""));
       const first = store.search(q.query, q.options);
       const rawHits = statement.all(q.match).length;
       ctx.note(`search.${kind}.route`, `${first.route}, ${first.hits.length} hits (raw ${rawHits})`);
@@ -100,6 +154,7 @@ export async function searchLatency(engine: Engine, ctx: SuiteContext): Promise<
       ctx.metric(`search.${kind}.raw.p50`, r.p50);
       ctx.metric(`search.${kind}.ratio`, s.p50 / r.p50);
     }
+    walkAll(store, raw, ctx);
     await worstCase(store, ctx);
   } finally {
     raw.close();

@@ -1,0 +1,71 @@
+/**
+ * Resume: what an agent does when it comes back to a session — open the store and read the
+ * last N messages (its context window). The session is the corpus's longest, so a read that
+ * cost O(session) instead of O(N) would show. In-process (tinybench, alternating rounds):
+ * open → `getMessages(session, { last })` → close, against the raw binding doing open → the
+ * same indexed read → close. Whole process: import + open + read in a fresh process of the same
+ * runtime, against a raw-binding script doing the same read.
+ */
+import { Bench } from "tinybench";
+import type { Engine } from "../engine.js";
+import { RESUME_SQL } from "../proc/resume-sql.js";
+import { median } from "../stats.js";
+import { spawnBothSides } from "./cold.js";
+import type { SuiteContext } from "./context.js";
+
+/** Messages an agent reads back. */
+const LAST = 50;
+
+export async function resumeSuite(engine: Engine, ctx: SuiteContext): Promise<void> {
+  const probe = engine.openRaw(ctx.db);
+  const longest = probe
+    .prepare(
+      "SELECT session_id AS id, count(*) AS n FROM messages GROUP BY session_id ORDER BY n DESC LIMIT 1",
+    )
+    .get();
+  probe.close();
+  const session = String(longest?.id);
+  const expected = Math.min(LAST, Number(longest?.n));
+  ctx.note("resume.session", `${session}: ${longest?.n} messages, last ${LAST} read`);
+
+  const tasks = {
+    store: () => {
+      const store = engine.openStore(ctx.db);
+      if (store.getMessages(session, { last: LAST }).length !== expected)
+        throw new Error("resume read short");
+      store.close();
+    },
+    raw: () => {
+      const db = engine.openRaw(ctx.db);
+      if (db.prepare(RESUME_SQL).all(session, LAST).length !== expected)
+        throw new Error("raw resume read short");
+      db.close();
+    },
+  };
+  const p50 = { store: [] as number[], raw: [] as number[] };
+  for (let round = 0; round < ctx.plan.rounds; round++) {
+    const bench = new Bench({
+      time: ctx.plan.benchTimeMs,
+      iterations: ctx.plan.benchIterations,
+      warmup: ctx.plan.benchTimeMs > 0,
+      warmupIterations: 10,
+    });
+    const order = round % 2 === 0 ? (["store", "raw"] as const) : (["raw", "store"] as const);
+    for (const name of order) bench.add(name, tasks[name]);
+    await bench.run();
+    for (const task of bench.tasks) {
+      if (task.result.state !== "completed")
+        throw new Error(`tinybench task ${task.name}: ${task.result.state}`);
+      p50[task.name as "store" | "raw"].push(task.result.latency.p50);
+    }
+  }
+  ctx.metric("resume.inproc.store", median(p50.store));
+  ctx.metric("resume.inproc.raw", median(p50.raw));
+  ctx.metric("resume.inproc.ratio", median(p50.store.map((s, i) => s / (p50.raw[i] ?? Number.NaN))));
+
+  const { store, raw } = spawnBothSides(engine, ctx, [session, String(LAST)], expected);
+  const ms = (runs: typeof store) => median(runs.map((r) => r.ms));
+  ctx.metric("resume.process.store", ms(store));
+  ctx.metric("resume.process.raw", ms(raw));
+  ctx.metric("resume.process.ratio", ms(store) / ms(raw));
+}
