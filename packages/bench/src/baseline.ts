@@ -80,3 +80,20 @@ export function mergeWorst(a: Baseline["ratios"], b: Baseline["ratios"]): Baseli
   }
   return out;
 }
+
+/** The ratios whose metric names start with one of `prefixes`. */
+export function onlyMetrics(ratios: Baseline["ratios"], prefixes: readonly string[]): Baseline["ratios"] {
+  const out: Baseline["ratios"] = {};
+  for (const [target, sizes] of Object.entries(ratios)) {
+    for (const [size, metrics] of Object.entries(sizes)) {
+      for (const [name, value] of Object.entries(metrics)) {
+        if (!prefixes.some((p) => name.startsWith(p))) continue;
+        out[target] ??= {};
+        const bySize = out[target] as Record<string, Record<string, number>>;
+        bySize[size] ??= {};
+        (bySize[size] as Record<string, number>)[name] = value;
+      }
+    }
+  }
+  return out;
+}

@@ -4,14 +4,17 @@
  * `--update` writes the latest run's ratios as the new baseline instead; `--update --merge`
  * keeps, per ratio, the less favourable of the baseline's and the latest run's value (calibrate
  * with two or more runs, so one lucky run on a noisy machine does not become the bar).
- *   node dist/check.js [--results FILE] [--update [--merge]]
+ * `--metrics a,b` (with `--update --merge`) takes only the ratios whose names start with one of
+ * those prefixes from the latest run — for adding or recalibrating some rows after a run of only
+ * the suites that measure them, leaving every other ratio as it was.
+ *   node dist/check.js [--results FILE] [--update [--merge [--metrics PREFIXES]]]
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus } from "node:os";
 import { dirname, join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { type Baseline, compare, mergeWorst, ratiosOf } from "./baseline.js";
+import { type Baseline, compare, mergeWorst, onlyMetrics, ratiosOf } from "./baseline.js";
 import type { TargetResult } from "./metrics.js";
 
 const pkg = dirname(dirname(fileURLToPath(import.meta.url)));
@@ -40,6 +43,15 @@ if (process.argv.includes("--update")) {
     note: "Ratios to in-run references (see README). Refresh with: npm run bench && npm run bench:check -- --update",
     ratios: ratiosOf(latest.results),
   };
+  const m = process.argv.indexOf("--metrics");
+  if (m >= 0) {
+    if (!process.argv.includes("--merge")) {
+      console.error("bench:check: --metrics only goes with --update --merge (it keeps every other ratio).");
+      process.exit(2);
+    }
+    const prefixes = (process.argv[m + 1] ?? "").split(",").filter(Boolean);
+    baseline.ratios = onlyMetrics(baseline.ratios, prefixes);
+  }
   if (process.argv.includes("--merge") && existsSync(baselineFile)) {
     const old = JSON.parse(readFileSync(baselineFile, "utf8")) as Baseline;
     baseline.ratios = mergeWorst(old.ratios, baseline.ratios);

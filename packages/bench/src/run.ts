@@ -7,7 +7,7 @@
  *   env: BENCH_SIZES, BENCH_TARGETS, BENCH_1M=1 (adds 1m)
  * --smoke: 1k messages, every suite once, no timing comparisons (npm test uses it).
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { dirname, join } from "node:path";
 import process from "node:process";
@@ -80,22 +80,69 @@ for (const target of wanted) {
       : `ready ${target}: ${result.runtime}, SQLite ${result.sqliteVersion}`,
   );
 }
-// 2. Per size: build the corpus once (the first runnable file target), then every target on a copy.
-const builder = runnable.find((r) => !SERVER_TARGETS.includes(r.target));
-if (!builder) throw new Error("no file target can run on this machine to build the corpus");
-for (const size of sizes) {
-  const corpus = join(work, `corpus-${seed}-${size}.db`);
-  for (const suffix of SIDE_FILES) rmSync(corpus + suffix, { force: true });
+/**
+ * The corpus store of one size, built once and kept in results/corpus-cache/ between runs (a
+ * 1M-message corpus takes minutes to build). The key is the seed, the size and a hash of the
+ * built generator (dist/prepare.js and the chunks it imports), so a change to the corpus code
+ * builds afresh; a change to the store is not part of it, because every target opens its copy
+ * through its own adapter first, which brings the file current. `--fresh-corpus` rebuilds.
+ * Written under a temporary name and renamed, so a run that dies mid-build leaves nothing.
+ */
+function corpusFor(
+  size: string,
+  builder: { target: TargetId; exec: string[] },
+): {
+  corpus: string;
+  built: { sessions: number; messages: number; ms: number; contentChars: number };
+  reused: boolean;
+} {
+  const cache = join(pkg, "results", "corpus-cache");
+  mkdirSync(cache, { recursive: true });
+  const stem = `corpus-${seed}-${size}-`;
+  const corpus = join(cache, `${stem}${generatorHash()}.db`);
+  const summary = `${corpus}.json`;
+  if (!flag("fresh-corpus") && existsSync(summary) && existsSync(corpus))
+    return { corpus, built: JSON.parse(readFileSync(summary, "utf8")), reused: true };
+  // Older builds of this seed and size (another generator) would only take disk space.
+  for (const file of readdirSync(cache))
+    if (file.startsWith(stem)) rmSync(join(cache, file), { force: true });
+  const partial = join(cache, `partial-${process.pid}-${stem}.db`);
   const built = lastJson<{ sessions: number; messages: number; ms: number; contentChars: number }>(
     runTimed(builder.exec, script("prepare.js"), [
       builder.target,
-      corpus,
+      partial,
       String(seed),
       String(parseSize(size)),
     ]).stdout,
   );
+  // The side files go with it (a -wal a reader still needs, should the close not have
+  // checkpointed everything).
+  for (const suffix of SIDE_FILES)
+    if (existsSync(partial + suffix)) renameSync(partial + suffix, corpus + suffix);
+  writeFileSync(summary, `${JSON.stringify(built)}\n`);
+  return { corpus, built, reused: false };
+}
+
+/** Hash of the built corpus generator: dist/prepare.js and the local chunks it imports. */
+function generatorHash(): string {
+  const dist = join(pkg, "dist");
+  const entry = readFileSync(join(dist, "prepare.js"), "utf8");
+  const chunks = [...entry.matchAll(/from\s*"\.\/([^"]+)"/g)].map((m) =>
+    readFileSync(join(dist, m[1] as string), "utf8"),
+  );
+  let hash = 0x811c9dc5;
+  for (const text of [entry, ...chunks])
+    for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return (hash >>> 0).toString(36);
+}
+
+// 2. Per size: build the corpus once (the first runnable file target), then every target on a copy.
+const builder = runnable.find((r) => !SERVER_TARGETS.includes(r.target));
+if (!builder) throw new Error("no file target can run on this machine to build the corpus");
+for (const size of sizes) {
+  const { corpus, built, reused } = corpusFor(size, builder);
   console.error(
-    `corpus ${size}: ${built.messages} messages in ${built.sessions} sessions, ${Math.round(built.contentChars / 1e6)} M chars, built by ${builder.target} in ${(built.ms / 1000).toFixed(1)} s`,
+    `corpus ${size}: ${built.messages} messages in ${built.sessions} sessions, ${Math.round(built.contentChars / 1e6)} M chars, ${reused ? "reused from the cache (built" : "built"} by ${builder.target} in ${(built.ms / 1000).toFixed(1)} s${reused ? ")" : ""}`,
   );
   for (const { target, exec } of runnable) {
     const out = join(work, `${target}-${size}.json`);
@@ -137,7 +184,6 @@ for (const size of sizes) {
       console.error(`${target} ${size}: runner failed: ${message.split("\n")[0]}`);
     }
   }
-  if (!flag("keep-corpus")) for (const suffix of SIDE_FILES) rmSync(corpus + suffix, { force: true });
 }
 
 // 3. Output: JSON per target, one combined JSON, the Markdown table; then the baseline check.
