@@ -5,7 +5,7 @@
  * same under vitest (Node), `bun test` and `deno test`.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -82,6 +82,7 @@ export async function startSqld(options: SqldOptions = {}): Promise<SqldServer> 
   if (primary && !primary.grpcUrl) throw new Error("startSqld: replicaOf must be a primary");
   const owned = options.dir === undefined;
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), "sessiondb-sqld-"));
+  mkdirSync(dir, { recursive: true });
   const dbPath = join(dir, "data.sqld");
   const keyFile = join(dir, "auth-key.pem");
   if (options.auth) writeFileSync(keyFile, options.auth.publicKeyPem);
