@@ -15,6 +15,8 @@
  * - sqld rolled a write transaction back because it held the write lock past the server's
  *   transaction timeout while another writer waited (5 s in sqld 0.24): BUSY,
  *   `LIBSQL_TRANSACTION_TIMEOUT` — nothing was stored, the whole body runs again.
+ * - sqld failed the request itself (HTTP 500): ERROR, `LIBSQL_SERVER_ERROR`, not retried (the
+ *   same request fails the same way); on a COMMIT, `LIBSQL_COMMIT_UNKNOWN`.
  */
 import { SqliteError, type SqliteResultCode } from "@sessiondb/core";
 import { resultCodeFromMessage, resultCodeFromName } from "@sessiondb/core/driver";
@@ -24,7 +26,8 @@ export type LibsqlExtendedCode =
   | "LIBSQL_UNREACHABLE"
   | "LIBSQL_CONNECTION_LOST"
   | "LIBSQL_COMMIT_UNKNOWN"
-  | "LIBSQL_TRANSACTION_TIMEOUT";
+  | "LIBSQL_TRANSACTION_TIMEOUT"
+  | "LIBSQL_SERVER_ERROR";
 
 /** Where the failed request was: a statement inside a transaction, the transaction's COMMIT, or
  * a statement on its own (autocommit). */
@@ -152,6 +155,23 @@ export function toSqliteError(
       },
     );
   }
+  if (error.code === "SERVER_ERROR" && /status 500\b/.test(error.message)) {
+    // sqld's own failure to answer, not a lost connection — e.g. a row whose TEXT is not valid
+    // UTF-8, which it cannot encode (over a WebSocket it closes the socket instead, which cannot
+    // be told from a lost connection). Running it again gives the same answer.
+    if (where.phase === "commit") {
+      return new SqliteError(
+        "IOERR",
+        `The libSQL server at ${where.url} failed while committing (${error.message}): the write may or may not be stored. It was not retried; read back what you need before writing again.`,
+        { extendedCode: "LIBSQL_COMMIT_UNKNOWN", cause: error },
+      );
+    }
+    return new SqliteError(
+      "ERROR",
+      `The libSQL server at ${where.url} failed the request (${error.message}); a row whose text is not valid UTF-8 is one cause.`,
+      { extendedCode: "LIBSQL_SERVER_ERROR", cause: error },
+    );
+  }
   if (error.code === "SQL_PARSE_ERROR" || error.code === "SQL_NO_STATEMENT") {
     return new SqliteError("ERROR", error.message, { extendedCode: error.code, cause: error });
   }
@@ -174,6 +194,7 @@ function isTransportFailure(error: unknown): boolean {
   if (error.name === "AbortError" || error.name === "TimeoutError") return true;
   if (error.name === "TypeError") return FETCH_FAILED.test(describeChain(error));
   if (!isClientError(error) || !TRANSPORT_CODES.has(error.code)) return false;
-  // The HTTP client reports every non-2xx status as SERVER_ERROR: a 4xx is the server's answer.
-  return !(error.code === "SERVER_ERROR" && /status 4\d\d/.test(error.message));
+  // The HTTP client reports every non-2xx status as SERVER_ERROR: a 4xx or a 500 is the server's
+  // answer; 502, 503 and 504 come from a proxy in front of it.
+  return !(error.code === "SERVER_ERROR" && /status (4\d\d|500)\b/.test(error.message));
 }

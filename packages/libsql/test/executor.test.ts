@@ -225,6 +225,20 @@ describe.skipIf(!available.ok)(
       }
     });
 
+    it("sqld failing a request (HTTP 500: TEXT that is not valid UTF-8) is ERROR / LIBSQL_SERVER_ERROR, not a lost connection", async () => {
+      const db = await openLibsqlExecutor((server as SqldServer).httpUrl);
+      try {
+        await db.execute("CREATE TABLE IF NOT EXISTS bad_text (x TEXT)", []);
+        await db.execute("INSERT INTO bad_text VALUES (CAST(x'61C3' AS TEXT))", []);
+        const error = await failure(db.execute("SELECT x FROM bad_text", []));
+        expect(error.code).toBe("SQLITE_ERROR");
+        expect(error.extendedCode).toBe("LIBSQL_SERVER_ERROR");
+        expect((await db.execute("SELECT hex(x) AS h FROM bad_text", [])).rows).toEqual([{ h: "61C3" }]);
+      } finally {
+        db.close();
+      }
+    });
+
     it("sqld's transaction timeout (a writer held the lock > 5 s while another waited) is BUSY, nothing stored", async () => {
       const node = server as SqldServer;
       const db = await openLibsqlExecutor(node.httpUrl);
