@@ -18,6 +18,7 @@ import {
 import { InvalidInputError } from "./errors.js";
 import { repairAtOpen } from "./fts/recovery.js";
 import type { SqliteJournalMode } from "./journal.js";
+import { type VacuumOptions, type VacuumResult, vacuum } from "./maintenance/vacuum.js";
 import { openSchema } from "./store/open.js";
 import {
   type AsyncMethods,
@@ -148,6 +149,11 @@ export class AsyncStore {
   /** Run the backfill to completion, yielding between chunks. */
   backfillFts(options?: BackfillFtsOptions | null): Promise<void> {
     return backfillFts((op) => this.#run(op), options);
+  }
+
+  /** Give the space of deleted rows back in paced steps (maintenance/vacuum.ts). */
+  vacuum(options?: VacuumOptions | null): Promise<VacuumResult> {
+    return vacuum((op) => this.#run(op), options);
   }
 
   /** Close the store and the executor. Idempotent. */

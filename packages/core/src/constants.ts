@@ -85,3 +85,15 @@ export const MAX_COST_USD = 1e15;
 
 /** Store file permissions: transcripts are private. */
 export const STORE_FILE_MODE = 0o600;
+
+/** Paced maintenance (backfill, vacuum): a BEGIN IMMEDIATE that took longer than this waited for
+ * another writer. */
+export const PACE_CONTENTION_WAIT_MS = 5;
+/** While others write, a step is sized to hold the write lock about this long, so a live
+ * writer's append waits at most about one such step (the p99 goal is 50 ms) … */
+export const PACE_TARGET_HOLD_MS = 15;
+/** … and the job pauses twice as long as it held the lock, at least PACE_MIN_PAUSE_MS (a
+ * blocked writer's busy handler sleeps in steps of up to 25 ms and must wake inside the gap) and
+ * at most PACE_MAX_PAUSE_MS. */
+export const PACE_MIN_PAUSE_MS = 30;
+export const PACE_MAX_PAUSE_MS = 250;

@@ -22,6 +22,7 @@ import {
 } from "./journal.js";
 import { describeAdmissionHolder } from "./locks/admission.js";
 import { withPatience } from "./locks/patience.js";
+import { type VacuumOptions, type VacuumResult, vacuum } from "./maintenance/vacuum.js";
 import { createContext, type StoreContext } from "./store/context.js";
 import {
   configureConnection,
@@ -173,6 +174,13 @@ export class Store {
    * included, arrives as a rejection. */
   backfillFts(options?: BackfillFtsOptions | null): Promise<void> {
     return backfillFts((op) => runSync(this.#ctx, op), options);
+  }
+
+  /** Give the space of deleted rows back to the file system in paced steps that never stall
+   * other writers for long (maintenance/vacuum.ts); `{ full: true }` rewrites the whole store
+   * instead. Every failure, bad options included, arrives as a rejection. */
+  vacuum(options?: VacuumOptions | null): Promise<VacuumResult> {
+    return vacuum((op) => runSync(this.#ctx, op), options);
   }
 
   /** Copy the store, consistently while other processes keep writing, to a new private file

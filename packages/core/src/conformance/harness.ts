@@ -10,6 +10,7 @@ import { join } from "node:path";
 import type { SqliteConnection, SqliteDriver } from "../driver.js";
 import type { Host } from "../host/host.js";
 import type { SqliteJournalMode } from "../journal.js";
+import type { VacuumOptions, VacuumResult } from "../maintenance/vacuum.js";
 import type { AsyncMethods, BackfillFtsOptions, StoreOperations } from "../store/operations.js";
 import type { StoreOptions } from "../store/types.js";
 import { createStore, type Store } from "../store.js";
@@ -38,6 +39,7 @@ export interface ConformanceStore extends AsyncMethods<StoreOperations> {
   // biome-ignore lint/suspicious/noExplicitAny: a sync store's body returns values, an async one's promises
   transaction(fn: (tx: any) => any): Promise<unknown>;
   backfillFts(options?: BackfillFtsOptions | null): Promise<void>;
+  vacuum(options?: VacuumOptions | null): Promise<VacuumResult>;
   close(): Promise<void> | void;
 }
 

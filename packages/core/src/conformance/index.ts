@@ -22,6 +22,7 @@ import { searchPagingSuite } from "./search-paging.js";
 import { statsSuite } from "./stats.js";
 import { storeApiSuite } from "./store-api.js";
 import { transactionSuite } from "./transaction.js";
+import { vacuumSuite } from "./vacuum.js";
 import { valuesSuite } from "./values.js";
 
 export {
@@ -55,6 +56,7 @@ export function runConformance(target: ConformanceTarget): void {
     suiteIf(target, "disk-full", "disk full", diskFullSuite);
     suiteIf(target, "files", "files and locks", filesSuite);
     suiteIf(target, "backup", "backup", backupSuite);
+    vacuumSuite(target);
     suiteIf(target, "repair", "repair", repairSuite);
   });
 }

@@ -3,10 +3,10 @@ import { tempDir, testDriver } from "../../test/support/driver.js";
 import { FtsIndex, faultyDriver, openTestStore, type TestStore } from "../../test/support/fts-context.js";
 import { runSync } from "../engine/run-sync.js";
 import { SqliteError } from "../errors.js";
+import { pace } from "../maintenance/paced.js";
 import { UPSERT_META_SQL } from "../schema/ddl.js";
 import { backfillStepTx } from "./backfill.js";
-import { pace } from "./backfill-loop.js";
-import { META_BACKFILL_HIGH_WATER, META_BACKFILL_PROGRESS } from "./constants.js";
+import { BACKFILL_MIN_CHUNK_IDS, META_BACKFILL_HIGH_WATER, META_BACKFILL_PROGRESS } from "./constants.js";
 
 let cleanup: Array<() => void> = [];
 afterEach(() => {
@@ -239,24 +239,30 @@ describe("backfill", () => {
   it("paces itself: short chunks and pauses while others write, full speed otherwise", () => {
     const alone = { waitedMs: 0, heldMs: 300, othersWrote: false };
     // Quiet steps: the chunk doubles from the second quiet step in a row, up to the maximum.
-    expect(pace(alone, 250, 5000, 1)).toEqual({ chunk: 250, pauseMs: 0 });
-    expect(pace(alone, 250, 5000, 2)).toEqual({ chunk: 500, pauseMs: 0 });
-    expect(pace(alone, 4000, 5000, 5)).toEqual({ chunk: 5000, pauseMs: 0 });
+    expect(pace(alone, 250, 5000, 1, BACKFILL_MIN_CHUNK_IDS)).toEqual({ chunk: 250, pauseMs: 0 });
+    expect(pace(alone, 250, 5000, 2, BACKFILL_MIN_CHUNK_IDS)).toEqual({ chunk: 500, pauseMs: 0 });
+    expect(pace(alone, 4000, 5000, 5, BACKFILL_MIN_CHUNK_IDS)).toEqual({ chunk: 5000, pauseMs: 0 });
     // Another connection committed since the last step: size the chunk to ~15 ms of lock hold,
     // and pause twice the hold (capped).
-    expect(pace({ waitedMs: 0, heldMs: 300, othersWrote: true }, 5000, 5000, 0)).toEqual({
+    expect(
+      pace({ waitedMs: 0, heldMs: 300, othersWrote: true }, 5000, 5000, 0, BACKFILL_MIN_CHUNK_IDS),
+    ).toEqual({
       chunk: 250,
       pauseMs: 250,
     });
     // The step had to wait for the lock: same, never below the floor, pause at least 30 ms.
-    expect(pace({ waitedMs: 80, heldMs: 10, othersWrote: false }, 40, 5000, 0)).toEqual({
+    expect(
+      pace({ waitedMs: 80, heldMs: 10, othersWrote: false }, 40, 5000, 0, BACKFILL_MIN_CHUNK_IDS),
+    ).toEqual({
       chunk: 50,
       pauseMs: 30,
     });
     // Already short enough: keep the chunk, never grow it while others write.
-    expect(pace({ waitedMs: 0, heldMs: 5, othersWrote: true }, 200, 5000, 0)).toEqual({
-      chunk: 200,
-      pauseMs: 30,
-    });
+    expect(pace({ waitedMs: 0, heldMs: 5, othersWrote: true }, 200, 5000, 0, BACKFILL_MIN_CHUNK_IDS)).toEqual(
+      {
+        chunk: 200,
+        pauseMs: 30,
+      },
+    );
   });
 });

@@ -12,7 +12,8 @@
  * markers. Broken markers are healed by re-seeding.
  */
 import { BACKFILL_BOUNDARY_SWEEP_IDS } from "../constants.js";
-import { exec, get, now, type Op, run, write } from "../engine/effects.js";
+import { exec, get, type Op, run, write } from "../engine/effects.js";
+import { type StepMemory, timedWrite } from "../maintenance/paced.js";
 import { DELETE_META_SQL, UPSERT_META_SQL } from "../schema/ddl.js";
 import type { TimedStep } from "./backfill-loop.js";
 import { META_BACKFILL_HIGH_WATER, META_BACKFILL_PROGRESS, META_FTS_STALE } from "./constants.js";
@@ -108,32 +109,10 @@ export function* backfillStepTx(chunkIds: number, afterIndex?: () => void): Op<S
   return { remains: false, from: progress, to: Math.max(progress, end), rows, highWater };
 }
 
-/** What a step remembers of the last one: the store's data_version after it. */
-export interface StepMemory {
-  dataVersion?: number;
-}
-
-/** One step in its own write transaction, timed: how long the transaction waited for the lock,
- * how long it was held, and whether another connection committed since the last step. */
+/** One step in its own write transaction, timed (maintenance/paced.ts). */
 export function* timedBackfillStep(chunkIds: number, memory: StepMemory): Op<TimedStep> {
-  const started = yield* now();
-  const timing = { entered: started, othersWrote: false };
-  const outcome = yield* write(() => versionedStep(chunkIds, memory, timing));
-  const heldMs = (yield* now()) - timing.entered;
-  return { ...outcome, waitedMs: timing.entered - started, heldMs, othersWrote: timing.othersWrote };
-}
-
-function* versionedStep(
-  chunkIds: number,
-  memory: StepMemory,
-  timing: { entered: number; othersWrote: boolean },
-): Op<StepOutcome> {
-  timing.entered = yield* now();
-  // data_version moves only for other connections' commits: did anyone write since our last step?
-  const version = Number(Object.values((yield* get("PRAGMA data_version")) ?? {})[0]);
-  timing.othersWrote = memory.dataVersion !== undefined && version !== memory.dataVersion;
-  memory.dataVersion = version;
-  return yield* backfillStepTx(chunkIds);
+  const { outcome, timing } = yield* timedWrite(() => backfillStepTx(chunkIds), memory);
+  return { ...outcome, ...timing };
 }
 
 /** Rows with ids in `(after, upTo]`, for progress reports. */

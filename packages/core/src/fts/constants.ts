@@ -51,18 +51,9 @@ export const FTS_SNIPPET_MAX_CHARS = 1024;
 /** Pages of work per bounded FTS5 'merge' from maintenanceTick (~4 KB leaves: about 1 MB). */
 export const FTS_MERGE_PAGES = 256;
 
-/** Backfill pacing: a BEGIN IMMEDIATE that took longer than this waited for another writer. */
-export const BACKFILL_CONTENTION_WAIT_MS = 5;
-/** Backfill pacing: while others write, a chunk is sized to hold the write lock about this long,
- * so a live writer's append waits at most about one such chunk (the p99 goal is 50 ms). */
-export const BACKFILL_TARGET_HOLD_MS = 15;
-/** … but never below this many ids (a window of huge tool rows may still take longer) … */
+/** Backfill pacing (maintenance/paced.ts): never a chunk below this many ids while others
+ * write (a window of huge tool rows may still take longer) … */
 export const BACKFILL_MIN_CHUNK_IDS = 50;
-/** … and the loop pauses twice as long as it held the lock, at least BACKFILL_MIN_PAUSE_MS (a
- * blocked writer's busy handler sleeps in steps of up to 25 ms and must wake inside the gap) and
- * at most BACKFILL_MAX_PAUSE_MS. */
-export const BACKFILL_MIN_PAUSE_MS = 30;
-export const BACKFILL_MAX_PAUSE_MS = 250;
 /** The first chunk is this small, and chunks double only after two quiet steps in a row, so a
  * backfill that starts next to live writers never holds the lock for a whole full-size chunk. */
 export const BACKFILL_START_CHUNK_IDS = 250;

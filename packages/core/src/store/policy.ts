@@ -17,10 +17,10 @@ import {
   StoreFullError,
   StoreReadOnlyError,
 } from "../errors.js";
-import type { StepMemory } from "../fts/backfill.js";
 import { failOpen } from "../fts/corruption.js";
 import type { PatienceOptions } from "../locks/patience.js";
 import { RecoveryBackoff, type RecoveryBackoffOptions } from "../locks/recovery-backoff.js";
+import type { StepMemory } from "../maintenance/paced.js";
 import type { WriteOptions } from "./context.js";
 
 /** What the environment knows that the operations cannot ask SQLite. */

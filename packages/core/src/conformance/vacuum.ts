@@ -1,0 +1,181 @@
+/**
+ * Conformance: `store.vacuum()`. New stores vacuum incrementally: the pages of deleted sessions
+ * go back in paced steps while another connection keeps appending, and what remains reads,
+ * searches and checks exactly as before. A store created before incremental vacuum is left alone
+ * (and says why) unless a full vacuum is asked for, which compacts it and makes it incremental.
+ * Bad options, a read-only store and a transaction are refused.
+ */
+import { statSync } from "node:fs";
+import {
+  assert,
+  type Capability,
+  type ConformanceStore,
+  type ConformanceTarget,
+  capabilitiesOf,
+  fixtureTest,
+  SAFE_SQLITE,
+  scalar,
+} from "./harness.js";
+
+const FILLER = "vacuum filler text that takes room on its pages ".repeat(40);
+/** The text of the 1 500 rows the first test drops. */
+const DROPPED_BYTES = 1500 * FILLER.length;
+
+async function fill(store: ConformanceStore, id: string, rows: number): Promise<void> {
+  await store.createSession({ id, source: "test" });
+  await store.appendMessages(
+    id,
+    Array.from({ length: rows }, (_, n) => ({
+      role: "assistant" as const,
+      content: `${id} row ${n} ${FILLER}`,
+    })),
+  );
+}
+
+async function rejectsWith(promise: Promise<unknown>, code: string): Promise<void> {
+  await assert.rejects(promise, (error: Error & { code?: string }) => {
+    assert.equal(error.code, code, error.message);
+    return true;
+  });
+}
+
+export function vacuumSuite(target: ConformanceTarget): void {
+  const { describe } = target;
+  const test = fixtureTest(target);
+  const has = (capability: Capability) => capabilitiesOf(target).includes(capability);
+
+  describe("vacuum", () => {
+    test("a new store gives the pages of deleted sessions back in paced steps while another connection appends; what remains is intact", async (f) => {
+      const store = await f.open({ sqliteVersion: SAFE_SQLITE });
+      if (!has("files")) {
+        // An engine that creates the database file itself (a server) made it without
+        // incremental vacuum: one full vacuum, cheap while the store is empty, converts it.
+        assert.equal((await store.vacuum({ full: true })).method, "full");
+      }
+      await fill(store, "kept", 300);
+      await fill(store, "dropped", 1500);
+      await store.deleteSession("dropped");
+      const sizeBefore = has("files") ? statSync(f.file()).size : 0;
+      const other = await f.open({ sqliteVersion: SAFE_SQLITE });
+      await other.createSession({ id: "live", source: "test" });
+      const progress: Array<{ freedPages: number; totalPages: number; done: boolean }> = [];
+      // The vacuum yields between its steps: the other connection appends in those gaps (one
+      // append lands before it starts, so the appender is known to be running).
+      await other.appendMessage("live", { role: "user", content: "live first" });
+      let appended = 1;
+      let appending = Promise.resolve();
+      const appender = setInterval(() => {
+        appending = appending.then(async () => {
+          await other.appendMessage("live", { role: "user", content: `live ${appended}` });
+          appended++;
+        });
+      }, 2);
+      let result: Awaited<ReturnType<ConformanceStore["vacuum"]>>;
+      try {
+        result = await store.vacuum({ onProgress: (p) => progress.push(p) });
+      } finally {
+        clearInterval(appender);
+        await appending;
+      }
+      assert.equal(result.method, "incremental");
+      // At least the dropped rows' text went back (their index entries stay until an FTS optimize).
+      assert.ok(
+        result.bytesBefore - result.bytesAfter > DROPPED_BYTES,
+        `${result.bytesBefore} → ${result.bytesAfter}: less than the ${DROPPED_BYTES} bytes of the dropped rows`,
+      );
+      assert.equal(result.reclaimableBytes, 0);
+      assert.ok(progress.length > 1, `one step only (${progress.length}): the job was not paced`);
+      for (let i = 1; i < progress.length; i++) {
+        assert.ok((progress[i]?.freedPages ?? 0) >= (progress[i - 1]?.freedPages ?? 0), "progress went back");
+      }
+      assert.equal(progress.at(-1)?.done, true);
+      assert.equal(progress.filter((p) => p.done).length, 1);
+      await other.close();
+      await store.close();
+      if (has("files"))
+        assert.ok(sizeBefore - statSync(f.file()).size > DROPPED_BYTES, "the file did not shrink");
+
+      const reopened = await f.open();
+      assert.equal(await reopened.messageCount("kept"), 300);
+      assert.equal(await reopened.messageCount("live"), appended);
+      assert.equal(await reopened.getSession("dropped"), undefined);
+      assert.equal((await reopened.search("row 299")).hits[0]?.sessionId, "kept");
+      assert.equal((await reopened.search("dropped")).hits.length, 0);
+      assert.deepEqual(await reopened.checkIntegrity(), { ok: true, problems: [] });
+      // Nothing left to free: done at once.
+      assert.equal((await reopened.vacuum()).reclaimableBytes, 0);
+    });
+
+    test(
+      "a store created before incremental vacuum is left alone and says why; { full: true } compacts it and makes it incremental",
+      async (f) => {
+        // The layout of a store made before new stores were incremental: a table created (and
+        // dropped) before the store's own fixes auto_vacuum at NONE.
+        const raw = f.raw();
+        raw.exec("CREATE TABLE legacy_layout(x)");
+        raw.exec("DROP TABLE legacy_layout");
+        raw.close();
+        const store = await f.open({ sqliteVersion: SAFE_SQLITE });
+        await fill(store, "kept", 100);
+        await fill(store, "dropped", 800);
+        await store.close();
+        const check = f.raw();
+        assert.equal(scalar(check, "PRAGMA auto_vacuum"), 0);
+        check.close();
+        const legacy = await f.open({ sqliteVersion: SAFE_SQLITE });
+        await legacy.deleteSession("dropped");
+        const untouched = await legacy.vacuum();
+        assert.equal(untouched.method, "none");
+        assert.match(untouched.note ?? "", /full vacuum/);
+        assert.ok(untouched.reclaimableBytes > 0);
+        assert.equal(untouched.bytesAfter, untouched.bytesBefore);
+
+        const full = await legacy.vacuum({ full: true }).catch((error: Error & { code?: string }) => {
+          // A binding that allows no attached database cannot VACUUM (Deno's node:sqlite).
+          assert.equal(error.code, "DRIVER_UNAVAILABLE", error.message);
+          return undefined;
+        });
+        if (!full) {
+          console.log(`[conformance] ${target.name}: a full vacuum is refused: this binding cannot VACUUM`);
+          assert.equal(await legacy.messageCount("kept"), 100);
+          assert.deepEqual(await legacy.checkIntegrity(), { ok: true, problems: [] });
+          return;
+        }
+        assert.equal(full.method, "full");
+        assert.ok(full.bytesBefore - full.bytesAfter > (DROPPED_BYTES * 800) / 1500);
+        assert.equal(full.reclaimableBytes, 0);
+        assert.equal(await legacy.messageCount("kept"), 100);
+        assert.deepEqual(await legacy.checkIntegrity(), { ok: true, problems: [] });
+        assert.equal((await legacy.search("row 99")).hits[0]?.sessionId, "kept");
+        await legacy.deleteSession("kept");
+        assert.equal((await legacy.vacuum()).method, "incremental");
+      },
+      ["files"],
+    );
+
+    test("bad options, a read-only store and a transaction are refused with nothing changed", async (f) => {
+      const store = await f.open();
+      await fill(store, "s", 20);
+      for (const options of [5, "full", [], { full: "yes" }, { onProgress: 5 }, { signal: {} }]) {
+        let pending: Promise<unknown> | undefined;
+        assert.doesNotThrow(() => {
+          pending = store.vacuum(options as never);
+        }, "vacuum threw synchronously");
+        await rejectsWith(pending as Promise<unknown>, "INVALID_INPUT");
+      }
+      let inside: Promise<unknown> | undefined;
+      await store.transaction((tx: ConformanceStore) => {
+        inside = tx.vacuum();
+        inside.catch(() => undefined);
+      });
+      await rejectsWith(inside as Promise<unknown>, "INVALID_INPUT");
+      const aborted = new AbortController();
+      aborted.abort();
+      await assert.rejects(store.vacuum({ signal: aborted.signal }));
+      await store.close();
+      const reader = await f.open({ readOnly: true });
+      await rejectsWith(reader.vacuum(), "STORE_READONLY");
+      assert.equal(await reader.messageCount("s"), 20);
+    });
+  });
+}

@@ -1,0 +1,202 @@
+/**
+ * `store.vacuum()`: give the space of deleted sessions back to the file system without stalling
+ * the writers that share the store.
+ *
+ * Stores are created with `auto_vacuum = INCREMENTAL` (store/open.ts): freed pages wait on
+ * SQLite's free list, and `PRAGMA incremental_vacuum(N)` moves N of them to the end of the file
+ * and cuts it there. Vacuum runs that as a paced job (maintenance/paced.ts): short write
+ * transactions sized to hold the lock ~15 ms while others write, with a pause between them. In
+ * WAL mode the file itself shrinks at the next checkpoint.
+ *
+ * A store created before that (`auto_vacuum = NONE`) can only be compacted by a full `VACUUM`,
+ * which rewrites the whole file while holding the write lock — writers wait for all of it, with
+ * their patience. So it runs only when asked for (`{ full: true }`); it also switches the store to
+ * incremental, so it is needed once.
+ */
+import { exec, get, guard, local, now, type Op, read } from "../engine/effects.js";
+import { DriverUnavailableError, hasResultCode } from "../errors.js";
+import * as valid from "../store/validate.js";
+import { type PacedJob, runPaced, type StepMemory, type StepTiming, timedWrite } from "./paced.js";
+
+/** Where a running vacuum stands, in pages of the free list it found (or that grew meanwhile). */
+export interface VacuumProgress {
+  freedPages: number;
+  totalPages: number;
+  done: boolean;
+}
+
+export interface VacuumOptions {
+  /** Called after each step of an incremental vacuum. */
+  onProgress?: (progress: VacuumProgress) => void;
+  /** Stop between steps; what the steps freed stays freed. */
+  signal?: AbortSignal;
+  /** Rewrite the whole store with `VACUUM` (holds the write lock for all of it) — the only way
+   * to compact a store created before incremental vacuum, and it converts that store. */
+  full?: boolean;
+}
+
+export interface VacuumResult {
+  /** "incremental": paced steps; "full": one VACUUM; "none": nothing done (see `note`). */
+  method: "incremental" | "full" | "none";
+  /** The database's size (pages × page size) before and after; in WAL mode the file shrinks to
+   * it at the next checkpoint. */
+  bytesBefore: number;
+  bytesAfter: number;
+  /** Free space still inside the file afterwards (pages on SQLite's free list). */
+  reclaimableBytes: number;
+  /** Why nothing was done, when `method` is "none". */
+  note?: string;
+  durationMs: number;
+}
+
+/** SQLite's `PRAGMA auto_vacuum` values. */
+const AUTO_VACUUM_NONE = 0;
+const AUTO_VACUUM_FULL = 1;
+
+/** Pages per step: start small, never below VACUUM_MIN_CHUNK_PAGES while others write, at most
+ * VACUUM_MAX_CHUNK_PAGES (16 MiB of 4 KiB pages) when nobody does. */
+const VACUUM_START_CHUNK_PAGES = 256;
+const VACUUM_MIN_CHUNK_PAGES = 32;
+const VACUUM_MAX_CHUNK_PAGES = 4096;
+
+interface Space {
+  autoVacuum: number;
+  freePages: number;
+  pageCount: number;
+  pageSize: number;
+}
+
+function* pragmaNumber(name: string): Op<number> {
+  return Number(Object.values((yield* get(`PRAGMA ${name}`)) ?? {})[0] ?? 0);
+}
+
+function* spaceOp(): Op<Space> {
+  return {
+    autoVacuum: yield* pragmaNumber("auto_vacuum"),
+    freePages: yield* pragmaNumber("freelist_count"),
+    pageCount: yield* pragmaNumber("page_count"),
+    pageSize: yield* pragmaNumber("page_size"),
+  };
+}
+
+/** Free up to `pages` pages; returns the free list left. `exec`, not a prepared statement's
+ * `run()`: better-sqlite3 and node:sqlite step a statement once, and this pragma frees one page
+ * per step. */
+function* incrementalStepTx(pages: number): Op<number> {
+  yield* exec(`PRAGMA incremental_vacuum(${Math.max(1, Math.floor(pages))})`);
+  return yield* pragmaNumber("freelist_count");
+}
+
+function* timedIncrementalStep(pages: number, memory: StepMemory): Op<{ free: number } & StepTiming> {
+  const { outcome, timing } = yield* timedWrite(() => incrementalStepTx(pages), memory);
+  return { free: outcome, ...timing };
+}
+
+/** A full VACUUM that leaves the store incremental. VACUUM cannot run inside a transaction: it is
+ * sent on its own, with patience (the `read` effect: retried whole on BUSY, no BEGIN). */
+function* fullVacuumOp(): Op<void> {
+  yield* exec("PRAGMA auto_vacuum = INCREMENTAL");
+  try {
+    yield* exec("VACUUM");
+  } catch (error) {
+    // VACUUM works on an attached scratch database. A binding built to allow none (Deno's
+    // node:sqlite) says only this, in SQLite's words; nothing was changed.
+    if (hasResultCode(error, "ERROR") && /too many attached databases/i.test(error.message)) {
+      throw new DriverUnavailableError(
+        "this SQLite binding cannot run a full VACUUM (it allows no attached databases, which VACUUM needs); nothing was changed. Run the full vacuum once with another driver or runtime (better-sqlite3 or node:sqlite on Node, bun:sqlite, @db/sqlite on Deno); later vacuums are incremental and work here",
+        { cause: error },
+      );
+    }
+    throw error;
+  }
+}
+
+function* checkpointOp(): Op<void> {
+  try {
+    // In WAL mode the file shrinks when the checkpoint copies the truncation back.
+    yield* local({ name: "checkpoint" });
+  } catch {
+    // The space is freed inside the store either way; the next checkpoint shrinks the file.
+  }
+}
+
+/**
+ * `store.vacuum()` for either store (see the module comment): `run` performs one operation on
+ * the store's runner (a value on the sync one, a promise on the async one; the loop awaits
+ * either). Every failure, bad options included, arrives as a rejection.
+ */
+export async function vacuum(
+  run: <T>(op: Op<T>) => T | Promise<T>,
+  options?: VacuumOptions | null,
+): Promise<VacuumResult> {
+  const o = valid.options(options, "vacuum", ["onProgress", "signal", "full"]);
+  const onProgress = valid.callbackOption<(progress: VacuumProgress) => void>(
+    o.onProgress,
+    "vacuum.onProgress",
+  );
+  const signal = valid.signalOption(o.signal, "vacuum.signal");
+  const full = valid.flagOption(o.full, "vacuum.full") === true;
+  await run(guard("writable", "vacuum"));
+  signal?.throwIfAborted();
+  const started = await run(now());
+  const before = await run(read(spaceOp));
+  const size = (s: Space) => s.pageCount * s.pageSize;
+  const result = async (
+    method: VacuumResult["method"],
+    after: Space,
+    note?: string,
+  ): Promise<VacuumResult> => ({
+    method,
+    bytesBefore: size(before),
+    bytesAfter: size(after),
+    reclaimableBytes: after.freePages * after.pageSize,
+    ...(note ? { note } : {}),
+    durationMs: (await run(now())) - started,
+  });
+
+  if (full) {
+    signal?.throwIfAborted();
+    await run(read(fullVacuumOp));
+    await run(checkpointOp());
+    return result("full", await run(read(spaceOp)));
+  }
+  if (before.autoVacuum === AUTO_VACUUM_NONE) {
+    return result(
+      "none",
+      before,
+      "this store's file was created without incremental vacuum (by an older sessiondb, or by a server that created it): only a full vacuum ({ full: true }) compacts it, rewriting the whole file while writers wait, and it makes later vacuums incremental",
+    );
+  }
+  if (before.autoVacuum === AUTO_VACUUM_FULL) {
+    return result(
+      "none",
+      before,
+      "the store is in auto_vacuum=FULL mode: SQLite gives space back at every commit",
+    );
+  }
+  let total = before.freePages;
+  let freed = 0;
+  if (total > 0) {
+    const memory: StepMemory = {};
+    const job: PacedJob<{ free: number } & StepTiming> = {
+      step: (chunk) => run(timedIncrementalStep(chunk, memory)),
+      after(step) {
+        // Others free and reuse pages meanwhile: progress never goes back, and the total grows
+        // to what has been freed plus what is left.
+        freed = Math.max(freed, total - step.free);
+        total = Math.max(total, freed + step.free);
+        onProgress?.({ freedPages: freed, totalPages: total, done: step.free === 0 });
+        return step.free > 0;
+      },
+      startChunk: VACUUM_START_CHUNK_PAGES,
+      minChunk: VACUUM_MIN_CHUNK_PAGES,
+      maxChunk: VACUUM_MAX_CHUNK_PAGES,
+      signal,
+    };
+    await runPaced(job);
+    await run(checkpointOp());
+  } else {
+    onProgress?.({ freedPages: 0, totalPages: 0, done: true });
+  }
+  return result("incremental", await run(read(spaceOp)));
+}
