@@ -26,6 +26,7 @@ import { serve } from "./commands/serve.js";
 import { sessionsList, sessionsShow } from "./commands/sessions.js";
 import { stats } from "./commands/stats.js";
 import { usage } from "./commands/usage.js";
+import { vacuum } from "./commands/vacuum.js";
 import { classify, describe, EXIT, redactSecrets, UsageError } from "./exit.js";
 import { flushOut, guardOutput, writeErr, writeOut } from "./output.js";
 import { envIfAllowed } from "./permissions.js";
@@ -57,6 +58,7 @@ export const COMMANDS: readonly Command[] = [
   check,
   backup,
   repair,
+  vacuum,
   serve,
 ];
 

@@ -452,6 +452,31 @@ describe.each(TARGETS)("$name", (target) => {
     expect(cli(["--db", file, "check"]).code).toBe(0);
   });
 
+  it("vacuum gives the space of deleted sessions back (--json); --full where the binding can VACUUM", () => {
+    const file = copyOf(`${target.name.replace(/\W/g, "_")}-vacuum.db`);
+    const doomed = sessions.slice(0, 20).map((s) => s.id);
+    expect(run(["--db", file, "sessions", "delete", ...doomed, "--yes"]).code).toBe(0);
+    const sizeBefore = fs.statSync(file).size;
+    const r = run(["--db", file, "vacuum", "--json"]);
+    expect(r.code, r.stderr).toBe(0);
+    const result = json(r);
+    expect(result.method).toBe("incremental");
+    expect(result.bytesAfter).toBeLessThan(result.bytesBefore);
+    expect(result.reclaimableBytes).toBe(0);
+    expect(fs.statSync(file).size).toBeLessThan(sizeBefore);
+    expect(run(["--db", file, "vacuum"]).stdout).toMatch(/^vacuumed .* \(incremental\): /);
+    const full = run(["--db", file, "vacuum", "--full", "--json"]);
+    if (full.code === 6) {
+      // A binding that allows no attached database (Deno's node:sqlite) cannot VACUUM.
+      expectOneLineError(full, 6, "DRIVER_UNAVAILABLE");
+      expect(full.stderr).toContain("cannot run a full VACUUM");
+    } else {
+      expect(full.code, full.stderr).toBe(0);
+      expect(json(full).method).toBe("full");
+    }
+    expect(cli(["--db", file, "check"]).code).toBe(0);
+  });
+
   it("prune --older-than: --dry-run changes nothing; pinned and recent sessions stay", () => {
     const file = copyOf(`${target.name.replace(/\W/g, "_")}-prune.db`);
     const pinned = sessions[4]?.id as string;

@@ -1,0 +1,76 @@
+import process from "node:process";
+import type { Command } from "../command.js";
+import { EXIT, ExitError } from "../exit.js";
+import { bytes, print, printJson } from "../format.js";
+import { openFor } from "../open.js";
+import { Progress } from "../progress.js";
+
+export const vacuum: Command = {
+  name: "vacuum",
+  summary: "give the space of deleted sessions back to the disk, without stalling writers",
+  usage: "vacuum [--full] [--json]",
+  help: [
+    "Stores keep the pages that deleted sessions and pruned messages used on a free list, and",
+    "reuse them for new rows. vacuum hands them back to the file system in short steps (about",
+    "15 ms of write lock each while others write, with a pause between), so agents appending",
+    "meanwhile barely notice. Run `sessiondb fts optimize` first to compact the search index too.",
+    "",
+    "A store created before sessiondb had incremental vacuum cannot be vacuumed in steps: vacuum",
+    "says so and changes nothing, unless --full is given.",
+    "",
+    "  --full   rewrite the whole store with SQLite's VACUUM: compacts everything and makes later",
+    "           vacuums incremental, but holds the write lock for the whole rewrite (writers wait,",
+    "           up to their patience) and needs free disk space the size of the store",
+    "",
+    "Progress goes to stderr on a terminal. Ctrl-C stops between steps (what was freed stays",
+    "freed; exit 130).",
+  ].join("\n"),
+  options: { full: { type: "boolean" } },
+  args: { min: 0, max: 0, names: "" },
+  json: true,
+  async run({ values, runtime }) {
+    const { store, shown } = await openFor(runtime, values, "write");
+    const controller = new AbortController();
+    const onSigint = () => controller.abort();
+    process.on("SIGINT", onSigint);
+    const bar =
+      !values.json && process.stderr.isTTY ? new Progress({ label: "vacuum", unit: "pages" }) : undefined;
+    try {
+      if (values.full && !values.json && process.stderr.isTTY)
+        process.stderr.write("vacuum: rewriting the whole store (writers wait until it is done)…\n");
+      let result: Awaited<ReturnType<typeof store.vacuum>>;
+      try {
+        result = await store.vacuum({
+          full: values.full === true,
+          signal: controller.signal,
+          onProgress: (p) => bar?.update(p.freedPages, p.totalPages, p.done),
+        });
+      } catch (error) {
+        if (!controller.signal.aborted) throw error;
+        throw new ExitError(
+          EXIT.INTERRUPTED,
+          "vacuum interrupted; the space freed so far stays freed",
+          "INTERRUPTED",
+        );
+      }
+      bar?.finish("freed");
+      if (values.json) {
+        printJson({ store: shown, ...result });
+        return EXIT.OK;
+      }
+      if (result.method === "none") {
+        print(`nothing done: ${result.note}`);
+        if (result.reclaimableBytes > 0)
+          print(`  ${bytes(result.reclaimableBytes)} could be reclaimed with \`sessiondb vacuum --full\``);
+        return EXIT.OK;
+      }
+      print(
+        `vacuumed ${shown} (${result.method}): ${bytes(result.bytesBefore)} → ${bytes(result.bytesAfter)}, ${(result.durationMs / 1000).toFixed(1)} s`,
+      );
+      return EXIT.OK;
+    } finally {
+      process.off("SIGINT", onSigint);
+      await store.close();
+    }
+  },
+};
