@@ -256,5 +256,8 @@ function localFileWork(
       return passiveCheckpoint(conn);
     case "protectFiles":
       return protectFiles(path, host);
+    case "incrementalVacuum":
+      conn.exec("PRAGMA auto_vacuum = INCREMENTAL");
+      return true;
   }
 }

@@ -45,66 +45,81 @@ export function vacuumSuite(target: ConformanceTarget): void {
   const has = (capability: Capability) => capabilitiesOf(target).includes(capability);
 
   describe("vacuum", () => {
-    test("a new store gives the pages of deleted sessions back in paced steps while another connection appends; what remains is intact", async (f) => {
-      const store = await f.open({ sqliteVersion: SAFE_SQLITE });
-      if (!has("files")) {
-        // An engine that creates the database file itself (a server) made it without
-        // incremental vacuum: one full vacuum, cheap while the store is empty, converts it.
-        assert.equal((await store.vacuum({ full: true })).method, "full");
-      }
-      await fill(store, "kept", 300);
-      await fill(store, "dropped", 1500);
-      await store.deleteSession("dropped");
-      const sizeBefore = has("files") ? statSync(f.file()).size : 0;
-      const other = await f.open({ sqliteVersion: SAFE_SQLITE });
-      await other.createSession({ id: "live", source: "test" });
-      const progress: Array<{ freedPages: number; totalPages: number; done: boolean }> = [];
-      // The vacuum yields between its steps: the other connection appends in those gaps (one
-      // append lands before it starts, so the appender is known to be running).
-      await other.appendMessage("live", { role: "user", content: "live first" });
-      let appended = 1;
-      let appending = Promise.resolve();
-      const appender = setInterval(() => {
-        appending = appending.then(async () => {
-          await other.appendMessage("live", { role: "user", content: `live ${appended}` });
-          appended++;
-        });
-      }, 2);
-      let result: Awaited<ReturnType<ConformanceStore["vacuum"]>>;
-      try {
-        result = await store.vacuum({ onProgress: (p) => progress.push(p) });
-      } finally {
-        clearInterval(appender);
-        await appending;
-      }
-      assert.equal(result.method, "incremental");
-      // At least the dropped rows' text went back (their index entries stay until an FTS optimize).
-      assert.ok(
-        result.bytesBefore - result.bytesAfter > DROPPED_BYTES,
-        `${result.bytesBefore} → ${result.bytesAfter}: less than the ${DROPPED_BYTES} bytes of the dropped rows`,
-      );
-      assert.equal(result.reclaimableBytes, 0);
-      assert.ok(progress.length > 1, `one step only (${progress.length}): the job was not paced`);
-      for (let i = 1; i < progress.length; i++) {
-        assert.ok((progress[i]?.freedPages ?? 0) >= (progress[i - 1]?.freedPages ?? 0), "progress went back");
-      }
-      assert.equal(progress.at(-1)?.done, true);
-      assert.equal(progress.filter((p) => p.done).length, 1);
-      await other.close();
-      await store.close();
-      if (has("files"))
-        assert.ok(sizeBefore - statSync(f.file()).size > DROPPED_BYTES, "the file did not shrink");
+    test(
+      "a new store gives the pages of deleted sessions back in paced steps while another connection appends; what remains is intact",
+      async (f) => {
+        const store = await f.open({ sqliteVersion: SAFE_SQLITE });
+        await fill(store, "kept", 300);
+        await fill(store, "dropped", 1500);
+        await store.deleteSession("dropped");
+        const sizeBefore = has("files") ? statSync(f.file()).size : 0;
+        const other = await f.open({ sqliteVersion: SAFE_SQLITE });
+        await other.createSession({ id: "live", source: "test" });
+        const progress: Array<{ freedPages: number; totalPages: number; done: boolean }> = [];
+        // The vacuum yields between its steps: the other connection appends in those gaps (one
+        // append lands before it starts, so the appender is known to be running).
+        await other.appendMessage("live", { role: "user", content: "live first" });
+        let appended = 1;
+        let appending = Promise.resolve();
+        const appender = setInterval(() => {
+          appending = appending.then(async () => {
+            await other.appendMessage("live", { role: "user", content: `live ${appended}` });
+            appended++;
+          });
+        }, 2);
+        let result: Awaited<ReturnType<ConformanceStore["vacuum"]>>;
+        try {
+          result = await store.vacuum({ onProgress: (p) => progress.push(p) });
+        } finally {
+          clearInterval(appender);
+          await appending;
+        }
+        assert.equal(result.method, "incremental");
+        // At least the dropped rows' text went back (their index entries stay until an FTS optimize).
+        assert.ok(
+          result.bytesBefore - result.bytesAfter > DROPPED_BYTES,
+          `${result.bytesBefore} → ${result.bytesAfter}: less than the ${DROPPED_BYTES} bytes of the dropped rows`,
+        );
+        assert.equal(result.reclaimableBytes, 0);
+        assert.ok(progress.length > 1, `one step only (${progress.length}): the job was not paced`);
+        for (let i = 1; i < progress.length; i++) {
+          assert.ok(
+            (progress[i]?.freedPages ?? 0) >= (progress[i - 1]?.freedPages ?? 0),
+            "progress went back",
+          );
+        }
+        assert.equal(progress.at(-1)?.done, true);
+        assert.equal(progress.filter((p) => p.done).length, 1);
+        await other.close();
+        await store.close();
+        if (has("files"))
+          assert.ok(sizeBefore - statSync(f.file()).size > DROPPED_BYTES, "the file did not shrink");
 
-      const reopened = await f.open();
-      assert.equal(await reopened.messageCount("kept"), 300);
-      assert.equal(await reopened.messageCount("live"), appended);
-      assert.equal(await reopened.getSession("dropped"), undefined);
-      assert.equal((await reopened.search("row 299")).hits[0]?.sessionId, "kept");
-      assert.equal((await reopened.search("dropped")).hits.length, 0);
-      assert.deepEqual(await reopened.checkIntegrity(), { ok: true, problems: [] });
-      // Nothing left to free: done at once.
-      assert.equal((await reopened.vacuum()).reclaimableBytes, 0);
-    });
+        const reopened = await f.open();
+        assert.equal(await reopened.messageCount("kept"), 300);
+        assert.equal(await reopened.messageCount("live"), appended);
+        assert.equal(await reopened.getSession("dropped"), undefined);
+        assert.equal((await reopened.search("row 299")).hits[0]?.sessionId, "kept");
+        assert.equal((await reopened.search("dropped")).hits.length, 0);
+        assert.deepEqual(await reopened.checkIntegrity(), { ok: true, problems: [] });
+        // Nothing left to free: done at once.
+        assert.equal((await reopened.vacuum()).reclaimableBytes, 0);
+      },
+      ["files"],
+    );
+
+    if (!has("files"))
+      test("where the engine owns the database file (a server), vacuum does nothing and says so", async (f) => {
+        const store = await f.open();
+        await fill(store, "s", 50);
+        await store.deleteSession("s");
+        for (const options of [undefined, { full: true }]) {
+          const result = await store.vacuum(options);
+          assert.equal(result.method, "none");
+          assert.match(result.note ?? "", /engine owns the database file/);
+        }
+        assert.deepEqual(await store.checkIntegrity(), { ok: true, problems: [] });
+      });
 
     test(
       "a store created before incremental vacuum is left alone and says why; { full: true } compacts it and makes it incremental",

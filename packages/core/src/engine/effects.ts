@@ -95,7 +95,8 @@ export type LocalAction =
   | { readonly name: "checkJournal" }
   | { readonly name: "applyJournal" }
   | { readonly name: "checkpoint" }
-  | { readonly name: "protectFiles" };
+  | { readonly name: "protectFiles" }
+  | { readonly name: "incrementalVacuum" };
 
 /** What `admitted` answers. */
 export type AdmissionOutcome<T> =
@@ -209,6 +210,10 @@ export function local(
   action: { name: "checkJournal" } | { name: "applyJournal" },
 ): Op<{ mode: SqliteJournalMode; deferred: boolean } | undefined>;
 export function local(action: { name: "checkpoint" } | { name: "protectFiles" }): Op<undefined>;
+/** `incrementalVacuum`: choose incremental auto-vacuum for the file (SQLite takes it only before
+ * the first page is written, or for the next VACUUM); true on a local file, undefined where the
+ * engine owns its files (a server refuses the pragma). */
+export function local(action: { name: "incrementalVacuum" }): Op<true | undefined>;
 export function local(action: LocalAction): Op<unknown> {
   return localOp(action);
 }

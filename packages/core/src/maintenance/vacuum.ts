@@ -95,7 +95,6 @@ function* timedIncrementalStep(pages: number, memory: StepMemory): Op<{ free: nu
 /** A full VACUUM that leaves the store incremental. VACUUM cannot run inside a transaction: it is
  * sent on its own, with patience (the `read` effect: retried whole on BUSY, no BEGIN). */
 function* fullVacuumOp(): Op<void> {
-  yield* exec("PRAGMA auto_vacuum = INCREMENTAL");
   try {
     yield* exec("VACUUM");
   } catch (error) {
@@ -139,6 +138,8 @@ export async function vacuum(
   await run(guard("writable", "vacuum"));
   signal?.throwIfAborted();
   const started = await run(now());
+  // Also what makes a full VACUUM leave the file incremental; undefined: no local file.
+  const onFile = await run(local({ name: "incrementalVacuum" }));
   const before = await run(read(spaceOp));
   const size = (s: Space) => s.pageCount * s.pageSize;
   const result = async (
@@ -154,6 +155,13 @@ export async function vacuum(
     durationMs: (await run(now())) - started,
   });
 
+  if (!onFile) {
+    return result(
+      "none",
+      before,
+      "the engine owns the database file (a server): vacuum it with the engine's own tools",
+    );
+  }
   if (full) {
     signal?.throwIfAborted();
     await run(read(fullVacuumOp));

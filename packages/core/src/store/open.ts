@@ -160,8 +160,8 @@ function refuseNewerSchema(meta: Map<string, string> | undefined): void {
 function* initializeSchema(): Op<{ journalMode: SqliteJournalMode; warnings: string[] }> {
   // New stores keep freed pages on a free list that store.vacuum() gives back in paced steps.
   // SQLite takes this only before the file's first page is written — the WAL switch below writes
-  // it — and ignores it once the store has tables.
-  yield* exec("PRAGMA auto_vacuum = INCREMENTAL");
+  // it — and ignores it once the store has tables. A server lays out its own files.
+  yield* local({ name: "incrementalVacuum" });
   const journal = yield* local({ name: "applyJournal" });
   // Foreign keys off around the init: a primary-key heal copies rows that may be orphans, and
   // SQLite ignores this pragma inside a transaction, so it is set before BEGIN.
