@@ -183,9 +183,12 @@ export function* patient<T>(body: () => Op<T>, patience: Omit<PatienceOptions, "
   return (yield { kind: "patient", body, patience }) as T;
 }
 
+/** The `policy` effect (one object: asked on every write). */
+export const POLICY: Effect = { kind: "policy" };
+
 /** The store's policy state. */
 export function* policy(): Op<StorePolicy> {
-  return (yield { kind: "policy" }) as StorePolicy;
+  return (yield POLICY) as StorePolicy;
 }
 
 /** Refuse the call unless the store is open (or writable); `outside`: the method's name, refused

@@ -61,7 +61,7 @@ function perform(ctx: StoreContext, effect: Effect): unknown {
       return readSync(ctx, () => ctx.transactions.run("read", () => runSync(ctx, effect.body())));
     case "transaction": {
       const attempt = () => ctx.transactions.run(effect.mode, () => runSync(ctx, effect.body()));
-      return effect.patience ? withPatience(attempt, { ...effect.patience, now: ctx.now }) : attempt();
+      return effect.patience ? withPatience(attempt, effect.patience) : attempt();
     }
     case "patient":
       return withPatience(() => runSync(ctx, effect.body()), { ...effect.patience, now: ctx.now });

@@ -6,7 +6,7 @@
  * signature. Every entry validates its arguments before its first statement.
  */
 import { DEFAULT_BACKFILL_CHUNK_IDS } from "../constants.js";
-import { external, guard, local, type Op, policy, read, snapshot, write } from "../engine/effects.js";
+import { external, guard, local, type Op, POLICY, policy, read, snapshot, write } from "../engine/effects.js";
 import { countRows, timedBackfillStep } from "../fts/backfill.js";
 import { type BackfillProgress, runBackfill } from "../fts/backfill-loop.js";
 import { FTS_MERGE_PAGES } from "../fts/constants.js";
@@ -17,7 +17,7 @@ import { type FtsStatus, ftsStatus } from "../fts/status.js";
 import { backfillPending, mergeIndexes, optimizeIndexes, startBackfill } from "../fts/upkeep.js";
 import { checkIntegrity } from "./integrity.js";
 import * as messages from "./messages.js";
-import { classifyFailure } from "./policy.js";
+import { classifyFailure, type StorePolicy } from "./policy.js";
 import * as sessions from "./sessions.js";
 import { stats } from "./stats.js";
 import type { MessageInput } from "./types.js";
@@ -26,11 +26,13 @@ import * as valid from "./validate.js";
 
 /** Append messages with the transcript patience. */
 function* appendMessages(sessionId: string, list: MessageInput[]): Op<number[]> {
-  return yield* messages.appendMessages(sessionId, list, (yield* policy()).patience.appendMs);
+  const state = (yield POLICY) as StorePolicy;
+  return yield* messages.appendMessages(sessionId, list, state.patience.appendMs);
 }
 
 function* appendMessage(sessionId: string, message: MessageInput): Op<number> {
-  return (yield* appendMessages(sessionId, [message]))[0] as number;
+  const state = (yield POLICY) as StorePolicy;
+  return (yield* messages.appendMessages(sessionId, [message], state.patience.appendMs))[0] as number;
 }
 
 function* search(query: string, options?: SearchOptions | null): Op<SearchResult> {

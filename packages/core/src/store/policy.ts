@@ -7,7 +7,7 @@
  * holder's record, a hot rollback journal); an async engine leaves them out.
  */
 import { CHECKPOINT_EVERY_WRITES } from "../constants.js";
-import { local, type Op, policy, transaction } from "../engine/effects.js";
+import { type Effect, local, type Op, POLICY } from "../engine/effects.js";
 import {
   hasResultCode,
   InvalidInputError,
@@ -131,17 +131,24 @@ export function readPatience(
  * cadence (an environment without a local file has no checkpoint to run).
  */
 export function* guardedWrite<T>(body: () => Op<T>, options?: WriteOptions): Op<T> {
-  const state = yield* policy();
+  // Effects yielded directly rather than through their helpers: this runs on every write, and
+  // each helper is one more generator object.
+  const state = (yield POLICY) as StorePolicy;
+  const attempt: Effect = {
+    kind: "transaction",
+    mode: "write",
+    body,
+    patience: {
+      budgetMs: options?.patienceMs ?? state.patience.writeMs,
+      jitter: "write",
+      describeHolder: state.environment.describeHolder,
+    },
+  };
   let failedOpen = false;
   for (;;) {
+    let result: T;
     try {
-      const result = yield* transaction("write", body, {
-        budgetMs: options?.patienceMs ?? state.patience.writeMs,
-        jitter: "write",
-        describeHolder: state.environment.describeHolder,
-      });
-      yield* committed(state);
-      return result;
+      result = (yield attempt) as T;
     } catch (error) {
       if (!failedOpen && (yield* failOpen(error))) {
         failedOpen = true;
@@ -149,19 +156,18 @@ export function* guardedWrite<T>(body: () => Op<T>, options?: WriteOptions): Op<
       }
       throw classifyFailure(state, error, options?.what);
     }
-  }
-}
-
-function* committed(state: StorePolicy): Op<void> {
-  state.wrote = true;
-  if (++state.writesSinceCheckpoint < CHECKPOINT_EVERY_WRITES) return;
-  state.writesSinceCheckpoint = 0;
-  // The write is committed: the checkpoint's failure (a full disk cannot grow the database
-  // file) must not be reported as the write's, which the caller would retry. The WAL keeps every
-  // commit; maintenanceTick and close checkpoint again.
-  try {
-    yield* local({ name: "checkpoint" });
-  } catch {
-    // see above
+    // The checkpoint cadence. The write is committed: the checkpoint's failure (a full disk
+    // cannot grow the database file) must not be reported as the write's, which the caller would
+    // retry. The WAL keeps every commit; maintenanceTick and close checkpoint again.
+    state.wrote = true;
+    if (++state.writesSinceCheckpoint >= CHECKPOINT_EVERY_WRITES) {
+      state.writesSinceCheckpoint = 0;
+      try {
+        yield* local({ name: "checkpoint" });
+      } catch {
+        // see above
+      }
+    }
+    return result;
   }
 }
