@@ -1,6 +1,7 @@
 /** Conformance: full-text search, rebuild, backfill, admission and fail-open through the Store. */
 import { readFileSync, writeFileSync } from "node:fs";
 import { TOOL_CONTENT_PREFIX_CHARS } from "../constants.js";
+import { SqliteError } from "../errors.js";
 import { admissionLockPath } from "../locks/admission.js";
 import { createStore, type Store } from "../store.js";
 import {
@@ -346,6 +347,34 @@ export function ftsSuite(target: ConformanceTarget): void {
   });
 
   describe("fail-open", () => {
+    fileTest(
+      "a search whose index answers a bare SQLITE_CORRUPT (no FTS name, no extended code) falls back to LIKE and detaches the index; the store stays writable",
+      async (f) => {
+        // What a torn or overwritten FTS page can look like (seen in the torture chamber): the
+        // ambiguous answer must reach the search's own fail-open, not make the store read-only.
+        let armed = false;
+        const hooked = recordingDriver(target.driver, (sql) => {
+          if (armed && /\bmessages_fts MATCH\b/.test(sql)) {
+            armed = false;
+            throw new SqliteError("CORRUPT", "database disk image is malformed", { extendedCode: 11 });
+          }
+        });
+        const store = createStore(hooked.driver, f.file(), { host: target.host });
+        await seed(store as unknown as ConformanceStore);
+        armed = true;
+        const result = store.search("flamingo");
+        assert.equal(armed, false, "the index query was reached");
+        assert.equal(result.route, "like");
+        assert.equal(result.hits.length, 3);
+        assert.equal(store.ftsStatus().state, "stale");
+        store.appendMessage("cli-1", { role: "user", content: "still writable after the flamingo" });
+        assert.equal(store.search("flamingo").hits.length, 4);
+        assert.equal(store.rebuildFts().rebuilt, true);
+        assert.equal(store.search("flamingo").route, "fts");
+        store.close();
+      },
+    );
+
     test("FTS corruption under a writer: appends go through, search falls back, a rebuild restores it", async ({
       open,
       ...f

@@ -150,8 +150,8 @@ export function* read<T>(body: () => Op<T>): Op<T> {
 }
 
 /** Run `body` in one read transaction: every statement sees the same snapshot. */
-export function* snapshot<T>(body: () => Op<T>): Op<T> {
-  return (yield { kind: "snapshot", body }) as T;
+export function* snapshot<T>(body: () => Op<T>, options?: WriteOptions): Op<T> {
+  return (yield { kind: "snapshot", body, options }) as T;
 }
 
 /** Wall clock in ms (the store's injectable clock). */

@@ -9,10 +9,12 @@ import type { Row, RunResult, SqlValue } from "../driver.js";
 import type { SqliteResultCode } from "../errors.js";
 import type { AdmissionHolder } from "../locks/admission.js";
 import { withPatienceAsync } from "../locks/patience.js";
+import type { WriteOptions } from "../store/context.js";
 import {
   checkGuard,
   classifyFailure,
   guardedWrite,
+  isCorruption,
   readPatience,
   type StorePolicy,
 } from "../store/policy.js";
@@ -151,8 +153,12 @@ async function perform(env: AsyncEnvironment, effect: Effect, target: AsyncState
     case "read":
       return read(env, () => drive(env, effect.body(), target, depth));
     case "snapshot":
-      if (depth > 0) return read(env, () => drive(env, effect.body(), target, depth));
-      return read(env, () => env.executor.transaction("read", (tx) => drive(env, effect.body(), tx, 1)));
+      if (depth > 0) return read(env, () => drive(env, effect.body(), target, depth), effect.options);
+      return read(
+        env,
+        () => env.executor.transaction("read", (tx) => drive(env, effect.body(), tx, 1)),
+        effect.options,
+      );
     case "transaction": {
       const attempt = (): Promise<unknown> => {
         if (depth === 0)
@@ -194,7 +200,7 @@ async function perform(env: AsyncEnvironment, effect: Effect, target: AsyncState
 }
 
 /** A read with the store's read patience and classification. */
-async function read<T>(env: AsyncEnvironment, attempt: () => Promise<T>): Promise<T> {
+async function read<T>(env: AsyncEnvironment, attempt: () => Promise<T>, options?: WriteOptions): Promise<T> {
   const state = env.policy;
   checkGuard(state, "open", false);
   try {
@@ -203,6 +209,7 @@ async function read<T>(env: AsyncEnvironment, attempt: () => Promise<T>): Promis
       now: env.now,
     });
   } catch (error) {
+    if (options?.ownsCorruption && isCorruption(error)) throw error;
     throw classifyFailure(state, error);
   }
 }

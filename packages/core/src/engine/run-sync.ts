@@ -5,8 +5,8 @@
  */
 import { acquireAdmission } from "../locks/admission.js";
 import { withPatience } from "../locks/patience.js";
-import type { StoreContext } from "../store/context.js";
-import { checkGuard, classifyFailure, guardedWrite, readPatience } from "../store/policy.js";
+import type { StoreContext, WriteOptions } from "../store/context.js";
+import { checkGuard, classifyFailure, guardedWrite, isCorruption, readPatience } from "../store/policy.js";
 import { readsTextWhole } from "../store/rows.js";
 import type { AdmissionOutcome, Effect, Op } from "./effects.js";
 
@@ -27,12 +27,13 @@ export function runSync<T>(ctx: StoreContext, op: Op<T>): T {
 }
 
 /** A read with the store's read patience and classification (also for backup's reads). */
-export function readSync<T>(ctx: StoreContext, fn: () => T): T {
+export function readSync<T>(ctx: StoreContext, fn: () => T, options?: WriteOptions): T {
   const state = ctx.policy;
   checkGuard(state, "open", false);
   try {
     return withPatience(fn, readPatience(state, state.patience.writeMs, "write"));
   } catch (error) {
+    if (options?.ownsCorruption && isCorruption(error)) throw error;
     throw classifyFailure(state, error);
   }
 }
@@ -58,7 +59,11 @@ function perform(ctx: StoreContext, effect: Effect): unknown {
     case "read":
       return readSync(ctx, () => runSync(ctx, effect.body()));
     case "snapshot":
-      return readSync(ctx, () => ctx.transactions.run("read", () => runSync(ctx, effect.body())));
+      return readSync(
+        ctx,
+        () => ctx.transactions.run("read", () => runSync(ctx, effect.body())),
+        effect.options,
+      );
     case "transaction": {
       const attempt = () => ctx.transactions.run(effect.mode, () => runSync(ctx, effect.body()));
       return effect.patience ? withPatience(attempt, effect.patience) : attempt();

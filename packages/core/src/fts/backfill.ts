@@ -12,7 +12,7 @@
  * markers. Broken markers are healed by re-seeding.
  */
 import { BACKFILL_BOUNDARY_SWEEP_IDS } from "../constants.js";
-import { exec, get, type Op, run, write } from "../engine/effects.js";
+import { exec, get, type Op, run } from "../engine/effects.js";
 import { type StepMemory, timedWrite } from "../maintenance/paced.js";
 import { DELETE_META_SQL, UPSERT_META_SQL } from "../schema/ddl.js";
 import type { TimedStep } from "./backfill-loop.js";

@@ -5,8 +5,9 @@
  * pasted megabyte of one character must not freeze a search (see search-sql.ts and query.ts).
  */
 import type { Row } from "../driver.js";
-import { allFresh, exec, get, type Op, remember, snapshot, write } from "../engine/effects.js";
+import { allFresh, exec, get, type Op, policy, remember, snapshot, write } from "../engine/effects.js";
 import { hasResultCode } from "../errors.js";
+import { classifyFailure } from "../store/policy.js";
 import { text } from "../store/rows.js";
 import { FTS_SNIPPET_MAX_CHARS } from "./constants.js";
 import { classifyFtsError } from "./corruption.js";
@@ -267,9 +268,12 @@ export function* runSearch(
   if (!search.substring) checkWordBudget(parsed);
   const chosen: { plan?: RoutePlan } = {};
   try {
-    return yield* snapshot(() => routeAndRun(parsed, search, chosen));
+    return yield* snapshot(() => routeAndRun(parsed, search, chosen), { ownsCorruption: true });
   } catch (error) {
-    if (chosen.plan?.index === undefined || classifyFtsError(error) === "other") throw error;
+    // Not the index's to answer for: classified as any read's failure (structural corruption
+    // makes the store read-only).
+    if (chosen.plan?.index === undefined || classifyFtsError(error) === "other")
+      throw classifyFailure(yield* policy(), error);
     const result = yield* snapshot(() => likePage(parsed, search));
     if (!readOnly) {
       try {

@@ -16,6 +16,10 @@ export interface WriteOptions {
   /** What the write stores, for the error when it cannot be (e.g. `the append of 3 messages to
    * session "s1"`). */
   what?: string;
+  /** Reads only: the operation handles SQLITE_CORRUPT itself (search falls back to LIKE and
+   * detaches a corrupt index), so the runner passes it through instead of classifying it as
+   * structural corruption, which would make the store read-only for good. */
+  ownsCorruption?: boolean;
 }
 
 export interface StoreContext {
