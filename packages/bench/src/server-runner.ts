@@ -19,10 +19,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import type { MessageInput, SearchOptions, SearchResult } from "@sessiondb/core";
-import { generateCorpus } from "./corpus/index.js";
 import { currentRuntime, SkipTarget, TARGET_LABELS } from "./engine.js";
 import type { SizeResult } from "./metrics.js";
 import { PLANS } from "./plans.js";
+import {
+  RAW_INSERT_MESSAGE_SQL,
+  RAW_UPDATE_SESSION_SQL,
+  rawInsertArgs,
+  rawUpdateArgs,
+  sampleMessages,
+} from "./raw-append.js";
 import { latency, now } from "./stats.js";
 
 const TARGET = "node-libsql-server";
@@ -91,43 +97,14 @@ async function loadModules(): Promise<Modules> {
   };
 }
 
-/** Realistic single messages with string content (the raw side inserts them as they are). */
-function sample(count: number): MessageInput[] {
-  const out: MessageInput[] = [];
-  for (const item of generateCorpus({ seed: 778, messages: count * 3 })) {
-    for (const m of item.messages) if (typeof m.content === "string") out.push(m);
-  }
-  return out.slice(0, count);
-}
-
 /** The raw side of an append: the statements the store sends, in one write transaction. */
 function rawAppender(client: RawClient, sessionId: string): (m: MessageInput) => Promise<void> {
-  const update = `UPDATE sessions SET message_count = message_count + ?, tool_call_count = tool_call_count + ?,
-       last_activity_at = max(coalesce(last_activity_at, ?), ?) WHERE id = ?`;
-  const insert = `INSERT INTO messages (session_id, role, content, content_parts, tool_name, tool_call_id, tool_calls,
-       timestamp, token_count, finish_reason, reasoning, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
   return async (m) => {
     const t = Date.now() / 1000;
     const tx = await client.transaction("write");
     try {
-      await tx.execute({ sql: update, args: [1, m.toolCalls?.length ?? 0, t, t, sessionId] });
-      await tx.execute({
-        sql: insert,
-        args: [
-          sessionId,
-          m.role,
-          (m.content as string | null) ?? null,
-          null,
-          m.toolName ?? null,
-          m.toolCallId ?? null,
-          m.toolCalls ? JSON.stringify(m.toolCalls) : null,
-          m.timestamp ?? t,
-          m.tokenCount ?? null,
-          m.finishReason ?? null,
-          m.reasoning ?? null,
-          null,
-        ],
-      });
+      await tx.execute({ sql: RAW_UPDATE_SESSION_SQL, args: rawUpdateArgs(sessionId, [m], t) });
+      await tx.execute({ sql: RAW_INSERT_MESSAGE_SQL, args: rawInsertArgs(sessionId, m, t) });
       await tx.commit();
     } finally {
       tx.close();
@@ -218,7 +195,7 @@ try {
     ) / 1e6;
 
   // Append: one message per call, both sides into sessions of their own.
-  const messages = sample(Math.max(plan.singles, 1));
+  const messages = sampleMessages(Math.max(plan.singles, 1), 778, false);
   await store.createSession({ id: "bench-server-store", source: "bench" });
   await store.createSession({ id: "bench-server-raw", source: "bench" });
   const raw = rawAppender(client, "bench-server-raw");

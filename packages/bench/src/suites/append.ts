@@ -6,63 +6,37 @@
  */
 
 import type { MessageInput } from "@sessiondb/core";
-import { generateCorpus } from "../corpus/index.js";
 import type { Engine, RawDb } from "../engine.js";
+import {
+  RAW_INSERT_MESSAGE_SQL,
+  RAW_UPDATE_SESSION_SQL,
+  rawInsertArgs,
+  rawUpdateArgs,
+  sampleMessages,
+} from "../raw-append.js";
 import { latency, now } from "../stats.js";
 import type { SuiteContext } from "./context.js";
 
 const BLOCK = 10;
 
-/** A fixed sample of realistic messages (string content only, so raw can insert them as is). */
-function sample(count: number): MessageInput[] {
-  const out: MessageInput[] = [];
-  for (const item of generateCorpus({ seed: 777, messages: count * 3 })) {
-    for (const m of item.messages) if (typeof m.content === "string" || m.content === null) out.push(m);
-  }
-  return out.slice(0, count);
-}
-
 function rawAppender(db: RawDb, sessionId: string): (messages: MessageInput[]) => void {
-  const update = db.prepare(
-    `UPDATE sessions SET message_count = message_count + ?, tool_call_count = tool_call_count + ?,
-       last_activity_at = max(coalesce(last_activity_at, ?), ?) WHERE id = ?`,
-  );
-  const insert = db.prepare(
-    `INSERT INTO messages (session_id, role, content, content_parts, tool_name, tool_call_id, tool_calls,
-       timestamp, token_count, finish_reason, reasoning, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
+  const update = db.prepare(RAW_UPDATE_SESSION_SQL);
+  const insert = db.prepare(RAW_INSERT_MESSAGE_SQL);
   return (messages) => {
     const t = Date.now() / 1000;
     db.exec("BEGIN IMMEDIATE");
-    update.run(
-      messages.length,
-      messages.reduce((n, m) => n + (m.toolCalls?.length ?? 0), 0),
-      t,
-      t,
-      sessionId,
-    );
-    for (const m of messages) {
-      insert.run(
-        sessionId,
-        m.role,
-        (m.content as string | null) ?? null,
-        null,
-        m.toolName ?? null,
-        m.toolCallId ?? null,
-        m.toolCalls ? JSON.stringify(m.toolCalls) : null,
-        m.timestamp ?? t,
-        m.tokenCount ?? null,
-        m.finishReason ?? null,
-        m.reasoning ?? null,
-        null,
-      );
-    }
+    update.run(...rawUpdateArgs(sessionId, messages, t));
+    for (const m of messages) insert.run(...rawInsertArgs(sessionId, m, t));
     db.exec("COMMIT");
   };
 }
 
 export function appendSuite(engine: Engine, ctx: SuiteContext): void {
-  const messages = sample(Math.max(ctx.plan.singles, ctx.plan.batches * ctx.plan.batchSize));
+  const messages = sampleMessages(
+    Math.max(ctx.plan.singles, ctx.plan.batches * ctx.plan.batchSize),
+    777,
+    true,
+  );
   const store = engine.openStore(ctx.db);
   const raw = engine.openRaw(ctx.db);
   raw.exec("PRAGMA busy_timeout = 5000");
