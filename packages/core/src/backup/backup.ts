@@ -100,6 +100,7 @@ export async function backupStore(
       const source = pinnedSnapshot(ctx);
       try {
         await onlineCopy({ ...driver, backup: driver.backup }, source, temporary, {
+          stepped: journalMode === "wal",
           signal: options.signal,
           onPages: (pages) =>
             options.onProgress?.({

@@ -19,39 +19,27 @@ const STEP_PAGES = 1024;
 /** One step for the whole database: the most the bindings accept (a signed 32-bit count). */
 const ALL_PAGES = 0x7fffffff;
 
-/** Thrown from the step callback when SQLite restarted the copy. */
-const RESTARTED = Symbol("backup restarted");
-
 /**
- * Copy with the online backup API. A write by another connection between two steps makes SQLite
- * start over, and a steady writer would keep a stepped copy from ever finishing; so after the
- * first restart the copy is redone in one step (one read transaction, like `VACUUM INTO`).
+ * Copy with the online backup API from `conn`, which holds one read snapshot of the store for
+ * the whole copy (backup.ts), so no other connection's commit makes SQLite start over. In WAL
+ * mode the copy goes in steps with progress between them. In DELETE mode the snapshot's read lock
+ * keeps every writer's commit waiting — this process's own writes too, which cannot run while
+ * the copy holds the thread between steps — so the copy is one step, as short as it can be.
  */
 export async function onlineCopy(
   driver: SqliteDriver & Required<Pick<SqliteDriver, "backup">>,
   conn: SqliteConnection,
   target: string,
-  options: { onPages?: (progress: BackupPageProgress) => void; signal?: AbortSignal },
+  options: { stepped: boolean; onPages?: (progress: BackupPageProgress) => void; signal?: AbortSignal },
 ): Promise<void> {
-  const run = (pagesPerStep: number) => {
-    let remaining = Number.POSITIVE_INFINITY;
-    return driver.backup(conn, target, {
-      pagesPerStep,
-      onStep(progress) {
-        options.signal?.throwIfAborted();
-        if (progress.remainingPages > remaining) throw RESTARTED;
-        remaining = progress.remainingPages;
-        options.onPages?.(progress);
-      },
-    });
-  };
   options.signal?.throwIfAborted();
-  try {
-    await run(STEP_PAGES);
-  } catch (error) {
-    if (error !== RESTARTED) throw error;
-    await run(ALL_PAGES);
-  }
+  await driver.backup(conn, target, {
+    pagesPerStep: options.stepped ? STEP_PAGES : ALL_PAGES,
+    onStep(progress) {
+      options.signal?.throwIfAborted();
+      options.onPages?.(progress);
+    },
+  });
 }
 
 /** Copy with `VACUUM INTO` into `target` (absent or empty). */

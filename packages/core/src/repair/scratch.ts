@@ -103,7 +103,7 @@ export async function copyForRepair(
     if (lock && !force) throw new StoreInUseError(path, lock);
     if (reader && driver.backup) {
       try {
-        await onlineCopy({ ...driver, backup: driver.backup }, reader, scratch, {});
+        await onlineCopy({ ...driver, backup: driver.backup }, reader, scratch, { stepped: false });
         return lock;
       } catch (error) {
         // SQLite could not page through the file (a damaged header or page count): copy bytes.
