@@ -49,7 +49,8 @@ export async function startServe(
     );
     const check = () => {
       const m = /^sessiondb serve: (http:\/\/\S+)$/m.exec(out);
-      if (m) {
+      // Both lines: the address, then what is served (a pipe may deliver them apart).
+      if (m && /Ctrl-C stops$/m.test(out)) {
         clearTimeout(timer);
         resolve(m[1] as string);
       }
