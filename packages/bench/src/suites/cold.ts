@@ -25,7 +25,20 @@ export async function coldOpenInProcess(engine: Engine, ctx: SuiteContext): Prom
       db.close();
     },
   };
-  // Rounds alternate the task order so a machine slowing down mid-run does not favour one side.
+  await storeVsRawInProcess(ctx, "cold.inproc", tasks);
+}
+
+/**
+ * Time `tasks.store` against `tasks.raw` with tinybench, `ctx.plan.rounds` rounds that alternate
+ * the order (a machine slowing down mid-run favours neither side), and record `<prefix>.store`,
+ * `.raw` (median p50s) and `.ratio` (the median of each round's ratio: two measurements taken
+ * back to back).
+ */
+export async function storeVsRawInProcess(
+  ctx: SuiteContext,
+  prefix: string,
+  tasks: { store: () => void; raw: () => void },
+): Promise<void> {
   const p50 = { store: [] as number[], raw: [] as number[] };
   for (let round = 0; round < ctx.plan.rounds; round++) {
     const bench = new Bench({
@@ -43,10 +56,9 @@ export async function coldOpenInProcess(engine: Engine, ctx: SuiteContext): Prom
       p50[task.name as "store" | "raw"].push(result.latency.p50);
     }
   }
-  ctx.metric("cold.inproc.store", median(p50.store));
-  ctx.metric("cold.inproc.raw", median(p50.raw));
-  // Each round's ratio compares two measurements taken back to back; the median of rounds is kept.
-  ctx.metric("cold.inproc.ratio", median(p50.store.map((s, i) => s / (p50.raw[i] ?? Number.NaN))));
+  ctx.metric(`${prefix}.store`, median(p50.store));
+  ctx.metric(`${prefix}.raw`, median(p50.raw));
+  ctx.metric(`${prefix}.ratio`, median(p50.store.map((s, i) => s / (p50.raw[i] ?? Number.NaN))));
 }
 
 /** What one spawned open-store/open-raw script printed, with its wall time. */

@@ -6,11 +6,10 @@
  * same indexed read → close. Whole process: import + open + read in a fresh process of the same
  * runtime, against a raw-binding script doing the same read.
  */
-import { Bench } from "tinybench";
 import type { Engine } from "../engine.js";
 import { RESUME_SQL } from "../proc/resume-sql.js";
 import { median } from "../stats.js";
-import { spawnBothSides } from "./cold.js";
+import { spawnBothSides, storeVsRawInProcess } from "./cold.js";
 import type { SuiteContext } from "./context.js";
 
 /** Messages an agent reads back. */
@@ -42,26 +41,7 @@ export async function resumeSuite(engine: Engine, ctx: SuiteContext): Promise<vo
       db.close();
     },
   };
-  const p50 = { store: [] as number[], raw: [] as number[] };
-  for (let round = 0; round < ctx.plan.rounds; round++) {
-    const bench = new Bench({
-      time: ctx.plan.benchTimeMs,
-      iterations: ctx.plan.benchIterations,
-      warmup: ctx.plan.benchTimeMs > 0,
-      warmupIterations: 10,
-    });
-    const order = round % 2 === 0 ? (["store", "raw"] as const) : (["raw", "store"] as const);
-    for (const name of order) bench.add(name, tasks[name]);
-    await bench.run();
-    for (const task of bench.tasks) {
-      if (task.result.state !== "completed")
-        throw new Error(`tinybench task ${task.name}: ${task.result.state}`);
-      p50[task.name as "store" | "raw"].push(task.result.latency.p50);
-    }
-  }
-  ctx.metric("resume.inproc.store", median(p50.store));
-  ctx.metric("resume.inproc.raw", median(p50.raw));
-  ctx.metric("resume.inproc.ratio", median(p50.store.map((s, i) => s / (p50.raw[i] ?? Number.NaN))));
+  await storeVsRawInProcess(ctx, "resume.inproc", tasks);
 
   const { store, raw } = spawnBothSides(engine, ctx, [session, String(LAST)], expected);
   const ms = (runs: typeof store) => median(runs.map((r) => r.ms));
