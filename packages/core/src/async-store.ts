@@ -148,12 +148,12 @@ export class AsyncStore {
 
   /** Run the backfill to completion, yielding between chunks. */
   backfillFts(options?: BackfillFtsOptions | null): Promise<void> {
-    return backfillFts((op) => this.#run(op), options);
+    return this.#run(backfillFts(options));
   }
 
   /** Give the space of deleted rows back in paced steps (maintenance/vacuum.ts). */
   vacuum(options?: VacuumOptions | null): Promise<VacuumResult> {
-    return vacuum((op) => this.#run(op), options);
+    return this.#run(vacuum(options));
   }
 
   /** Close the store and the executor. Idempotent. */

@@ -8,7 +8,7 @@ import { type BackupOptions, type BackupResult, backupStore } from "./backup/bac
 import { ADMISSION_TIMEOUT_MS, STATEMENT_BUSY_TIMEOUT_MS } from "./constants.js";
 import type { SqliteConnection, SqliteDriver } from "./driver.js";
 import type { LocalAction } from "./engine/effects.js";
-import { runSync } from "./engine/run-sync.js";
+import { runSync, runSyncYielding } from "./engine/run-sync.js";
 import { hasResultCode, InvalidInputError, SessionDbError, StoreOpenError } from "./errors.js";
 import { repairAtOpen } from "./fts/recovery.js";
 import type { Host } from "./host/host.js";
@@ -173,14 +173,14 @@ export class Store {
   /** Run the backfill to completion, yielding between chunks. Every failure, bad options
    * included, arrives as a rejection. */
   backfillFts(options?: BackfillFtsOptions | null): Promise<void> {
-    return backfillFts((op) => runSync(this.#ctx, op), options);
+    return runSyncYielding(this.#ctx, backfillFts(options));
   }
 
   /** Give the space of deleted rows back to the file system in paced steps that never stall
    * other writers for long (maintenance/vacuum.ts); `{ full: true }` rewrites the whole store
    * instead. Every failure, bad options included, arrives as a rejection. */
   vacuum(options?: VacuumOptions | null): Promise<VacuumResult> {
-    return vacuum((op) => runSync(this.#ctx, op), options);
+    return runSyncYielding(this.#ctx, vacuum(options));
   }
 
   /** Copy the store, consistently while other processes keep writing, to a new private file

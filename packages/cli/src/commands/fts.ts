@@ -55,15 +55,18 @@ export const ftsStatus: Command = {
 
 export const ftsRebuild: Command = {
   name: "fts rebuild",
-  summary: "full FTS5 rebuild under the cross-process admission lock",
+  summary: "full FTS rebuild under the cross-process admission lock, in paced chunks, with progress",
   usage: "fts rebuild [--timeout MS] [--json]",
   help: [
-    "Rebuilds both indexes in one transaction under the FTS admission lock (one rebuild at a time",
-    "across all processes). It holds the write lock for the whole rebuild; on a large live store",
-    "prefer `sessiondb fts backfill`, which works in small chunks and shows progress.",
+    "Rebuilds both indexes under the FTS admission lock (one rebuild at a time across all",
+    "processes). One short transaction empties the index and re-attaches it; the old rows are then",
+    "indexed in paced chunks that let other processes write between them, while search tops up the",
+    "rows not indexed yet by LIKE, so it never misses. A rebuild that is killed leaves a backfill",
+    "that `sessiondb fts backfill` (or the next rebuild) finishes.",
     "",
     "  --timeout MS   how long to wait for another process's rebuild (default 120000)",
     "",
+    "Progress goes to stderr: a bar on a terminal, plain lines otherwise.",
     "Exit 4 when another process holds the admission lock past the timeout.",
   ].join("\n"),
   options: { timeout: { type: "string" } },
@@ -75,10 +78,13 @@ export const ftsRebuild: Command = {
     const { store } = await openFor(runtime, values, "write", { repairFtsOnOpen: false });
     try {
       const total = await store.messageCount();
-      if (!values.json && process.stderr.isTTY)
-        process.stderr.write(`rebuilding the index over ${count(total)} messages…\n`);
+      const progress = new Progress({ label: "fts rebuild", unit: "rows" });
       const started = performance.now();
-      const result = await store.rebuildFts(timeoutMs === undefined ? {} : { timeoutMs });
+      const result = await store.rebuildFts({
+        ...(timeoutMs === undefined ? {} : { timeoutMs }),
+        onProgress: (p) => progress.update(p.indexed, p.total),
+      });
+      if (result.rebuilt) progress.finish("done");
       const ms = performance.now() - started;
       if (values.json) printJson({ ...result, messages: total, ms: Math.round(ms) });
       if (!result.rebuilt) {

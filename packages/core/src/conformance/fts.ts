@@ -4,6 +4,7 @@ import { TOOL_CONTENT_PREFIX_CHARS } from "../constants.js";
 import { SqliteError } from "../errors.js";
 import { admissionLockPath } from "../locks/admission.js";
 import { createStore, type Store } from "../store.js";
+import { ackedCount } from "./appender.js";
 import {
   assert,
   type ConformanceStore,
@@ -40,6 +41,18 @@ async function seed(store: ConformanceStore): Promise<void> {
   ]);
 }
 
+/** How many messages match `query`, walking every page. */
+function allHits(store: Store, query: string): number {
+  let count = 0;
+  let cursor: string | undefined;
+  do {
+    const page = store.search(query, { limit: 1000, ...(cursor ? { cursor } : {}) });
+    count += page.hits.length;
+    cursor = page.nextCursor;
+  } while (cursor);
+  return count;
+}
+
 /** Overwrite FTS5 leaf blocks in the database file with garbage: real corruption, made through
  * the file (SQLite's defensive mode forbids writing shadow tables through SQL). */
 function corruptIndexBlocks(f: Fixture, table: string): number {
@@ -65,6 +78,7 @@ export function ftsSuite(target: ConformanceTarget): void {
   const { describe } = target;
   const test = fixtureTest(target);
   const fileTest = fileFixtureTest(target, ["driver-hooks"]);
+  const childTest = fileFixtureTest(target, ["child-processes"]);
 
   describe("full-text search", () => {
     test("word search goes through the index, ranked, with marked snippets", async ({ open }) => {
@@ -239,6 +253,52 @@ export function ftsSuite(target: ConformanceTarget): void {
         assert.equal((await store.search("flamingo")).route, "fts");
       },
       ["admission-lock"],
+    );
+
+    childTest(
+      "a rebuild holds the write lock only for short steps: another process appends while it runs, and the index ends whole",
+      async (f) => {
+        const appender = target.appender;
+        if (!appender) {
+          console.log(
+            `[conformance] ${target.name}: skipped "a rebuild lets another process append": the target has no appender`,
+          );
+          return;
+        }
+        const store = f.open({ sqliteVersion: SAFE_SQLITE });
+        store.createSession({ id: "bulk", source: "cli" });
+        // Enough rows for several steps (the first ones are 250 ids).
+        for (let batch = 0; batch < 20; batch++) {
+          store.appendMessages(
+            "bulk",
+            Array.from({ length: 100 }, (_, k) => ({
+              role: "assistant" as const,
+              content: `row ${batch * 100 + k} heron ${"padding words for the index ".repeat(12)}`,
+            })),
+          );
+        }
+        const ledger = f.file("ledger.txt");
+        const child = await appender({ path: f.file(), sessionId: "child", ledger });
+        const acks: number[] = [];
+        let result: Awaited<ReturnType<Store["rebuildFts"]>>;
+        try {
+          // onProgress runs between the rebuild's steps: the acks it sees are appends that
+          // committed while the rebuild was under way.
+          result = store.rebuildFts({ onProgress: () => acks.push(ackedCount(ledger)) });
+        } finally {
+          await child.stop();
+        }
+        assert.deepEqual(result, { rebuilt: true });
+        assert.ok(acks.length >= 3, `the rebuild reported ${acks.length} steps`);
+        const during = (acks.at(-1) ?? 0) - (acks[0] ?? 0);
+        assert.ok(during > 0, `no append committed between the rebuild's steps (acks ${acks.join(", ")})`);
+        assert.equal(store.ftsStatus().state, "ready");
+        assert.deepEqual(store.checkIntegrity(), { ok: true, problems: [] });
+        assert.equal(allHits(store, "heron"), 2000);
+        const acked = ackedCount(ledger);
+        const appended = allHits(store, "appender");
+        assert.ok(appended >= acked, `${appended} appended rows are indexed, ${acked} were acked`);
+      },
     );
 
     test("repair at open: a detached index is rebuilt by the next writable open", async ({ open, raw }) => {

@@ -36,6 +36,10 @@ export type Effect =
       readonly options?: WriteOptions;
     }
   | { readonly kind: "now" }
+  /** Let `ms` pass between two steps of a long job, outside any transaction: the sync runner
+   * sleeps (its caller waits for the whole job anyway), the async runner yields a macrotask
+   * timer, so the host's event loop runs meanwhile. */
+  | { readonly kind: "pause"; readonly ms: number }
   | {
       /** Run `body` once per connection and answer its result from then on (facts about the
        * engine that need a probe, like whether its trigram tokenizer reads past a NUL). */
@@ -157,6 +161,11 @@ export function* snapshot<T>(body: () => Op<T>, options?: WriteOptions): Op<T> {
 /** Wall clock in ms (the store's injectable clock). */
 export function* now(): Op<number> {
   return (yield { kind: "now" }) as number;
+}
+
+/** Pause `ms` between two steps of a long job (never inside a transaction). */
+export function* pause(ms: number): Op<void> {
+  yield { kind: "pause", ms };
 }
 
 /** `body`'s result, computed once per connection. */

@@ -8,8 +8,8 @@ import { asyncDouble } from "../../test/support/async-executor.js";
 import { tempDir, testDriver } from "../../test/support/driver.js";
 import type { SqliteConnection } from "../driver.js";
 import { SessionDbError } from "../errors.js";
-import { countRows, startBackfillTx, timedBackfillStep } from "../fts/backfill.js";
-import { type BackfillProgress, runBackfill } from "../fts/backfill-loop.js";
+import { startBackfillTx } from "../fts/backfill.js";
+import { type BackfillProgress, backfillLoop } from "../fts/backfill-loop.js";
 import { runSearch } from "../fts/search.js";
 import type { StepMemory } from "../maintenance/paced.js";
 import * as messages from "../store/messages.js";
@@ -17,7 +17,7 @@ import { createPolicy } from "../store/policy.js";
 import * as sessions from "../store/sessions.js";
 import * as usage from "../store/usage.js";
 import { createStore, type Store } from "../store.js";
-import { get, type Op, read, write } from "./effects.js";
+import { get, type Op, write } from "./effects.js";
 import { type AsyncEnvironment, runAsync } from "./run-async.js";
 
 let dir: ReturnType<typeof tempDir>;
@@ -197,17 +197,7 @@ describe("the async runner", () => {
     expect(store.ftsStatus().state).toBe("backfilling");
     const memory: StepMemory = {};
     const progress: BackfillProgress[] = [];
-    await runBackfill(
-      {
-        step: (chunk) => runAsync(env, timedBackfillStep(chunk, memory)),
-        countRows: (after, upTo) =>
-          runAsync(
-            env,
-            read(() => countRows(after, upTo)),
-          ),
-      },
-      { chunkIds: 50, onProgress: (p) => progress.push(p) },
-    );
+    await runAsync(env, backfillLoop({ chunkIds: 50, memory, onProgress: (p) => progress.push(p) }));
     expect(progress.length).toBeGreaterThan(3);
     expect(progress.at(-1)).toEqual({ indexed: 300, total: 300, done: true });
     expect(store.ftsStatus().state).toBe("ready");

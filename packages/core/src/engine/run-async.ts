@@ -8,7 +8,7 @@
 import type { Row, RunResult, SqlValue } from "../driver.js";
 import type { SqliteResultCode } from "../errors.js";
 import type { AdmissionHolder } from "../locks/admission.js";
-import { withPatienceAsync } from "../locks/patience.js";
+import { sleepAsync, withPatienceAsync } from "../locks/patience.js";
 import type { WriteOptions } from "../store/context.js";
 import {
   checkGuard,
@@ -185,6 +185,8 @@ async function perform(env: AsyncEnvironment, effect: Effect, target: AsyncState
       return undefined;
     case "now":
       return env.now();
+    case "pause":
+      return sleepAsync(effect.ms);
     case "readsTextWhole":
       return env.executor.readsTextWhole;
     case "remember": {

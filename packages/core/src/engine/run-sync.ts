@@ -4,7 +4,7 @@
  * no promises: an operation costs what its statements cost plus a few generator steps.
  */
 import { acquireAdmission } from "../locks/admission.js";
-import { withPatience } from "../locks/patience.js";
+import { sleepAsync, sleepSync, withPatience } from "../locks/patience.js";
 import type { StoreContext, WriteOptions } from "../store/context.js";
 import { checkGuard, classifyFailure, guardedWrite, isCorruption, readPatience } from "../store/policy.js";
 import { readsTextWhole } from "../store/rows.js";
@@ -18,6 +18,27 @@ export function runSync<T>(ctx: StoreContext, op: Op<T>): T {
     let result: unknown;
     try {
       result = perform(ctx, step.value);
+    } catch (error) {
+      step = op.throw(error);
+      continue;
+    }
+    step = op.next(result);
+  }
+}
+
+/**
+ * Run `op` on the sync store's connection, but let its pauses pass as timers: the store's
+ * promise-returning jobs (`backfillFts`, `vacuum`) give the host's event loop its turn between
+ * their steps. Each step's statements still run synchronously, and a failure rejects.
+ */
+export async function runSyncYielding<T>(ctx: StoreContext, op: Op<T>): Promise<T> {
+  let step = op.next();
+  for (;;) {
+    if (step.done) return step.value;
+    let result: unknown;
+    try {
+      const effect = step.value;
+      result = effect.kind === "pause" ? await sleepAsync(effect.ms) : perform(ctx, effect);
     } catch (error) {
       step = op.throw(error);
       continue;
@@ -82,6 +103,9 @@ function perform(ctx: StoreContext, effect: Effect): unknown {
       return ctx.local?.(effect.action);
     case "now":
       return ctx.now();
+    case "pause":
+      if (effect.ms > 0) sleepSync(effect.ms);
+      return undefined;
     case "readsTextWhole":
       return readsTextWhole(ctx.conn);
     case "remember": {

@@ -239,9 +239,21 @@ describe("backfill", () => {
   it("paces itself: short chunks and pauses while others write, full speed otherwise", () => {
     const alone = { waitedMs: 0, heldMs: 300, othersWrote: false };
     // Quiet steps: the chunk doubles from the second quiet step in a row, up to the maximum.
-    expect(pace(alone, 250, 5000, 1, BACKFILL_MIN_CHUNK_IDS)).toEqual({ chunk: 250, pauseMs: 0 });
-    expect(pace(alone, 250, 5000, 2, BACKFILL_MIN_CHUNK_IDS)).toEqual({ chunk: 500, pauseMs: 0 });
-    expect(pace(alone, 4000, 5000, 5, BACKFILL_MIN_CHUNK_IDS)).toEqual({ chunk: 5000, pauseMs: 0 });
+    expect(pace(alone, 250, 5000, 1, BACKFILL_MIN_CHUNK_IDS)).toEqual({
+      chunk: 250,
+      pauseMs: 19,
+    });
+    expect(pace(alone, 250, 5000, 2, BACKFILL_MIN_CHUNK_IDS)).toEqual({
+      chunk: 500,
+      pauseMs: 19,
+    });
+    expect(pace(alone, 4000, 5000, 5, BACKFILL_MIN_CHUNK_IDS)).toEqual({
+      chunk: 5000,
+      pauseMs: 19,
+    });
+    // The quiet gap is a sixteenth of the hold, between 1 ms and the contended minimum.
+    expect(pace({ ...alone, heldMs: 4 }, 250, 5000, 1, BACKFILL_MIN_CHUNK_IDS).pauseMs).toBe(1);
+    expect(pace({ ...alone, heldMs: 2000 }, 250, 5000, 1, BACKFILL_MIN_CHUNK_IDS).pauseMs).toBe(30);
     // Another connection committed since the last step: size the chunk to ~15 ms of lock hold,
     // and pause twice the hold (capped).
     expect(

@@ -13,9 +13,8 @@
  */
 import { BACKFILL_BOUNDARY_SWEEP_IDS } from "../constants.js";
 import { exec, get, type Op, run } from "../engine/effects.js";
-import { type StepMemory, timedWrite } from "../maintenance/paced.js";
+import { type StepMemory, type StepTiming, timedWrite } from "../maintenance/paced.js";
 import { DELETE_META_SQL, UPSERT_META_SQL } from "../schema/ddl.js";
-import type { TimedStep } from "./backfill-loop.js";
 import { META_BACKFILL_HIGH_WATER, META_BACKFILL_PROGRESS, META_FTS_STALE } from "./constants.js";
 import { commandSql, indexWindowSql, sweepWindowSql } from "./projection.js";
 import {
@@ -41,8 +40,13 @@ export interface StepOutcome {
   highWater: number;
 }
 
-/** Inside a transaction: empty the indexes, publish triggers, set the markers. */
-function* seed(snap: FtsSnapshot): Op<void> {
+/** A step as the paced loop sees it: what it did, and how its transaction went. */
+export interface TimedStep extends StepOutcome, StepTiming {}
+
+/** Inside a transaction: empty the indexes, publish triggers, set the markers. This is also the
+ * structural part of a full rebuild (fts/recovery.ts): afterwards the index is consistent and
+ * trusted, only incomplete, and search tops it up by LIKE until the steps have indexed it all. */
+export function* seed(snap: FtsSnapshot): Op<void> {
   const defs = presentIndexes(snap);
   for (const def of defs) yield* exec(commandSql(def, "delete-all"));
   yield* publishTriggersOp(defs);

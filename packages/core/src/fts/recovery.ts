@@ -3,14 +3,25 @@
  * recovery). A rebuild runs only under the cross-process admission lock and fails closed: when
  * the lock cannot be had, the index is detached (stale breadcrumb, no triggers, LIKE search) and
  * the rebuild is left to `retry()`, rate-limited by the recovery backoff.
+ *
+ * A rebuild never holds the write lock for long. Its structural part is one short transaction:
+ * empty both indexes, publish the triggers, forget the stale breadcrumb and seed a backfill
+ * window over every existing row (fts/backfill.ts). From that commit on the index is trusted
+ * again — new rows are indexed live, search tops up the rows not indexed yet by LIKE — and the
+ * heavy part, indexing the old rows, runs as the backfill's paced steps: short transactions that
+ * shrink and pause while other connections write (maintenance/paced.ts), full size while nobody
+ * does. A rebuild killed between steps leaves a backfill that any later step finishes
+ * (`maintenanceTick`, `backfillFts`, the next rebuild); nothing is lost or indexed twice.
  */
-import { admitted, exec, now, type Op, policy, read, write } from "../engine/effects.js";
+import { DEFAULT_BACKFILL_CHUNK_IDS } from "../constants.js";
+import { admitted, now, type Op, policy, read, write } from "../engine/effects.js";
 import { StoreFullError } from "../errors.js";
-import { healMarkersTx } from "./backfill.js";
-import { commandSql, FTS_INDEXES, triggerNames } from "./projection.js";
+import { healMarkersTx, seed } from "./backfill.js";
+import { type BackfillProgress, backfillLoop } from "./backfill-loop.js";
+import { FTS_INDEXES, triggerNames } from "./projection.js";
 import { backfillMarkersBroken, isStale, loadSnapshot, presentIndexes } from "./state.js";
 import { readFtsStatus } from "./status.js";
-import { clearIndexMarkers, detachIndexOp, publishTriggersOp } from "./triggers.js";
+import { detachIndexOp } from "./triggers.js";
 
 /** What a rebuild that cannot be stored did not store. */
 const REBUILD = "the FTS rebuild";
@@ -45,7 +56,10 @@ export function* repairAtOpen(): Op<void> {
 }
 
 /** Explicit rebuild: waits up to `timeoutMs` for admission; not admitted → not rebuilt, with the reason. */
-export function* rebuild(timeoutMs?: number): Op<RebuildResult> {
+export function* rebuild(
+  timeoutMs?: number,
+  onProgress?: (progress: BackfillProgress) => void,
+): Op<RebuildResult> {
   const state = yield* policy();
   if (state.readOnly) return { rebuilt: false, reason: "the store is read-only", blocked: "read-only" };
   if (presentIndexes(yield* read(loadSnapshot)).length === 0) {
@@ -55,17 +69,19 @@ export function* rebuild(timeoutMs?: number): Op<RebuildResult> {
       blocked: "no-fts5",
     };
   }
-  const outcome = yield* admitted(timeoutMs ?? state.admissionTimeoutMs, () =>
-    write(rebuildTx, { what: REBUILD }),
-  );
+  const outcome = yield* admitted(timeoutMs ?? state.admissionTimeoutMs, () => pacedRebuild(onProgress));
   if (!outcome.admitted) {
     // The lock file sits beside the store, on its disk: a full one fails like the writes do.
     if (outcome.code === "FULL") throw new StoreFullError(REBUILD, { cause: new Error(outcome.message) });
     return { rebuilt: false, reason: outcome.message, blocked: outcome.reason };
   }
+  if (!outcome.value) return { rebuilt: false, reason: DETACHED_MEANWHILE };
   state.backoff.succeeded();
   return { rebuilt: true };
 }
+
+const DETACHED_MEANWHILE =
+  "the index was detached again while it was being rebuilt (FTS corruption met by a write or search); search answers by LIKE until the next rebuild";
 
 /** Deferred recovery: no-op unless stale, writable and due; non-blocking admission; true when it rebuilt. */
 export function* retryRecovery(): Op<boolean> {
@@ -82,12 +98,12 @@ function* repair(): Op<boolean> {
   const state = yield* policy();
   let failure: string;
   try {
-    const outcome = yield* admitted(0, () => write(rebuildTx));
-    if (outcome.admitted) {
+    const outcome = yield* admitted(0, () => pacedRebuild());
+    if (outcome.admitted && outcome.value) {
       state.backoff.succeeded();
       return true;
     }
-    failure = outcome.message;
+    failure = outcome.admitted ? DETACHED_MEANWHILE : outcome.message;
   } catch (error) {
     failure = `the FTS rebuild failed: ${text(error)}`;
   }
@@ -110,10 +126,16 @@ function* defer(reason: string): Op<void> {
   yield* detachIndexOp(reason);
 }
 
-/** Inside a write: publish triggers, FTS5 'rebuild' of each index, clear markers and breadcrumb. */
-function* rebuildTx(): Op<void> {
-  const defs = presentIndexes(yield* loadSnapshot());
-  yield* publishTriggersOp(defs);
-  for (const def of defs) yield* exec(commandSql(def, "rebuild"));
-  yield* clearIndexMarkers();
+/** The rebuild itself, under the admission (see the module comment); true when the index is
+ * whole and trusted at the end. */
+function* pacedRebuild(onProgress?: (progress: BackfillProgress) => void): Op<boolean> {
+  const state = yield* policy();
+  yield* write(seedTx, { what: REBUILD });
+  yield* backfillLoop({ chunkIds: DEFAULT_BACKFILL_CHUNK_IDS, memory: state.steps, onProgress });
+  return !isStale(yield* read(loadSnapshot));
+}
+
+/** The structural part, one transaction: a fresh backfill window over every row. */
+function* seedTx(): Op<void> {
+  yield* seed(yield* loadSnapshot());
 }

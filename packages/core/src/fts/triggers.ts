@@ -5,8 +5,8 @@
  */
 
 import { exec, now, type Op, run } from "../engine/effects.js";
-import { DELETE_META_SQL, UPSERT_META_SQL } from "../schema/ddl.js";
-import { META_BACKFILL_HIGH_WATER, META_BACKFILL_PROGRESS, META_FTS_STALE } from "./constants.js";
+import { UPSERT_META_SQL } from "../schema/ddl.js";
+import { META_FTS_STALE } from "./constants.js";
 import { dropTriggerDdl, FTS_INDEXES, type FtsIndexDef, triggerDdl } from "./projection.js";
 
 /** (Re)create the triggers of `defs` from this build's definition (a trigger left by an older
@@ -24,11 +24,4 @@ export function* detachIndexOp(reason: string): Op<void> {
   const crumb = JSON.stringify({ at: new Date(yield* now()).toISOString(), reason: reason.slice(0, 500) });
   yield* run(UPSERT_META_SQL, META_FTS_STALE, crumb);
   for (const def of FTS_INDEXES) for (const ddl of dropTriggerDdl(def)) yield* exec(ddl);
-}
-
-/** Inside a transaction: forget the breadcrumb and any backfill markers (after a full rebuild). */
-export function* clearIndexMarkers(): Op<void> {
-  for (const key of [META_FTS_STALE, META_BACKFILL_HIGH_WATER, META_BACKFILL_PROGRESS]) {
-    yield* run(DELETE_META_SQL, key);
-  }
 }

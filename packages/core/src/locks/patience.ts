@@ -26,6 +26,10 @@ export function sleepSync(ms: number): void {
   Atomics.wait(sleeper, 0, 0, ms);
 }
 
+/** Wait `ms` milliseconds on a timer: always a macrotask, never a microtask, so timers and I/O
+ * callbacks get their turn. */
+export const sleepAsync = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
 export interface PatienceOptions {
   /** Total time to keep retrying, in ms, measured from the first attempt. */
   budgetMs: number;
@@ -93,7 +97,7 @@ export async function withPatienceAsync<T>(
   options: Omit<PatienceOptions, "sleep"> & { sleep?: (ms: number) => Promise<void> },
 ): Promise<T> {
   const wait = patienceClock(options);
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const sleep = options.sleep ?? sleepAsync;
   for (;;) {
     try {
       return await attempt();

@@ -6,16 +6,21 @@
  * the next chunk is sized to hold the write lock for about PACE_TARGET_HOLD_MS, and the loop
  * pauses about twice as long as it held it, so a live writer waits for at most about one short
  * chunk. With no one else writing, chunks grow back to the full size and the job runs at full
- * speed. Both runners drive the same loop: a step is a value on the sync one, a promise on the
- * async one, and the loop awaits either.
+ * speed (a short pause, a sixteenth of the step, still leaves a gap a writer that has just
+ * started waiting can land in). The loop is an
+ * operation: the async runner (and the sync store's promise-returning jobs) passes its pauses on
+ * a timer, so the host's event loop runs between steps; the sync runner sleeps through them
+ * (`rebuildFts` on the sync store blocks its caller anyway, but other processes write between
+ * its steps).
  */
 import {
   PACE_CONTENTION_WAIT_MS,
   PACE_MAX_PAUSE_MS,
   PACE_MIN_PAUSE_MS,
+  PACE_QUIET_PAUSE_SHARE,
   PACE_TARGET_HOLD_MS,
 } from "../constants.js";
-import { get, now, type Op, write } from "../engine/effects.js";
+import { get, now, type Op, pause, write } from "../engine/effects.js";
 
 /** How a step's transaction went: how long it waited for the lock and held it, and whether
  * another connection committed since the previous step. */
@@ -73,14 +78,17 @@ export function pace(
       pauseMs: Math.min(PACE_MAX_PAUSE_MS, Math.max(2 * step.heldMs, PACE_MIN_PAUSE_MS)),
     };
   }
-  return { chunk: quiet >= 2 ? Math.min(maxChunk, chunk * 2) : chunk, pauseMs: 0 };
+  return {
+    chunk: quiet >= 2 ? Math.min(maxChunk, chunk * 2) : chunk,
+    pauseMs: Math.min(PACE_MIN_PAUSE_MS, Math.max(1, Math.round(step.heldMs * PACE_QUIET_PAUSE_SHARE))),
+  };
 }
 
 /** A paced job: its step, and what to do after each (report progress; say whether work remains). */
 export interface PacedJob<S extends StepTiming> {
-  step(chunk: number): S | Promise<S>;
+  step(chunk: number): Op<S>;
   /** After each step: true while work remains. */
-  after(step: S): boolean | Promise<boolean>;
+  after(step: S): Op<boolean>;
   /** The first chunk: small, so a job that starts next to live writers never holds the lock for
    * a whole full-size chunk; chunks double only after two quiet steps in a row. */
   startChunk: number;
@@ -89,21 +97,18 @@ export interface PacedJob<S extends StepTiming> {
   signal?: AbortSignal;
 }
 
-const yieldFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 /** Run steps until none remain, or `signal` aborts (what the steps committed stays). */
-export async function runPaced<S extends StepTiming>(job: PacedJob<S>): Promise<void> {
+export function* paced<S extends StepTiming>(job: PacedJob<S>): Op<void> {
   const maxChunk = Math.max(1, Math.floor(job.maxChunk));
   let chunk = Math.min(maxChunk, job.startChunk);
   let quiet = 0;
   for (;;) {
     job.signal?.throwIfAborted();
-    const step = await job.step(chunk);
-    if (!(await job.after(step))) return;
+    const step = yield* job.step(chunk);
+    if (!(yield* job.after(step))) return;
     quiet = contended(step) ? 0 : quiet + 1;
     const next = pace(step, chunk, maxChunk, quiet, job.minChunk);
     chunk = next.chunk;
-    // Always a macrotask, never a microtask: timers and I/O callbacks must get their turn.
-    await yieldFor(next.pauseMs);
+    yield* pause(next.pauseMs);
   }
 }

@@ -16,7 +16,7 @@
 import { exec, get, guard, local, now, type Op, read } from "../engine/effects.js";
 import { DriverUnavailableError, hasResultCode } from "../errors.js";
 import * as valid from "../store/validate.js";
-import { type PacedJob, runPaced, type StepMemory, type StepTiming, timedWrite } from "./paced.js";
+import { paced, type StepMemory, type StepTiming, timedWrite } from "./paced.js";
 
 /** Where a running vacuum stands, in pages of the free list it found (or that grew meanwhile). */
 export interface VacuumProgress {
@@ -87,7 +87,10 @@ function* incrementalStepTx(pages: number): Op<number> {
   return yield* pragmaNumber("freelist_count");
 }
 
-function* timedIncrementalStep(pages: number, memory: StepMemory): Op<{ free: number } & StepTiming> {
+/** A step: the free list it left, and how its transaction went. */
+type FreedStep = { free: number } & StepTiming;
+
+function* timedIncrementalStep(pages: number, memory: StepMemory): Op<FreedStep> {
   const { outcome, timing } = yield* timedWrite(() => incrementalStepTx(pages), memory);
   return { free: outcome, ...timing };
 }
@@ -120,14 +123,10 @@ function* checkpointOp(): Op<void> {
 }
 
 /**
- * `store.vacuum()` for either store (see the module comment): `run` performs one operation on
- * the store's runner (a value on the sync one, a promise on the async one; the loop awaits
- * either). Every failure, bad options included, arrives as a rejection.
+ * `store.vacuum()` for either store (see the module comment). The sync store runs it with
+ * `runSyncYielding`, so it returns a promise there too and the event loop runs between steps.
  */
-export async function vacuum(
-  run: <T>(op: Op<T>) => T | Promise<T>,
-  options?: VacuumOptions | null,
-): Promise<VacuumResult> {
+export function* vacuum(options?: VacuumOptions | null): Op<VacuumResult> {
   const o = valid.options(options, "vacuum", ["onProgress", "signal", "full"]);
   const onProgress = valid.callbackOption<(progress: VacuumProgress) => void>(
     o.onProgress,
@@ -135,28 +134,26 @@ export async function vacuum(
   );
   const signal = valid.signalOption(o.signal, "vacuum.signal");
   const full = valid.flagOption(o.full, "vacuum.full") === true;
-  await run(guard("writable", "vacuum"));
+  yield* guard("writable", "vacuum");
   signal?.throwIfAborted();
-  const started = await run(now());
+  const started = yield* now();
   // Also what makes a full VACUUM leave the file incremental; undefined: no local file.
-  const onFile = await run(local({ name: "incrementalVacuum" }));
-  const before = await run(read(spaceOp));
+  const onFile = yield* local({ name: "incrementalVacuum" });
+  const before = yield* read(spaceOp);
   const size = (s: Space) => s.pageCount * s.pageSize;
-  const result = async (
-    method: VacuumResult["method"],
-    after: Space,
-    note?: string,
-  ): Promise<VacuumResult> => ({
-    method,
-    bytesBefore: size(before),
-    bytesAfter: size(after),
-    reclaimableBytes: after.freePages * after.pageSize,
-    ...(note ? { note } : {}),
-    durationMs: (await run(now())) - started,
-  });
+  function* result(method: VacuumResult["method"], after: Space, note?: string): Op<VacuumResult> {
+    return {
+      method,
+      bytesBefore: size(before),
+      bytesAfter: size(after),
+      reclaimableBytes: after.freePages * after.pageSize,
+      ...(note ? { note } : {}),
+      durationMs: (yield* now()) - started,
+    };
+  }
 
   if (!onFile) {
-    return result(
+    return yield* result(
       "none",
       before,
       "the engine owns the database file (a server): vacuum it with the engine's own tools",
@@ -164,47 +161,53 @@ export async function vacuum(
   }
   if (full) {
     signal?.throwIfAborted();
-    await run(read(fullVacuumOp));
-    await run(checkpointOp());
-    return result("full", await run(read(spaceOp)));
+    yield* read(fullVacuumOp);
+    yield* checkpointOp();
+    return yield* result("full", yield* read(spaceOp));
   }
   if (before.autoVacuum === AUTO_VACUUM_NONE) {
-    return result(
+    return yield* result(
       "none",
       before,
       "this store's file was created without incremental vacuum (by an older sessiondb, or by a server that created it): only a full vacuum ({ full: true }) compacts it, rewriting the whole file while writers wait, and it makes later vacuums incremental",
     );
   }
   if (before.autoVacuum === AUTO_VACUUM_FULL) {
-    return result(
+    return yield* result(
       "none",
       before,
       "the store is in auto_vacuum=FULL mode: SQLite gives space back at every commit",
     );
   }
-  let total = before.freePages;
-  let freed = 0;
-  if (total > 0) {
+  if (before.freePages > 0) {
+    const tally = { total: before.freePages, freed: 0 };
     const memory: StepMemory = {};
-    const job: PacedJob<{ free: number } & StepTiming> = {
-      step: (chunk) => run(timedIncrementalStep(chunk, memory)),
-      after(step) {
-        // Others free and reuse pages meanwhile: progress never goes back, and the total grows
-        // to what has been freed plus what is left.
-        freed = Math.max(freed, total - step.free);
-        total = Math.max(total, freed + step.free);
-        onProgress?.({ freedPages: freed, totalPages: total, done: step.free === 0 });
-        return step.free > 0;
-      },
+    yield* paced<FreedStep>({
+      step: (chunk) => timedIncrementalStep(chunk, memory),
+      after: (step) => reportFreed(step, tally, onProgress),
       startChunk: VACUUM_START_CHUNK_PAGES,
       minChunk: VACUUM_MIN_CHUNK_PAGES,
       maxChunk: VACUUM_MAX_CHUNK_PAGES,
       signal,
-    };
-    await runPaced(job);
-    await run(checkpointOp());
+    });
+    yield* checkpointOp();
   } else {
     onProgress?.({ freedPages: 0, totalPages: 0, done: true });
   }
-  return result("incremental", await run(read(spaceOp)));
+  return yield* result("incremental", yield* read(spaceOp));
+}
+
+/** Progress after a step; true while pages remain on the free list. */
+// biome-ignore lint/correctness/useYield: an operation that needs no statement
+function* reportFreed(
+  step: FreedStep,
+  tally: { total: number; freed: number },
+  onProgress: ((progress: VacuumProgress) => void) | undefined,
+): Op<boolean> {
+  // Others free and reuse pages meanwhile: progress never goes back, and the total grows to what
+  // has been freed plus what is left.
+  tally.freed = Math.max(tally.freed, tally.total - step.free);
+  tally.total = Math.max(tally.total, tally.freed + step.free);
+  onProgress?.({ freedPages: tally.freed, totalPages: tally.total, done: step.free === 0 });
+  return step.free > 0;
 }

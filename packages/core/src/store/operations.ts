@@ -6,9 +6,9 @@
  * signature. Every entry validates its arguments before its first statement.
  */
 import { DEFAULT_BACKFILL_CHUNK_IDS } from "../constants.js";
-import { external, guard, local, type Op, POLICY, policy, read, snapshot, write } from "../engine/effects.js";
-import { countRows, timedBackfillStep } from "../fts/backfill.js";
-import { type BackfillProgress, runBackfill } from "../fts/backfill-loop.js";
+import { external, guard, local, type Op, POLICY, policy, snapshot, write } from "../engine/effects.js";
+import { timedBackfillStep } from "../fts/backfill.js";
+import { type BackfillProgress, backfillLoop } from "../fts/backfill-loop.js";
 import { FTS_MERGE_PAGES } from "../fts/constants.js";
 import { type RebuildResult, rebuild, retryRecovery } from "../fts/recovery.js";
 import { runSearch } from "../fts/search.js";
@@ -45,11 +45,23 @@ function* status(): Op<FtsStatus> {
   return yield* ftsStatus();
 }
 
-function* rebuildFts(options?: { timeoutMs?: number } | null): Op<RebuildResult> {
-  const o = valid.options(options, "rebuildFts", ["timeoutMs"]);
+/** Options of `rebuildFts`. */
+export interface RebuildFtsOptions {
+  /** How long to wait for another connection's rebuild (the admission); default 120 s. */
+  timeoutMs?: number;
+  /** Called after each step of the rebuild, with the rows indexed so far. */
+  onProgress?: (progress: BackfillProgress) => void;
+}
+
+function* rebuildFts(options?: RebuildFtsOptions | null): Op<RebuildResult> {
+  const o = valid.options(options, "rebuildFts", ["timeoutMs", "onProgress"]);
   const timeoutMs = valid.durationOption(o.timeoutMs, "rebuildFts.timeoutMs");
+  const onProgress = valid.callbackOption<(progress: BackfillProgress) => void>(
+    o.onProgress,
+    "rebuildFts.onProgress",
+  );
   yield* guard("writable", "rebuildFts");
-  return yield* rebuild(timeoutMs);
+  return yield* rebuild(timeoutMs, onProgress);
 }
 
 function* startFtsBackfill(): Op<void> {
@@ -195,15 +207,10 @@ export interface BackfillFtsOptions {
   chunkRows?: number;
 }
 
-/**
- * `backfillFts` for either store: `run` performs one operation on the store's runner (a value
- * on the sync one, a promise on the async one; the loop awaits either). Every failure, bad
- * options included, arrives as a rejection.
- */
-export async function backfillFts(
-  run: <T>(op: Op<T>) => T | Promise<T>,
-  options?: BackfillFtsOptions | null,
-): Promise<void> {
+/** `backfillFts` for either store: seed a backfill unless one is pending, then run its paced
+ * steps. The sync store runs it with `runSyncYielding`, so it too returns a promise and lets the
+ * event loop run between steps. */
+export function* backfillFts(options?: BackfillFtsOptions | null): Op<void> {
   const o = valid.options(options, "backfillFts", ["onProgress", "signal", "chunkRows"]);
   const onProgress = valid.callbackOption<(progress: BackfillProgress) => void>(
     o.onProgress,
@@ -211,15 +218,14 @@ export async function backfillFts(
   );
   const signal = valid.signalOption(o.signal, "backfillFts.signal");
   const chunkIds = valid.integerOption(o.chunkRows, "backfillFts.chunkRows", 1, Number.MAX_SAFE_INTEGER);
-  await run(guard("writable", "backfillFts"));
-  const state = await run(policy());
+  yield* guard("writable", "backfillFts");
+  const state = yield* policy();
   signal?.throwIfAborted();
-  if (!(await run(backfillPending()))) await run(startBackfill());
-  await runBackfill(
-    {
-      step: (chunk) => run(timedBackfillStep(chunk, state.steps)),
-      countRows: (after, upTo) => run(read(() => countRows(after, upTo))),
-    },
-    { onProgress, signal, chunkIds: chunkIds ?? DEFAULT_BACKFILL_CHUNK_IDS },
-  );
+  if (!(yield* backfillPending())) yield* startBackfill();
+  yield* backfillLoop({
+    chunkIds: chunkIds ?? DEFAULT_BACKFILL_CHUNK_IDS,
+    memory: state.steps,
+    onProgress,
+    signal,
+  });
 }

@@ -6,7 +6,7 @@ import { createRequire } from "node:module";
 import { DEFAULT_BACKFILL_CHUNK_IDS, STATEMENT_BUSY_TIMEOUT_MS } from "../../src/constants.js";
 import type { SqliteConnection, SqliteDriver, SqlValue } from "../../src/driver.js";
 import { type Op, read } from "../../src/engine/effects.js";
-import { runSync } from "../../src/engine/run-sync.js";
+import { runSync, runSyncYielding } from "../../src/engine/run-sync.js";
 import { SqliteError } from "../../src/errors.js";
 import { timedBackfillStep } from "../../src/fts/backfill.js";
 import type { BackfillProgress } from "../../src/fts/backfill-loop.js";
@@ -244,7 +244,7 @@ export class FtsIndex {
     options: { onProgress?: (p: BackfillProgress) => void; signal?: AbortSignal; chunkIds?: number } = {},
   ): Promise<void> {
     const { chunkIds, ...rest } = options;
-    return backfillFts((op) => this.#run(op), { ...rest, chunkRows: chunkIds });
+    return runSyncYielding(this.ctx, backfillFts({ ...rest, chunkRows: chunkIds }));
   }
   optimize(): void {
     this.#run(optimizeIndexes());
