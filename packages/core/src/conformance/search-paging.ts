@@ -2,7 +2,9 @@
  * Conformance: paging a search with cursors. Walking every page with `nextCursor` returns exactly
  * the hits of one big query, in its order, on every route (word, phrase, trigram, LIKE, filtered)
  * and every sort; a walk in time order is exact while other connections append and delete; a
- * rank walk never picks up messages appended after its first page; bad cursors are typed errors.
+ * rank walk never picks up messages appended after its first page, keeps its ranking between
+ * pages (interleaved with other walks, continued in another connection) and after a write goes
+ * on by position in the ranking as it is then; bad cursors are typed errors.
  */
 import type { SearchOptions } from "../fts/search-options.js";
 import { assert, type ConformanceStore, type ConformanceTarget, fixtureTest, throwsCode } from "./harness.js";
@@ -155,6 +157,73 @@ export function searchPagingSuite(target: ConformanceTarget): void {
       for (const id of late) assert.ok(!seen.includes(id), `appended message ${id} joined the walk`);
       assert.ok(seen.every((id) => before.has(id)));
       assert.ok((await all(store, "flamingo", {})).includes(late[0] as number), "a new search finds it");
+    });
+
+    test("a rank walk keeps its ranking between pages: interleaved walks, another connection, a write", async ({
+      open,
+    }) => {
+      const store = await open();
+      await seed(store, "cli-1", 40);
+      for (const n of [0, 1, 2]) await seed(store, `gone-${n}`, 5, 40 + 5 * n);
+      const other = await open();
+      const cases: Array<[string, SearchOptions]> = [
+        ["flamingo", {}],
+        ["amingo", { substring: true }],
+        ["flamingo", { roles: ["user", "assistant"] }],
+      ];
+      // Walks advancing one page each in turn: each keeps its own ranking (the same search
+      // twice, with another limit, shares it), and none disturbs another.
+      const walks = [...cases.map(([q, o]) => ({ q, o, limit: 3 })), { q: "flamingo", o: {}, limit: 5 }].map(
+        (w) => ({ ...w, seen: [] as number[], cursor: undefined as string | undefined, done: false }),
+      );
+      const expected = await Promise.all(walks.map((w) => all(store, w.q, w.o)));
+      while (walks.some((w) => !w.done)) {
+        for (const w of walks) {
+          if (w.done) continue;
+          const page = await store.search(w.q, {
+            ...w.o,
+            limit: w.limit,
+            ...(w.cursor ? { cursor: w.cursor } : {}),
+          });
+          w.seen.push(...page.hits.map((h) => h.messageId));
+          w.cursor = page.nextCursor;
+          w.done = w.cursor === undefined;
+        }
+      }
+      for (const [i, w] of walks.entries())
+        assert.deepEqual(w.seen, expected[i], `${w.q} ${JSON.stringify(w.o)} by ${w.limit}`);
+      // A cursor goes on in another connection (which reads the ranking for itself).
+      for (const [query, options] of cases) {
+        const first = await store.search(query, { ...options, limit: 4 });
+        const second = await store.search(query, { ...options, limit: 4, cursor: first.nextCursor });
+        const rest = await other.search(query, { ...options, limit: 1000, cursor: second.nextCursor });
+        assert.deepEqual(
+          [...first.hits, ...second.hits, ...rest.hits].map((h) => h.messageId),
+          await all(store, query, options),
+          `${query} ${JSON.stringify(options)} in another connection`,
+        );
+      }
+      // A write after the walk's ranking was kept: appended messages stay out, a deleted one
+      // is not returned, and the walk goes on by position in the ranking as it is now.
+      for (const [n, [query, options]] of cases.entries()) {
+        const first = await store.search(query, { ...options, limit: 4 });
+        const second = await store.search(query, { ...options, limit: 4, cursor: first.nextCursor });
+        const seen = [...first.hits, ...second.hits].map((h) => h.messageId);
+        await other.createSession({ id: `late-${n}`, source: "cli" });
+        const late = await other.appendMessages(`late-${n}`, [
+          { role: "user", content: "flamingo flamingo flamingo connection refused" },
+        ]);
+        await other.deleteSession(`gone-${n}`);
+        const now = (await all(store, query, options)).filter((id) => !late.includes(id));
+        const rest: number[] = [];
+        let cursor = second.nextCursor;
+        while (cursor) {
+          const page = await store.search(query, { ...options, limit: 4, cursor });
+          rest.push(...page.hits.map((h) => h.messageId));
+          cursor = page.nextCursor;
+        }
+        assert.deepEqual(rest, now.slice(seen.length), `${query} ${JSON.stringify(options)} after a write`);
+      }
     });
 
     test("a cursor that is not this search's is refused with a typed error", async ({ open }) => {

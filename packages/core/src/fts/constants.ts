@@ -23,7 +23,7 @@ export const SNIPPET_TOKENS = 16;
 /** LIKE snippets: characters shown before the first match, and the whole window. */
 export const LIKE_SNIPPET_BEFORE_CHARS = 40;
 export const LIKE_SNIPPET_CHARS = 120;
-/** … cut from the value in bytes (see likeWindowSql): a character takes at most 4 UTF-8 bytes. */
+/** … cut from the value in bytes (see likeWindowsSql): a character takes at most 4 UTF-8 bytes. */
 export const LIKE_WINDOW_BEFORE_BYTES = 4 * LIKE_SNIPPET_BEFORE_CHARS;
 export const LIKE_WINDOW_BYTES = 4 * LIKE_SNIPPET_CHARS;
 
@@ -47,6 +47,11 @@ export const MAX_SEARCH_WORDS = 64;
  * indexed text times the query's phrases is at most this many characters (at most ~512 matches,
  * about 1.5 ms); longer rows get the window the LIKE route computes in SQL. */
 export const FTS_SNIPPET_MAX_CHARS = 1024;
+
+/** Ranked lists a connection keeps between the pages of rank walks (ranked-walks.ts) … */
+export const RANKED_WALK_MAX_LISTS = 8;
+/** … and hits over all of them (16 bytes each: 8 MB); a longer ranking keeps its first ones. */
+export const RANKED_WALK_MAX_HITS = 500_000;
 
 /** Pages of work per bounded FTS5 'merge' from maintenanceTick (~4 KB leaves: about 1 MB). */
 export const FTS_MERGE_PAGES = 256;

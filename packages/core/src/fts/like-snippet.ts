@@ -44,7 +44,7 @@ export function markMatches(text: string, terms: readonly string[]): string {
   return out + text.slice(cursor);
 }
 
-/** A window of a value's UTF-8 bytes around a match, as likeWindowSql cuts it. */
+/** A window of a value's UTF-8 bytes around a match, as likeWindowsSql cuts it. */
 export interface ByteWindow {
   /** The window (it may cut a character at either edge). */
   bytes: Uint8Array;

@@ -171,7 +171,7 @@ describe("LIKE helpers", () => {
     expect(markMatches("abcd", ["ab", "bc"])).toBe("«abc»d");
   });
 
-  /** The byte window likeWindowSql cuts around the first match of `term` in `text`. */
+  /** The byte window likeWindowsSql cuts around the first match of `term` in `text`. */
   const cut = (text: string, term: string) => {
     const bytes = new TextEncoder().encode(text);
     const match = Buffer.from(bytes).indexOf(Buffer.from(term)) + 1;

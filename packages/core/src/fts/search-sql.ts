@@ -128,6 +128,42 @@ export interface IndexSearchOptions {
 
 const indexedLength = `ifnull(length(m.content), 0) + ifnull(length(m.tool_name), 0) + ifnull(length(m.tool_calls), 0)`;
 
+/** FTS5's snippet() over every column of `t`, with the store's markers. */
+const snippetCall = (t: string) =>
+  `snippet(${t}, -1, ${literal(SNIPPET_OPEN)}, ${literal(SNIPPET_CLOSE)}, ${literal(SNIPPET_ELLIPSIS)}, ${SNIPPET_TOKENS})`;
+
+/** The snippet column: FTS5's snippet() for rows of at most `?` indexed characters, else NULL.
+ * Parameter: that length. */
+const snippetSql = (t: string) => `CASE WHEN ${indexedLength} <= ? THEN ${snippetCall(t)} END`;
+
+/** MATCH, the walk's bounds, the rank seek, the exact test and the filters, as one condition. */
+function indexWhere(
+  def: FtsIndexDef,
+  match: string,
+  filters: SearchFilters,
+  sort: SearchSort,
+  options: IndexSearchOptions,
+): Sql {
+  const t = def.table;
+  const exact = options.exact ? ` AND ${options.exact.sql}` : "";
+  const filter = filterSql(filters, sort);
+  // A walk's id bound as a rowid range FTS5 applies while it reads its doclists; the rank
+  // seek is tested on the index cursor, before the row is read.
+  const bound = filters.walk ? ` AND ${t}.rowid <= ?` : "";
+  const after = options.rankAfter;
+  const seek = after && sort === "rank" ? ` AND (${t}.rank > ? OR (${t}.rank = ? AND ${t}.rowid > ?))` : "";
+  return {
+    sql: `${t} MATCH ?${bound}${seek}${exact}${filter.sql}`,
+    params: [
+      match,
+      ...(filters.walk ? [filters.walk.maxId] : []),
+      ...(seek && after ? [after.rank, after.rank, after.id] : []),
+      ...(options.exact?.params ?? []),
+      ...filter.params,
+    ],
+  };
+}
+
 /**
  * FTS5 MATCH over `def`, joined to messages, ranked by bm25 (FTS5's default `rank`). snippet()
  * compares every match in a row with every other, so it only runs on rows short enough to
@@ -142,35 +178,20 @@ export function indexSearchSql(
   options: IndexSearchOptions = {},
 ): Sql {
   const t = def.table;
-  const exact = options.exact ? ` AND ${options.exact.sql}` : "";
-  const filter = filterSql(filters, sort);
-  // A walk's id bound as a rowid range FTS5 applies while it reads its doclists; the rank
-  // seek is tested on the index cursor, before the row is read.
-  const bound = filters.walk ? ` AND ${t}.rowid <= ?` : "";
-  const after = options.rankAfter;
-  const seek = after && sort === "rank" ? ` AND (${t}.rank > ? OR (${t}.rank = ? AND ${t}.rowid > ?))` : "";
-  const where = `${t} MATCH ?${bound}${seek}${exact}${filter.sql}`;
-  const whereParams: SqlValue[] = [
-    match,
-    ...(filters.walk ? [filters.walk.maxId] : []),
-    ...(seek && after ? [after.rank, after.rank, after.id] : []),
-    ...(options.exact?.params ?? []),
-    ...filter.params,
-  ];
+  const where = indexWhere(def, match, filters, sort, options);
   const rank = sort === "rank" ? `, ${t}.rank AS rank` : "";
   if (options.snippetMaxChars === undefined) {
     return {
-      sql: `SELECT ${HIT_COLUMNS}${rank}, NULL AS snippet FROM ${t} JOIN messages m ON m.id = ${t}.rowid WHERE ${where} ORDER BY ${orderBy(sort, `${t}.rank`)} LIMIT ? OFFSET ?`,
-      params: [...whereParams, page.limit, page.offset],
+      sql: `SELECT ${HIT_COLUMNS}${rank}, NULL AS snippet FROM ${t} JOIN messages m ON m.id = ${t}.rowid WHERE ${where.sql} ORDER BY ${orderBy(sort, `${t}.rank`)} LIMIT ? OFFSET ?`,
+      params: [...where.params, page.limit, page.offset],
     };
   }
-  const snippet = `CASE WHEN ${indexedLength} <= ? THEN snippet(${t}, -1, ${literal(SNIPPET_OPEN)}, ${literal(SNIPPET_CLOSE)}, ${literal(SNIPPET_ELLIPSIS)}, ${SNIPPET_TOKENS}) END`;
   if (sort === "rank") {
     // FTS5 returns matches in rank order and SQLite stops after the page: snippet() runs on
     // the page's rows only.
     return {
-      sql: `SELECT ${HIT_COLUMNS}${rank}, ${snippet} AS snippet FROM ${t} JOIN messages m ON m.id = ${t}.rowid WHERE ${where} ORDER BY ${t}.rank LIMIT ? OFFSET ?`,
-      params: [options.snippetMaxChars, ...whereParams, page.limit, page.offset],
+      sql: `SELECT ${HIT_COLUMNS}${rank}, ${snippetSql(t)} AS snippet FROM ${t} JOIN messages m ON m.id = ${t}.rowid WHERE ${where.sql} ORDER BY ${t}.rank LIMIT ? OFFSET ?`,
+      params: [options.snippetMaxChars, ...where.params, page.limit, page.offset],
     };
   }
   // Time order sorts every match in a temporary B-tree, and SQLite computes a sorted row's
@@ -178,10 +199,73 @@ export function indexSearchSql(
   // rows is found again in the index (MATCH with rowid =) for its snippet. CROSS JOIN fixes that
   // order: left to itself the planner rescans every match and joins the page to it.
   return {
-    sql: `WITH page AS (SELECT m.id AS id FROM ${t} JOIN messages m ON m.id = ${t}.rowid WHERE ${where} ORDER BY ${orderBy(sort, undefined)} LIMIT ? OFFSET ?)
-      SELECT ${HIT_COLUMNS}, ${snippet} AS snippet FROM page CROSS JOIN ${t} CROSS JOIN messages m
+    sql: `WITH page AS (SELECT m.id AS id FROM ${t} JOIN messages m ON m.id = ${t}.rowid WHERE ${where.sql} ORDER BY ${orderBy(sort, undefined)} LIMIT ? OFFSET ?)
+      SELECT ${HIT_COLUMNS}, ${snippetSql(t)} AS snippet FROM page CROSS JOIN ${t} CROSS JOIN messages m
       WHERE ${t}.rowid = page.id AND m.id = page.id AND ${t} MATCH ? ORDER BY ${orderBy(sort, undefined)}`,
-    params: [...whereParams, page.limit, page.offset, options.snippetMaxChars, match],
+    params: [...where.params, page.limit, page.offset, options.snippetMaxChars, match],
+  };
+}
+
+/**
+ * A rank walk's whole ranking (ranked-walks.ts): the ids (`id`) and ranks (`rank`) of the
+ * search's first `limit` hits in rank order, nothing else. Without a filter or an exact test
+ * the index alone answers (its rows are the messages', kept in step by the triggers), and no
+ * row is read at all; otherwise each match's row is read for the test, as a page does.
+ */
+export function rankedIdsSql(
+  def: FtsIndexDef,
+  match: string,
+  filters: SearchFilters,
+  limit: number,
+  exact?: Sql,
+): Sql {
+  const t = def.table;
+  const { walk, ...rowFilters } = filters;
+  if (exact === undefined && filterSql(rowFilters, "rank").sql === "") {
+    const bound = walk ? ` AND ${t}.rowid <= ?` : "";
+    return {
+      sql: `SELECT ${t}.rowid AS id, ${t}.rank AS rank FROM ${t} WHERE ${t} MATCH ?${bound} ORDER BY ${t}.rank LIMIT ?`,
+      params: [match, ...(walk ? [walk.maxId] : []), limit],
+    };
+  }
+  const where = indexWhere(def, match, filters, "rank", { exact });
+  return {
+    sql: `SELECT m.id AS id, ${t}.rank AS rank FROM ${t} JOIN messages m ON m.id = ${t}.rowid WHERE ${where.sql} ORDER BY ${t}.rank LIMIT ?`,
+    params: [...where.params, limit],
+  };
+}
+
+/**
+ * The rows of a page whose ids a ranked list chose, in that order, each tested again against the
+ * filters and the exact test, so a row that no longer matches is missing rather than returned
+ * (the caller then walks on without the list). With `snippetMaxChars` (word index), a row short
+ * enough gets its FTS5 snippet from one index lookup by rowid — MATCH again, so `short` rows
+ * without a snippet did not match — and longer rows read no index at all.
+ */
+export function rankedPageSql(
+  def: FtsIndexDef,
+  match: string,
+  filters: SearchFilters,
+  ids: readonly number[],
+  options: Pick<IndexSearchOptions, "exact" | "snippetMaxChars">,
+): Sql {
+  const t = def.table;
+  const { walk: _, ...rowFilters } = filters;
+  const filter = filterSql(rowFilters, "rank");
+  const exact = options.exact ? ` AND ${options.exact.sql}` : "";
+  const max = options.snippetMaxChars;
+  const snippet =
+    max === undefined
+      ? "NULL AS snippet, 0 AS short"
+      : `CASE WHEN ${indexedLength} <= ? THEN (SELECT ${snippetCall(t)} FROM ${t} WHERE ${t} MATCH ? AND ${t}.rowid = m.id) END AS snippet, ${indexedLength} <= ? AS short`;
+  return {
+    sql: `SELECT ${HIT_COLUMNS}, ${snippet} FROM json_each(?) AS p CROSS JOIN messages m WHERE m.id = p.value${exact}${filter.sql} ORDER BY p.key`,
+    params: [
+      ...(max === undefined ? [] : [max, match, max]),
+      JSON.stringify(ids),
+      ...(options.exact?.params ?? []),
+      ...filter.params,
+    ],
   };
 }
 
@@ -240,15 +324,16 @@ export function likeSearchSql(
 }
 
 /**
- * The LIKE snippet window of one column of one row: the 1-based byte position `p` where the
- * term first occurs (as containsSql finds it), and the bytes around it (`w`, from byte `start`;
- * `n` bytes in all). Bytes, because SQLite's substr() and length() stop at a NUL character;
- * computed in SQL so a multi-megabyte tool output never crosses into JavaScript.
- * Parameters: term, message id.
+ * The LIKE snippet windows of one column of some rows: for each row, the 1-based byte position
+ * `p` where the term first occurs (as containsSql finds it; 0 when it does not), and the bytes
+ * around it (`w`, from byte `start`; `n` bytes in all). Bytes, because SQLite's substr() and
+ * length() stop at a NUL character; computed in SQL so a multi-megabyte tool output never
+ * crosses into JavaScript. One statement for a whole page of hits, not one per hit.
+ * Parameters: the term, the message ids as a JSON array.
  */
-export function likeWindowSql(column: (typeof LIKE_COLUMNS)[number]): string {
+export function likeWindowsSql(column: (typeof LIKE_COLUMNS)[number]): string {
   const start = `max(1, p - ${LIKE_WINDOW_BEFORE_BYTES})`;
-  return `SELECT p, ${start} AS start, substr(b, ${start}, ${LIKE_WINDOW_BYTES}) AS w, length(b) AS n FROM (SELECT CAST(${column} AS BLOB) AS b, instr(CAST(lower(${column}) AS BLOB), CAST(lower(?) AS BLOB)) AS p FROM messages WHERE id = ?)`;
+  return `SELECT id, p, ${start} AS start, substr(b, ${start}, ${LIKE_WINDOW_BYTES}) AS w, length(b) AS n FROM (SELECT id, CAST(${column} AS BLOB) AS b, instr(CAST(lower(${column}) AS BLOB), CAST(lower(?) AS BLOB)) AS p FROM messages WHERE id IN (SELECT value FROM json_each(?)))`;
 }
 
 /** The index's averages (row count, tokens per column) and structure (segments, write

@@ -5,11 +5,11 @@
  * pasted megabyte of one character must not freeze a search (see search-sql.ts and query.ts).
  */
 import type { Row } from "../driver.js";
-import { allFresh, exec, get, type Op, policy, remember, snapshot, write } from "../engine/effects.js";
+import { all, allFresh, exec, get, type Op, policy, remember, snapshot, write } from "../engine/effects.js";
 import { hasResultCode } from "../errors.js";
 import { classifyFailure } from "../store/policy.js";
 import { text } from "../store/rows.js";
-import { FTS_SNIPPET_MAX_CHARS } from "./constants.js";
+import { FTS_SNIPPET_MAX_CHARS, RANKED_WALK_MAX_HITS } from "./constants.js";
 import { classifyFtsError } from "./corruption.js";
 import { encodeCursor, fnv1a } from "./cursor.js";
 import { windowSnippet } from "./like-snippet.js";
@@ -22,6 +22,7 @@ import {
   toMatchExpression,
   toTrigramCandidates,
 } from "./query.js";
+import { type RankedList, RankedWalks, resumeAt } from "./ranked-walks.js";
 import { chooseRoute, type RoutePlan, type SearchRoute } from "./route.js";
 import {
   type NormalizedSearch,
@@ -32,12 +33,15 @@ import {
 } from "./search-options.js";
 import {
   type IdWindow,
+  type IndexSearchOptions,
   indexSearchSql,
   indexStampSql,
   LIKE_COLUMNS,
   likeSearchSql,
-  likeWindowSql,
+  likeWindowsSql,
   type Page,
+  rankedIdsSql,
+  rankedPageSql,
   type Sql,
   TRIGRAM_NUL_PROBE,
   termsSql,
@@ -83,21 +87,29 @@ function* probeTrigramNul(): Op<boolean> {
 /** The trigram route's exact test runs over the columns the trigram index holds. */
 const TRIGRAM_COLUMNS = TRIGRAM_INDEX.columns.map((c) => c.name);
 
-/** The index query of `plan`: word MATCH with bounded snippets, or trigram candidates and the
- * exact substring test that turns them into hits. */
-function indexQuery(plan: RoutePlan, query: ParsedQuery, search: NormalizedSearch, page: Page): Sql {
-  const { filters, sort } = search;
+/** What an index route asks its index: the MATCH expression, and the word index's snippet
+ * bound or the trigram index's exact substring test that turns candidates into hits. */
+interface IndexRequest {
+  def: FtsIndexDef;
+  match: string;
+  options: Pick<IndexSearchOptions, "exact" | "snippetMaxChars">;
+}
+
+function indexRequest(plan: RoutePlan, query: ParsedQuery): IndexRequest {
   if (plan.index === "trigram") {
     const exact = termsSql(query, TRIGRAM_COLUMNS);
-    return indexSearchSql(TRIGRAM_INDEX, toTrigramCandidates(query), filters, sort, page, {
-      exact,
-      rankAfter: search.rankAfter,
-    });
+    return { def: TRIGRAM_INDEX, match: toTrigramCandidates(query), options: { exact } };
   }
   // Each positive term is a phrase that may match at every word of a row.
   const snippetMaxChars = Math.floor(FTS_SNIPPET_MAX_CHARS / Math.max(1, positiveTerms(query).length));
-  return indexSearchSql(BASE_INDEX, toMatchExpression(query, { prefix: true }), filters, sort, page, {
-    snippetMaxChars,
+  return { def: BASE_INDEX, match: toMatchExpression(query, { prefix: true }), options: { snippetMaxChars } };
+}
+
+/** The index query of `plan` for one page. */
+function indexQuery(plan: RoutePlan, query: ParsedQuery, search: NormalizedSearch, page: Page): Sql {
+  const { def, match, options } = indexRequest(plan, query);
+  return indexSearchSql(def, match, search.filters, search.sort, page, {
+    ...options,
     rankAfter: search.rankAfter,
   });
 }
@@ -110,7 +122,6 @@ interface PageHits {
 
 function* indexHits(plan: RoutePlan, query: ParsedQuery, search: NormalizedSearch, page: Page): Op<PageHits> {
   const { sql, params } = indexQuery(plan, query, search, page);
-  const terms = positiveTerms(query);
   let rows: Row[];
   try {
     // Dynamic SQL is prepared per call, not cached: its text varies with the query's shape.
@@ -119,42 +130,58 @@ function* indexHits(plan: RoutePlan, query: ParsedQuery, search: NormalizedSearc
     if (isQuerySyntaxError(error)) return { hits: [] };
     throw error;
   }
-  const hits: SearchHit[] = [];
-  for (const row of rows) {
-    const snippet =
-      row.snippet === null || row.snippet === undefined
-        ? yield* likeSnippetOf(Number(row.id), terms)
-        : String(row.snippet);
-    hits.push(toHit(row, snippet));
-  }
   const last = rows[rows.length - 1]?.rank;
-  return { hits, lastRank: typeof last === "number" ? last : undefined };
+  return { hits: yield* withSnippets(rows, query), lastRank: typeof last === "number" ? last : undefined };
+}
+
+/** Hits of `rows`, in their order: a row's own `snippet` column when it has one, else the
+ * LIKE window (all of a page's in a few statements, see likeSnippets). */
+function* withSnippets(rows: readonly Row[], query: ParsedQuery): Op<SearchHit[]> {
+  const missing = rows
+    .filter((row) => row.snippet === null || row.snippet === undefined)
+    .map((row) => Number(row.id));
+  const windows = missing.length > 0 ? yield* likeSnippets(missing, positiveTerms(query)) : undefined;
+  return rows.map((row) =>
+    toHit(
+      row,
+      row.snippet === null || row.snippet === undefined
+        ? (windows?.get(Number(row.id)) ?? "")
+        : String(row.snippet),
+    ),
+  );
 }
 
 /**
- * The snippet of one hit without an FTS5 snippet: the first column and term that occur,
- * marked. A word hit may match only as FTS5 folds words (`cafe` finds `Café`), which a byte
- * search does not see: such a row shows the start of its first non-empty column.
+ * The snippets of hits without an FTS5 snippet: for each, the first column and term that
+ * occur, marked. A word hit may match only as FTS5 folds words (`cafe` finds `Café`), which a
+ * byte search does not see: such a row shows the start of its first non-empty column. One
+ * statement per (column, term) still unresolved, each for every hit it is still needed for —
+ * usually one statement for the whole page.
  */
-function* likeSnippetOf(id: number, terms: readonly string[]): Op<string> {
+function* likeSnippets(ids: readonly number[], terms: readonly string[]): Op<Map<number, string>> {
+  const snippets = new Map<number, string>();
+  let pending = ids;
   // instr() finds the empty string at position 1 of any non-NULL value.
   for (const candidates of [terms, [""]]) {
     for (const column of LIKE_COLUMNS) {
       for (const term of candidates) {
-        const row = yield* get(likeWindowSql(column), term, id);
-        if (row && Number(row.p) > 0 && Number(row.n) > 0 && row.w instanceof Uint8Array) {
-          const window = {
-            bytes: row.w,
-            start: Number(row.start),
-            match: Number(row.p),
-            total: Number(row.n),
-          };
-          return windowSnippet(window, terms);
+        if (pending.length === 0) return snippets;
+        for (const row of yield* all(likeWindowsSql(column), term, JSON.stringify(pending))) {
+          if (Number(row.p) > 0 && Number(row.n) > 0 && row.w instanceof Uint8Array) {
+            const window = {
+              bytes: row.w,
+              start: Number(row.start),
+              match: Number(row.p),
+              total: Number(row.n),
+            };
+            snippets.set(Number(row.id), windowSnippet(window, terms));
+          }
         }
+        pending = pending.filter((id) => !snippets.has(id));
       }
     }
   }
-  return "";
+  return snippets;
 }
 
 /** LIKE scan of canonical rows, optionally restricted to an id window. */
@@ -165,11 +192,7 @@ export function* likeHits(
   window?: IdWindow,
 ): Op<SearchHit[]> {
   const { sql, params } = likeSearchSql(query, search.filters, search.sort, page, window);
-  const terms = positiveTerms(query);
-  const hits: SearchHit[] = [];
-  for (const row of yield* allFresh(sql, params))
-    hits.push(toHit(row, yield* likeSnippetOf(Number(row.id), terms)));
-  return hits;
+  return yield* withSnippets(yield* allFresh(sql, params), query);
 }
 
 function compareByTime(a: SearchHit, b: SearchHit): number {
@@ -199,6 +222,84 @@ export function* executeSearch(plan: RoutePlan, query: ParsedQuery, search: Norm
     search.sort,
   );
   return { hits: merged.slice(offset, offset + limit) };
+}
+
+/** The ranked lists of rank walks this connection keeps (ranked-walks.ts). */
+const rankedWalks = (): Op<RankedWalks> => remember("rankedWalks", newRankedWalks);
+
+// biome-ignore lint/correctness/useYield: `remember` takes an operation; this one runs no statement.
+function* newRankedWalks(): Op<RankedWalks> {
+  return new RankedWalks();
+}
+
+/** The whole ranking of a search (ids and ranks, at most RANKED_WALK_MAX_HITS of them), or
+ * undefined for a MATCH expression FTS5 refuses. */
+function* readRanking(request: IndexRequest, search: NormalizedSearch): Op<RankedList | undefined> {
+  const { sql, params } = rankedIdsSql(
+    request.def,
+    request.match,
+    search.filters,
+    RANKED_WALK_MAX_HITS + 1,
+    request.options.exact,
+  );
+  let rows: Row[];
+  try {
+    rows = yield* allFresh(sql, params);
+  } catch (error) {
+    if (isQuerySyntaxError(error)) return undefined;
+    throw error;
+  }
+  const kept = Math.min(rows.length, RANKED_WALK_MAX_HITS);
+  const ids = new Float64Array(kept);
+  const ranks = new Float64Array(kept);
+  for (let i = 0; i < kept; i++) {
+    const row = rows[i] as Row;
+    ids[i] = Number(row.id);
+    ranks[i] = Number(row.rank);
+  }
+  return { ids, ranks, complete: rows.length <= kept };
+}
+
+/**
+ * The next page of a rank walk whose cursor was made in this very state of the index (its
+ * stamp is `stamp`), from the walk's ranked list: read once, on the walk's first cursor page on
+ * this connection, then kept. Undefined when the list cannot answer — the page goes past a
+ * ranking kept only in part, or a row it names no longer matches — and the walk seeks instead.
+ */
+function* rankedListPage(
+  plan: RoutePlan,
+  query: ParsedQuery,
+  search: NormalizedSearch,
+  stamp: string,
+  lastId: number,
+): Op<PageHits | undefined> {
+  const { cursor, page } = search;
+  if (!cursor || page.limit === 0 || query.groups.length === 0) return undefined;
+  const request = indexRequest(plan, query);
+  const walks = yield* rankedWalks();
+  const key = { fingerprint: search.fingerprint, stamp, maxId: cursor.maxId };
+  let list = walks.get(key);
+  if (!list) {
+    list = yield* readRanking(request, search);
+    if (!list) return undefined;
+    walks.put(key, list);
+  }
+  const from = resumeAt(list, cursor.returned, lastId);
+  if (from === undefined || (from + page.limit > list.ids.length && !list.complete)) return undefined;
+  const to = Math.min(from + page.limit, list.ids.length);
+  const ids = Array.from(list.ids.subarray(from, to));
+  const { sql, params } = rankedPageSql(request.def, request.match, search.filters, ids, request.options);
+  const rows = ids.length === 0 ? [] : yield* allFresh(sql, params);
+  const stale = (row: Row, i: number) =>
+    Number(row.id) !== ids[i] ||
+    (Number(row.short) === 1 && (row.snippet === null || row.snippet === undefined));
+  if (rows.length !== ids.length || rows.some(stale)) {
+    walks.delete(key);
+    return undefined;
+  }
+  // A page that is not full ends the walk: its list is not needed again.
+  if (to - from < page.limit) walks.delete(key);
+  return { hits: yield* withSnippets(rows, query), lastRank: to > from ? list.ranks[to - 1] : undefined };
 }
 
 /** The index a rank walk reads on this route (see cursor.ts), or undefined (time order, LIKE,
@@ -311,9 +412,10 @@ function* routeAndRun(
   const seek = search.cursor?.rankAfter;
   let stamp: string | undefined;
   if (seek && ranked) stamp = stampOf(ranked, (yield* get(indexStampSql(ranked)))?.s);
-  const run =
-    seek && stamp !== undefined && seek.stamp === stamp
-      ? { ...search, page: { ...search.page, offset: 0 }, rankAfter: { rank: seek.rank, id: seek.id } }
-      : search;
+  if (!seek || stamp === undefined || seek.stamp !== stamp)
+    return yield* pageResult(plan.route, yield* executeSearch(plan, parsed, search), search, ranked, stamp);
+  const listed = yield* rankedListPage(plan, parsed, search, stamp, seek.id);
+  if (listed) return yield* pageResult(plan.route, listed, search, ranked, stamp);
+  const run = { ...search, page: { ...search.page, offset: 0 }, rankAfter: { rank: seek.rank, id: seek.id } };
   return yield* pageResult(plan.route, yield* executeSearch(plan, parsed, run), search, ranked, stamp);
 }

@@ -1,0 +1,157 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { tempDir, testDriver } from "../../test/support/driver.js";
+import { FtsIndex, openTestStore, type TestStore } from "../../test/support/fts-context.js";
+import type { SqliteDriver } from "../driver.js";
+import { type RankedList, type RankedListKey, RankedWalks, resumeAt } from "./ranked-walks.js";
+
+const list = (ids: number[], complete = true): RankedList => ({
+  ids: Float64Array.from(ids),
+  ranks: Float64Array.from(ids, (_, i) => -10 + i),
+  complete,
+});
+const key = (fingerprint: string, stamp = "messages_fts:a", maxId = 99): RankedListKey => ({
+  fingerprint,
+  stamp,
+  maxId,
+});
+
+describe("RankedWalks", () => {
+  it("keeps at most its lists and its hits, least recently used out first", () => {
+    const walks = new RankedWalks(2, 10);
+    walks.put(key("a"), list([1, 2, 3]));
+    walks.put(key("b"), list([4, 5]));
+    expect(walks.get(key("a"))?.ids).toEqual(Float64Array.from([1, 2, 3])); // a is now the newest
+    walks.put(key("c"), list([6]));
+    expect(walks.get(key("b"))).toBeUndefined();
+    expect(walks.size).toEqual({ lists: 2, hits: 4 });
+    walks.put(key("d"), list([1, 2, 3, 4, 5, 6, 7, 8])); // 3 + 1 + 8 > 10: the older one (a) goes
+    expect(walks.get(key("a"))).toBeUndefined();
+    expect(walks.size).toEqual({ lists: 2, hits: 9 });
+    walks.put(key("e"), list(Array.from({ length: 11 }, (_, i) => i))); // longer than the bound
+    expect(walks.get(key("e"))).toBeUndefined();
+    expect(walks.size).toEqual({ lists: 2, hits: 9 });
+  });
+
+  it("a list is the one of its search, index state and walk bound; older states of the index go", () => {
+    const walks = new RankedWalks(8, 100);
+    walks.put(key("a"), list([1]));
+    walks.put(key("b", "messages_fts_trigram:x"), list([2]));
+    expect(walks.get(key("a", "messages_fts:a", 98))).toBeUndefined();
+    expect(walks.get(key("a", "messages_fts:b"))).toBeUndefined();
+    walks.put(key("c", "messages_fts:b"), list([3])); // the word index moved on: "a" can never match again
+    expect(walks.get(key("a"))).toBeUndefined();
+    expect(walks.get(key("b", "messages_fts_trigram:x"))?.ids).toEqual(Float64Array.from([2]));
+    walks.delete(key("c", "messages_fts:b"));
+    expect(walks.size).toEqual({ lists: 1, hits: 1 });
+  });
+
+  it("resumes after the cursor's last hit, by position or by id", () => {
+    const l = list([5, 3, 9, 1]);
+    expect(resumeAt(l, 2, 3)).toBe(2);
+    expect(resumeAt(l, 7, 9)).toBe(3); // an offset-started walk whose count does not match
+    expect(resumeAt(l, 4, 1)).toBe(4);
+    expect(resumeAt(list([5, 3], false), 3, 9)).toBeUndefined();
+  });
+});
+
+/** The test driver, logging the text of every statement it runs. */
+function loggingDriver(log: string[]): SqliteDriver {
+  return {
+    ...testDriver,
+    open(path, flags) {
+      const conn = testDriver.open(path, flags);
+      return {
+        exec: (sql) => conn.exec(sql),
+        close: () => conn.close(),
+        prepare(sql) {
+          const statement = conn.prepare(sql);
+          const logged =
+            <A extends unknown[], R>(run: (...params: A) => R) =>
+            (...params: A): R => {
+              log.push(sql);
+              return run(...params);
+            };
+          return {
+            run: logged(statement.run.bind(statement)),
+            get: logged(statement.get.bind(statement)),
+            all: logged(statement.all.bind(statement)),
+          };
+        },
+      };
+    },
+  };
+}
+
+describe("statements per page", () => {
+  let dir: ReturnType<typeof tempDir> | undefined;
+  let store: TestStore | undefined;
+  afterEach(() => {
+    store?.close();
+    dir?.cleanup();
+  });
+
+  function open(): { fts: FtsIndex; store: TestStore; log: string[] } {
+    const log: string[] = [];
+    dir = tempDir();
+    store = openTestStore(dir.file("state.db"), { driver: loggingDriver(log) });
+    const fts = new FtsIndex(store.ctx);
+    store.write(() => fts.install());
+    fts.repairAtOpen();
+    return { fts, store, log };
+  }
+
+  /** Statements that rank every match of the word index (a first page, a seek, a ranking). */
+  const rankings = (log: string[]) => log.filter((sql) => /ORDER BY messages_fts\.rank/.test(sql)).length;
+
+  it("a rank walk ranks every match twice in all, however many pages it has", () => {
+    const { fts, store: s, log } = open();
+    for (let i = 0; i < 60; i++)
+      s.add({ content: `${"flamingo ".repeat(1 + (i % 5))}${"pad ".repeat(i % 7)}` });
+    const expected = fts.search("flamingo", { limit: 1000 }).hits.map((h) => h.messageId);
+    log.length = 0;
+    const seen: number[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = fts.search("flamingo", { limit: 7, ...(cursor ? { cursor } : {}) });
+      seen.push(...page.hits.map((h) => h.messageId));
+      cursor = page.nextCursor;
+      pages++;
+    } while (cursor);
+    expect(seen).toEqual(expected);
+    expect(pages).toBe(9);
+    // The first page, then the ranking its first cursor page reads; the other pages read rows.
+    expect(rankings(log)).toBe(2);
+    expect(log.filter((sql) => sql.includes("FROM json_each(?) AS p CROSS JOIN messages m")).length).toBe(8);
+  });
+
+  it("after a write the walk goes on by position, without its list", () => {
+    const { fts, store: s, log } = open();
+    for (let i = 0; i < 30; i++) s.add({ content: `flamingo ${"pad ".repeat(i % 7)}` });
+    const first = fts.search("flamingo", { limit: 5 });
+    const second = fts.search("flamingo", { limit: 5, cursor: first.nextCursor }); // reads the list
+    s.add({ content: "flamingo flamingo flamingo" }); // every rank moves
+    log.length = 0;
+    const third = fts.search("flamingo", { limit: 5, cursor: second.nextCursor });
+    expect(log.some((sql) => sql.includes("json_each(?) AS p"))).toBe(false);
+    expect(log.some((sql) => /ORDER BY messages_fts\.rank LIMIT \? OFFSET \?/.test(sql))).toBe(true);
+    expect(third.hits.map((h) => h.messageId)).toEqual(
+      fts
+        .search("flamingo", { limit: 1000 })
+        .hits.map((h) => h.messageId)
+        .filter((id) => id <= 30)
+        .slice(10, 15),
+    );
+  });
+
+  it("LIKE snippets cost a statement per column and term still unresolved, not one per hit", () => {
+    const { fts, store: s, log } = open();
+    for (let i = 0; i < 25; i++) s.add({ content: `${"前".repeat(i)}数据库连接失败 ${i}` });
+    log.length = 0;
+    const result = fts.search("数据库连接", { limit: 20 });
+    expect(result.route).toBe("trigram");
+    expect(result.hits).toHaveLength(20);
+    for (const hit of result.hits) expect(hit.snippet).toContain("«数据库连接»");
+    expect(log.filter((sql) => sql.includes("instr(CAST(lower(")).length).toBe(1);
+  });
+});
