@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { hash64, schemaFingerprint } from "./fingerprint.js";
+import { ftsFingerprintText } from "../fts/index.js";
+import { hash64, SCHEMA_FINGERPRINT, schemaFingerprint } from "./fingerprint.js";
 
 describe("schema fingerprint", () => {
   it("hash64 is 16 hex digits, deterministic, and moves with any change", () => {
@@ -15,5 +16,14 @@ describe("schema fingerprint", () => {
   it("the fingerprint covers the FTS text as well as the table DDL", () => {
     expect(schemaFingerprint("fts v1")).not.toBe(schemaFingerprint("fts v2"));
     expect(schemaFingerprint("fts v1")).toMatch(/^v\d+-[0-9a-f]{16}$/);
+  });
+
+  it("SCHEMA_FINGERPRINT is this build's fingerprint, recomputed", () => {
+    const computed = schemaFingerprint(ftsFingerprintText());
+    // On failure: the DDL or the FTS projection changed; write the new value into fingerprint.ts
+    // (and give the change its migration or reconcile step, as any schema change needs).
+    expect(SCHEMA_FINGERPRINT, `set SCHEMA_FINGERPRINT to "${computed}" in src/schema/fingerprint.ts`).toBe(
+      computed,
+    );
   });
 });

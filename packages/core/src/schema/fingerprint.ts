@@ -4,8 +4,7 @@ import { schemaDdl } from "./ddl.js";
 
 /** A 64-bit hash of `text` as 16 hex digits: two 32-bit FNV-1a-style lanes with different
  * primes, mixed at the end, over UTF-16 code units. Not cryptographic: it only has to change
- * whenever the generated DDL changes and be identical on every runtime. Math.imul keeps it fast
- * (it runs once per process, at load, on the open path). */
+ * whenever the generated DDL changes and be identical on every runtime. */
 export function hash64(text: string): string {
   let a = 0x811c9dc5;
   let b = 0x9e3779b9;
@@ -30,3 +29,11 @@ export function schemaFingerprint(ftsText: string): string {
   ];
   return `v${SCHEMA_VERSION}-${hash64(parts.join("\n;\n"))}`;
 }
+
+/**
+ * This build's fingerprint, `schemaFingerprint(ftsFingerprintText())` written out: every open
+ * compares it with the store's, and computing it (generating ~7 KB of DDL and hashing it) cost
+ * about a millisecond of every process's start. fingerprint.test.ts recomputes it and fails,
+ * printing the new value, when the schema or the FTS projection changes without it.
+ */
+export const SCHEMA_FINGERPRINT = "v1-f22f4ddc732c01a2";

@@ -22,19 +22,16 @@ import {
   StoreOpenError,
   StoreReadOnlyError,
 } from "../errors.js";
-import { FTS_STATE_KEYS, ftsFingerprintText, ftsNeedsRepair } from "../fts/index.js";
+import { FTS_STATE_KEYS, ftsNeedsRepair } from "../fts/index.js";
 import { installFts } from "../fts/install.js";
 import { dirnameOf, type Host } from "../host/host.js";
 import { journalMode, type SqliteJournalMode } from "../journal.js";
 import { readProbeSql, UPSERT_META_SQL } from "../schema/ddl.js";
 import { META_FINGERPRINT, META_SCHEMA_VERSION, STATE_META } from "../schema/definition.js";
-import { schemaFingerprint } from "../schema/fingerprint.js";
+import { SCHEMA_FINGERPRINT } from "../schema/fingerprint.js";
 import { runMigrations, storedSchemaVersion } from "../schema/migrations.js";
 import { findMissingSchema, reconcileSchema } from "../schema/reconcile.js";
 import { readPatience } from "./policy.js";
-
-/** This build's schema fingerprint (tables, indexes and the FTS projection). */
-const FINGERPRINT = schemaFingerprint(ftsFingerprintText());
 
 /** Refuse paths that cannot be a store before SQLite gets to create or misread anything. */
 export function preflight(path: string, readOnly: boolean, host: Host | undefined): void {
@@ -105,7 +102,7 @@ function* openWritable(): Op<OpenOutcome> {
   const meta = yield* readMeta(FTS_STATE_KEYS);
   const mode = (yield* local({ name: "checkJournal" }))?.mode ?? (yield* journalMode());
   refuseNewerSchema(meta);
-  if (meta?.get(META_FINGERPRINT) === FINGERPRINT) {
+  if (meta?.get(META_FINGERPRINT) === SCHEMA_FINGERPRINT) {
     return { journalMode: mode, warnings: [], repairPending: ftsNeedsRepair(meta) };
   }
   const result = yield* initializeSchema();
@@ -182,7 +179,8 @@ function* schemaTransaction(journalDeferred: boolean): Op<string[]> {
   const found = yield* reconcileSchema();
   yield* installFts();
   yield* runMigrations(storedSchemaVersion(meta?.get(META_SCHEMA_VERSION)));
-  if (found.length === 0 && !journalDeferred) yield* run(UPSERT_META_SQL, META_FINGERPRINT, FINGERPRINT);
+  if (found.length === 0 && !journalDeferred)
+    yield* run(UPSERT_META_SQL, META_FINGERPRINT, SCHEMA_FINGERPRINT);
   return found;
 }
 
