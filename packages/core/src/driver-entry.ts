@@ -2,8 +2,10 @@
  * @sessiondb/core/driver — for driver and adapter authors: the driver seam (`defineDriver` wraps
  * a binding so every error it throws is a normalized `SqliteError`), the helpers a binding's
  * `classify` uses to find SQLite's result code, the driver for bindings with node:sqlite's API
- * (Node's and Deno's `node:sqlite`), and the runtime contract (`defineRuntime`) an adapter's
- * index.ts is built from. Store users need none of it.
+ * (Node's and Deno's `node:sqlite`), the runtime contract (`defineRuntime`) an adapter's
+ * index.ts is built from, and the shared file-system host loading `node:fs` on first use
+ * (`lazyNodeFsHost`; `@sessiondb/core/host` has the one over a static import). Store users need
+ * none of it.
  */
 export {
   type BackupPageProgress,
@@ -36,6 +38,7 @@ export type {
   AsyncStatements,
   ExecuteResult,
 } from "./engine/run-async.js";
+export { lazyNodeFsHost } from "./host/fs-host.js";
 export { type AdmissionHolder, lockFileAdmission } from "./locks/admission.js";
 export { defineRuntime, type RuntimeDefinition } from "./runtime.js";
 export { resultCodeFromMessage, resultCodeFromName, resultCodeFromNumber } from "./sqlite-codes.js";

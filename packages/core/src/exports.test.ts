@@ -53,6 +53,7 @@ const ENTRIES: Record<string, { file: string; names: string[] }> = {
       "defineDriver",
       "defineRuntime",
       "isBlankSql",
+      "lazyNodeFsHost",
       "lockFileAdmission",
       "nodeSqliteApiDriver",
       "resultCodeFromMessage",

@@ -31,7 +31,7 @@ import {
   type SqliteDriver,
   type SqlValue,
 } from "@sessiondb/core/driver";
-import { isDirectoryPath } from "@sessiondb/core/host";
+import { isDirectoryPath } from "./host.js";
 
 /** The part of @db/sqlite's `Statement` this driver uses. */
 export interface DbSqliteStatement {

@@ -16,7 +16,7 @@
 import process from "node:process";
 import type { RuntimeRepairOptions, RuntimeStoreOptions, SessionDbRuntime } from "@sessiondb/core";
 import { defineRuntime } from "@sessiondb/core/driver";
-import { nodeFsHost } from "@sessiondb/core/host";
+import { denoHost } from "./host.js";
 import { nodeSqliteDriver } from "./node-sqlite.js";
 
 /** `openStore` options: core's, plus `driver` ("node:sqlite" or a SqliteDriver such as
@@ -31,7 +31,7 @@ export const runtime: SessionDbRuntime<"node:sqlite"> = defineRuntime({
   name: "deno",
   // Deno reports its own version here, without a permission.
   version: process.versions.deno ?? "unknown",
-  host: nodeFsHost,
+  host: denoHost,
   drivers: { "node:sqlite": nodeSqliteDriver },
   installHint:
     "node:sqlite is built into Deno ≥ 2.2: upgrade Deno, or pass { driver: dbSqliteDriver(Database) }.",

@@ -16,7 +16,7 @@ import {
   nodeSqliteApiDriver,
   type SqliteDriver,
 } from "@sessiondb/core/driver";
-import { isDirectoryPath } from "@sessiondb/core/host";
+import { isDirectoryPath } from "./host.js";
 
 /** The node:sqlite driver for Deno. */
 export function nodeSqliteDriver(): SqliteDriver {

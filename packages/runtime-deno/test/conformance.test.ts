@@ -4,14 +4,14 @@
  */
 import { describe, it } from "node:test";
 import { runConformance } from "@sessiondb/core/conformance";
-import { nodeFsHost } from "@sessiondb/core/host";
+import { denoHost } from "../src/host.ts";
 import { nodeSqliteDriver } from "../src/node-sqlite.ts";
 import { appender } from "./backup-appender.ts";
 
 runConformance({
   name: "node:sqlite (Deno)",
   driver: nodeSqliteDriver(),
-  host: nodeFsHost,
+  host: denoHost,
   appender,
   describe,
   it,

@@ -20,8 +20,8 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { createStore } from "@sessiondb/core";
 import { runConformance, runDriverContract } from "@sessiondb/core/conformance";
-import { nodeFsHost } from "@sessiondb/core/host";
 import { type DbSqliteDatabaseClass, dbSqliteDriver } from "../src/db-sqlite.ts";
+import { denoHost } from "../src/host.ts";
 import { appender } from "./backup-appender.ts";
 import { holdLock } from "./lock-holder.ts";
 
@@ -59,7 +59,7 @@ if (!specifier || !expectation) {
       const dir = mkdtempSync(join(tmpdir(), "sessiondb-db-sqlite-"));
       try {
         const path = join(dir, "state.db");
-        const store = createStore(driver, path, { host: nodeFsHost });
+        const store = createStore(driver, path, { host: denoHost });
         assert.equal(store.sqliteVersion, expect.sqlite);
         assert.equal(store.journalMode, expect.journal);
         store.close();
@@ -86,5 +86,5 @@ if (!specifier || !expectation) {
     it,
   });
   // The appender child writes with node:sqlite: another process, so another library is fine.
-  runConformance({ name, driver, host: nodeFsHost, appender, describe, it });
+  runConformance({ name, driver, host: denoHost, appender, describe, it });
 }

@@ -1,7 +1,7 @@
 /**
  * The npm build as users get it: `dist/` must still import `node:sqlite` by its full name (tsup
  * would otherwise strip `node:`), import no built-in by a bare name (file-system work goes
- * through @sessiondb/core/host), and must work when Deno imports it.
+ * through core's host, `lazyNodeFsHost`), and must work when Deno imports it.
  * Turbo builds before testing; run `npm run build` first when testing by hand.
  */
 import assert from "node:assert/strict";
