@@ -44,7 +44,9 @@ export const METRICS: Record<string, MetricDef> = {
   "fts.raw.mb": { label: "FTS raw 'rebuild'", unit: "MB/s" },
   "fts.rebuild.rows": { label: "rebuildFts", unit: "rows/s" },
   "fts.rebuild.mb": { label: "rebuildFts", unit: "MB/s" },
-  "fts.rebuild.ratio": ratio("rebuildFts / raw (throughput)", "higher", 0.2, 0.95),
+  // A rebuild is the backfill's paced steps after one short structural transaction: it trades a
+  // little throughput for never holding the write lock long (goal 0.8, as the backfill's).
+  "fts.rebuild.ratio": ratio("rebuildFts / raw (throughput)", "higher", 0.2, 0.8),
   "fts.backfill.rows": { label: "backfill to completion", unit: "rows/s" },
   "fts.backfill.mb": { label: "backfill to completion", unit: "MB/s" },
   "fts.backfill.ratio": ratio("backfill / raw (throughput)", "higher", 0.2, 0.8),
@@ -63,7 +65,12 @@ export const METRICS: Record<string, MetricDef> = {
     goal: 50,
   },
   "writer.rebuild.p50": ms("writer append p50 during rebuildFts"),
-  "writer.rebuild.p99": ms("writer append p99 during rebuildFts"),
+  "writer.rebuild.p99": {
+    label: "writer append p99 during rebuildFts",
+    unit: "ms",
+    better: "lower",
+    goal: 50,
+  },
   "writer.backup.idle.p99": ms("writer append p99, no background job (backup run)"),
   "writer.backup.p50": ms("writer append p50 during store.backup"),
   "writer.backup.p99": ms("writer append p99 during store.backup"),
