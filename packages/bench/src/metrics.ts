@@ -71,6 +71,13 @@ export const METRICS: Record<string, MetricDef> = {
     better: "lower",
     goal: 50,
   },
+  "writer.optimize.p50": ms("writer append p50 during optimizeFts"),
+  "writer.optimize.p99": {
+    label: "writer append p99 during optimizeFts",
+    unit: "ms",
+    better: "lower",
+    goal: 50,
+  },
   "writer.backup.idle.p99": ms("writer append p99, no background job (backup run)"),
   "writer.backup.p50": ms("writer append p50 during store.backup"),
   "writer.backup.p99": ms("writer append p99 during store.backup"),

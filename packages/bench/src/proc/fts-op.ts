@@ -1,7 +1,8 @@
 /**
  * One FTS indexing job in a fresh process, so its peak RSS is its own: `raw` (FTS5 'rebuild' of
- * both of the store's indexes through the raw binding, the limit), `rebuild` (store.rebuildFts)
- * or `backfill` (store.startFtsBackfill + store.backfillFts to completion).
+ * both of the store's indexes through the raw binding, the limit), `rebuild` (store.rebuildFts),
+ * `backfill` (store.startFtsBackfill + store.backfillFts to completion) or `optimize`
+ * (store.optimizeFts; the writer suite runs it after the rebuild, which leaves many segments).
  * With a fourth argument the job repeats until that many ms have passed (the writer suite needs
  * a job long enough to collect latencies on small stores); `repeats` says how often it ran.
  * Usage: <runtime> dist/proc/fts-op.js <target> <db> <op> [min-ms]; prints one JSON line.
@@ -13,7 +14,7 @@ import { now, peakRssMiB } from "../stats.js";
 const [target, path, op, minMs] = process.argv.slice(2) as [
   TargetId,
   string,
-  "raw" | "rebuild" | "backfill",
+  "raw" | "rebuild" | "backfill" | "optimize",
   string?,
 ];
 const engine = await loadEngine(target);
@@ -50,6 +51,8 @@ if (op === "raw") {
     if (op === "rebuild") {
       const result = store.rebuildFts();
       if (!result.rebuilt) throw new Error(`rebuildFts did not rebuild: ${result.reason}`);
+    } else if (op === "optimize") {
+      store.optimizeFts();
     } else {
       store.startFtsBackfill();
       await store.backfillFts();

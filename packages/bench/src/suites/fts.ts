@@ -63,7 +63,7 @@ export function ftsThroughput(engine: Engine, ctx: SuiteContext): void {
 }
 
 export async function writerUnderLoad(engine: Engine, ctx: SuiteContext): Promise<void> {
-  for (const op of ["backfill", "rebuild"] as const) {
+  for (const op of ["backfill", "rebuild", "optimize"] as const) {
     const run = await writerDuring(engine, ctx, op, async () => {
       const proc = start(ctx.exec, script("proc/fts-op.js"), [
         engine.target,

@@ -79,6 +79,7 @@ export function ftsSuite(target: ConformanceTarget): void {
   const test = fixtureTest(target);
   const fileTest = fileFixtureTest(target, ["driver-hooks"]);
   const childTest = fileFixtureTest(target, ["child-processes"]);
+  const localTest = fileFixtureTest(target, ["files"]);
 
   describe("full-text search", () => {
     test("word search goes through the index, ranked, with marked snippets", async ({ open }) => {
@@ -350,6 +351,50 @@ export function ftsSuite(target: ConformanceTarget): void {
         assert.deepEqual(await store.checkIntegrity(), { ok: true, problems: [] });
       },
       ["admission-lock"],
+    );
+  });
+
+  describe("optimize", () => {
+    localTest(
+      "optimizeFts leaves one segment per index (FTS5's merge finds nothing left to merge) and the index answers the same",
+      (f) => {
+        const store = f.open();
+        store.createSession({ id: "s", source: "cli" });
+        // One transaction per append: each adds a small segment to both indexes.
+        for (let i = 0; i < 80; i++) {
+          store.appendMessage("s", {
+            role: "user",
+            content: `note ${i} pelican ${i % 7 === 0 ? "东京都庁" : "harbour"}`,
+          });
+        }
+        const searches = () => [
+          store.search("pelican", { limit: 100 }).hits.map((h) => h.messageId),
+          store.search("harbour", { limit: 100 }).hits.map((h) => h.messageId),
+          store.search("东京都庁", { limit: 100 }).hits.map((h) => h.messageId),
+          store.search("elica", { substring: true, limit: 100 }).hits.map((h) => h.messageId),
+        ];
+        const before = searches();
+        const conn = f.raw();
+        // FTS5's own test for "nothing left to merge": a 'merge' that changes fewer than two rows.
+        const mergeWorks = (table: string) => {
+          conn.exec("BEGIN IMMEDIATE");
+          try {
+            const start = Number(scalar(conn, "SELECT total_changes()"));
+            conn.prepare(`INSERT INTO ${table}(${table}, rank) VALUES ('merge', -100000)`).run();
+            return Number(scalar(conn, "SELECT total_changes()")) - start >= 2;
+          } finally {
+            conn.exec("ROLLBACK");
+          }
+        };
+        const tables = ["messages_fts", ...(store.ftsStatus().trigram ? ["messages_fts_trigram"] : [])];
+        for (const table of tables) assert.equal(mergeWorks(table), true, `${table} had one segment already`);
+        store.optimizeFts();
+        for (const table of tables)
+          assert.equal(mergeWorks(table), false, `${table} still has segments to merge`);
+        conn.close();
+        assert.deepEqual(searches(), before);
+        assert.deepEqual(store.checkIntegrity(), { ok: true, problems: [] });
+      },
     );
   });
 
