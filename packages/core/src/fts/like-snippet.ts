@@ -76,21 +76,43 @@ function wholeCharacters(bytes: Uint8Array): [number, number] {
   return [from, to];
 }
 
+const isHigh = (unit: number) => unit >= 0xd800 && unit <= 0xdbff;
+const isLow = (unit: number) => unit >= 0xdc00 && unit <= 0xdfff;
+
+/** Where the last `max` characters (code points) of `text` start, and how many there are. */
+function lastCharacters(text: string, max: number): [start: number, count: number] {
+  let at = text.length;
+  let count = 0;
+  for (; at > 0 && count < max; count++) {
+    at -= at >= 2 && isLow(text.charCodeAt(at - 1)) && isHigh(text.charCodeAt(at - 2)) ? 2 : 1;
+  }
+  return [at, count];
+}
+
+/** Where the first `max` characters (code points) of `text` end. */
+function firstCharacters(text: string, max: number): number {
+  let at = 0;
+  for (let count = 0; at < text.length && count < max; count++) {
+    at += at + 1 < text.length && isHigh(text.charCodeAt(at)) && isLow(text.charCodeAt(at + 1)) ? 2 : 1;
+  }
+  return at;
+}
+
 /**
  * The snippet of a byte window: LIKE_SNIPPET_BEFORE_CHARS characters before the match and
  * LIKE_SNIPPET_CHARS in all, matches marked. The window is cut in bytes (SQLite's substr() and
- * length() stop at a NUL character; bytes do not) and turned into characters here.
+ * length() stop at a NUL character; bytes do not) and turned into characters here, counted
+ * without splitting the text into an array (a page of long hits makes hundreds of these).
  */
 export function windowSnippet(window: ByteWindow, terms: readonly string[]): string {
   const { bytes } = window;
   const [from, to] = wholeCharacters(bytes);
   const at = Math.min(Math.max(from, window.match - window.start), to);
-  const before = Array.from(decoder.decode(bytes.subarray(from, at)));
-  const after = Array.from(decoder.decode(bytes.subarray(at, to)));
-  const shown = before.slice(-LIKE_SNIPPET_BEFORE_CHARS);
-  const chars = [...shown, ...after].slice(0, LIKE_SNIPPET_CHARS);
-  const head = window.start + from > 1 || shown.length < before.length ? SNIPPET_ELLIPSIS : "";
-  const cutAfter = shown.length + after.length > chars.length;
-  const tail = window.start - 1 + to < window.total || cutAfter ? SNIPPET_ELLIPSIS : "";
-  return head + markMatches(chars.join(""), terms) + tail;
+  const before = decoder.decode(bytes.subarray(from, at));
+  const after = decoder.decode(bytes.subarray(at, to));
+  const [start, shown] = lastCharacters(before, LIKE_SNIPPET_BEFORE_CHARS);
+  const end = firstCharacters(after, LIKE_SNIPPET_CHARS - shown);
+  const head = window.start + from > 1 || start > 0 ? SNIPPET_ELLIPSIS : "";
+  const tail = window.start - 1 + to < window.total || end < after.length ? SNIPPET_ELLIPSIS : "";
+  return head + markMatches(before.slice(start) + after.slice(0, end), terms) + tail;
 }

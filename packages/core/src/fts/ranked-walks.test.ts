@@ -2,7 +2,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import { tempDir, testDriver } from "../../test/support/driver.js";
 import { FtsIndex, openTestStore, type TestStore } from "../../test/support/fts-context.js";
 import type { SqliteDriver } from "../driver.js";
+import { type Op, remember } from "../engine/effects.js";
+import { runSync } from "../engine/run-sync.js";
 import { type RankedList, type RankedListKey, RankedWalks, resumeAt } from "./ranked-walks.js";
+import { RANKED_WALKS_KEY } from "./search.js";
 
 const list = (ids: number[], complete = true): RankedList => ({
   ids: Float64Array.from(ids),
@@ -53,6 +56,11 @@ describe("RankedWalks", () => {
     expect(resumeAt(list([5, 3], false), 3, 9)).toBeUndefined();
   });
 });
+
+// biome-ignore lint/correctness/useYield: `remember` takes an operation; this one runs no statement.
+function* smallWalks(): Op<RankedWalks> {
+  return new RankedWalks(8, 10);
+}
 
 /** The test driver, logging the text of every statement it runs. */
 function loggingDriver(log: string[]): SqliteDriver {
@@ -123,6 +131,27 @@ describe("statements per page", () => {
     // The first page, then the ranking its first cursor page reads; the other pages read rows.
     expect(rankings(log)).toBe(2);
     expect(log.filter((sql) => sql.includes("FROM json_each(?) AS p CROSS JOIN messages m")).length).toBe(8);
+  });
+
+  it("a ranking longer than the bound is kept in part, and the pages past it seek", () => {
+    const { fts, store: s, log } = open();
+    // This connection keeps at most 10 hits (what `remember` holds first is what it answers).
+    runSync(s.ctx, remember(RANKED_WALKS_KEY, smallWalks));
+    for (let i = 0; i < 40; i++)
+      s.add({ content: `${"flamingo ".repeat(1 + (i % 5))}${"pad ".repeat(i % 7)}` });
+    const expected = fts.search("flamingo", { limit: 1000 }).hits.map((h) => h.messageId);
+    log.length = 0;
+    const seen: number[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = fts.search("flamingo", { limit: 4, ...(cursor ? { cursor } : {}) });
+      seen.push(...page.hits.map((h) => h.messageId));
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(seen).toEqual(expected);
+    // Pages 2 and 3 (hits 5–12 would pass the 10 kept) — page 2 from the list, then seeks.
+    expect(log.filter((sql) => sql.includes("FROM json_each(?) AS p CROSS JOIN messages m")).length).toBe(1);
+    expect(log.filter((sql) => /rank > \? OR/.test(sql)).length).toBe(9);
   });
 
   it("after a write the walk goes on by position, without its list", () => {

@@ -48,7 +48,8 @@ export class RankedWalks {
 
   constructor(
     private readonly maxLists = RANKED_WALK_MAX_LISTS,
-    private readonly maxHits = RANKED_WALK_MAX_HITS,
+    /** Hits over every list; also the most one ranking keeps. */
+    readonly maxHits = RANKED_WALK_MAX_HITS,
   ) {}
 
   /** The list of `key`, now the most recently used. */

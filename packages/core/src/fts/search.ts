@@ -9,7 +9,7 @@ import { all, allFresh, exec, get, type Op, policy, remember, snapshot, write } 
 import { hasResultCode } from "../errors.js";
 import { classifyFailure } from "../store/policy.js";
 import { text } from "../store/rows.js";
-import { FTS_SNIPPET_MAX_CHARS, RANKED_WALK_MAX_HITS } from "./constants.js";
+import { FTS_SNIPPET_MAX_CHARS } from "./constants.js";
 import { classifyFtsError } from "./corruption.js";
 import { encodeCursor, fnv1a } from "./cursor.js";
 import { windowSnippet } from "./like-snippet.js";
@@ -224,22 +224,28 @@ export function* executeSearch(plan: RoutePlan, query: ParsedQuery, search: Norm
   return { hits: merged.slice(offset, offset + limit) };
 }
 
-/** The ranked lists of rank walks this connection keeps (ranked-walks.ts). */
-const rankedWalks = (): Op<RankedWalks> => remember("rankedWalks", newRankedWalks);
+/** The `remember` key of the ranked lists a connection keeps (ranked-walks.ts). */
+export const RANKED_WALKS_KEY = "rankedWalks";
+
+const rankedWalks = (): Op<RankedWalks> => remember(RANKED_WALKS_KEY, newRankedWalks);
 
 // biome-ignore lint/correctness/useYield: `remember` takes an operation; this one runs no statement.
 function* newRankedWalks(): Op<RankedWalks> {
   return new RankedWalks();
 }
 
-/** The whole ranking of a search (ids and ranks, at most RANKED_WALK_MAX_HITS of them), or
- * undefined for a MATCH expression FTS5 refuses. */
-function* readRanking(request: IndexRequest, search: NormalizedSearch): Op<RankedList | undefined> {
+/** The whole ranking of a search (ids and ranks, at most `maxHits` of them), or undefined for a
+ * MATCH expression FTS5 refuses. */
+function* readRanking(
+  request: IndexRequest,
+  search: NormalizedSearch,
+  maxHits: number,
+): Op<RankedList | undefined> {
   const { sql, params } = rankedIdsSql(
     request.def,
     request.match,
     search.filters,
-    RANKED_WALK_MAX_HITS + 1,
+    maxHits + 1,
     request.options.exact,
   );
   let rows: Row[];
@@ -249,7 +255,7 @@ function* readRanking(request: IndexRequest, search: NormalizedSearch): Op<Ranke
     if (isQuerySyntaxError(error)) return undefined;
     throw error;
   }
-  const kept = Math.min(rows.length, RANKED_WALK_MAX_HITS);
+  const kept = Math.min(rows.length, maxHits);
   const ids = new Float64Array(kept);
   const ranks = new Float64Array(kept);
   for (let i = 0; i < kept; i++) {
@@ -280,7 +286,7 @@ function* rankedListPage(
   const key = { fingerprint: search.fingerprint, stamp, maxId: cursor.maxId };
   let list = walks.get(key);
   if (!list) {
-    list = yield* readRanking(request, search);
+    list = yield* readRanking(request, search, walks.maxHits);
     if (!list) return undefined;
     walks.put(key, list);
   }
