@@ -84,6 +84,25 @@ describe("defineRuntime", () => {
     expect(error?.message).toContain("a is not installed | b needs Node 22");
   });
 
+  it("a runtime with one driver picks it without opening a database to probe its version", () => {
+    let opens = 0;
+    const counted = (): SqliteDriver => {
+      const inner = renamed("only", "3.40.1");
+      return {
+        name: inner.name,
+        open: (file, flags) => {
+          opens++;
+          return inner.open(file, flags);
+        },
+      };
+    };
+    expect(runtime({ only: counted }).resolveDriver().name).toBe("only");
+    expect(opens).toBe(0);
+    // With a choice to make, each candidate is probed (an in-memory open) until one is safe.
+    expect(runtime({ a: counted, b: () => renamed("b") }).resolveDriver().name).toBe("b");
+    expect(opens).toBe(1);
+  });
+
   it("a driver name picks that driver; an unknown one lists the choices", () => {
     const rt = runtime({ a: () => renamed("a"), b: () => renamed("b") });
     expect(rt.resolveDriver("b").name).toBe("b");

@@ -110,7 +110,10 @@ export function defineRuntime<Driver extends string>(
   }
 
   /** The first driver that loads and whose SQLite lacks the WAL-reset bug (with the bug, core
-   * keeps new stores in DELETE mode and refuses to write WAL stores), else the first that loads. */
+   * keeps new stores in DELETE mode and refuses to write WAL stores), else the first that loads.
+   * With one driver there is nothing to choose between, so it is not probed: the probe opens an
+   * in-memory database to read its version, ~1 ms of a short process's start on Bun and Deno,
+   * and the store's own open reads the version anyway. */
   function pickDefault(): SqliteDriver {
     let fallback: SqliteDriver | undefined;
     const failures: string[] = [];
@@ -122,7 +125,7 @@ export function defineRuntime<Driver extends string>(
         failures.push(error instanceof Error ? error.message : String(error));
         continue;
       }
-      if (!isWalResetVulnerable(probeSqliteVersion(driver))) return driver;
+      if (driverNames.length === 1 || !isWalResetVulnerable(probeSqliteVersion(driver))) return driver;
       fallback ??= driver;
     }
     if (fallback) return fallback;
