@@ -46,6 +46,10 @@ describe("RankedWalks", () => {
     expect(walks.get(key("b", "messages_fts_trigram:x"))?.ids).toEqual(Float64Array.from([2]));
     walks.delete(key("c", "messages_fts:b"));
     expect(walks.size).toEqual({ lists: 1, hits: 1 });
+    // A refused list answers no page: a walk resumes nowhere in it, and seeks.
+    walks.refuse(key("d", "messages_fts:b"));
+    const refused = walks.get(key("d", "messages_fts:b"));
+    expect(refused && resumeAt(refused, 1, 3)).toBeUndefined();
   });
 
   it("resumes after the cursor's last hit, by position or by id", () => {
@@ -152,6 +156,35 @@ describe("statements per page", () => {
     // Pages 2 and 3 (hits 5–12 would pass the 10 kept) — page 2 from the list, then seeks.
     expect(log.filter((sql) => sql.includes("FROM json_each(?) AS p CROSS JOIN messages m")).length).toBe(1);
     expect(log.filter((sql) => /rank > \? OR/.test(sql)).length).toBe(9);
+  });
+
+  it("a kept ranking whose row no longer matches is refused, and the walk seeks from there", () => {
+    const { fts, store: s, log } = open();
+    for (let i = 0; i < 30; i++) s.add({ session: "a", content: `flamingo ${"pad ".repeat(i % 7)}` });
+    s.add({ session: "b", content: "unrelated" });
+    const first = fts.search("flamingo", { sessionId: "a", limit: 4 });
+    const second = fts.search("flamingo", { sessionId: "a", limit: 4, cursor: first.nextCursor });
+    const seen = [...first.hits, ...second.hits].map((h) => h.messageId);
+    // No API moves a message to another session, and the index does not hold the session: the
+    // kept ranking still names the row, the index stamp is unchanged.
+    const ranking = fts.search("flamingo", { sessionId: "a", limit: 1000 }).hits.map((h) => h.messageId);
+    const moved = ranking[10] as number;
+    s.write(() => s.conn.prepare("UPDATE messages SET session_id = 'b' WHERE id = ?").run(moved));
+    s.write(() =>
+      s.conn.prepare("INSERT OR IGNORE INTO sessions(id, source, started_at) VALUES ('b', 'cli', 0)").run(),
+    );
+    log.length = 0;
+    const rest: number[] = [];
+    let cursor = second.nextCursor;
+    while (cursor) {
+      const page = fts.search("flamingo", { sessionId: "a", limit: 4, cursor });
+      rest.push(...page.hits.map((h) => h.messageId));
+      cursor = page.nextCursor;
+    }
+    expect(rest).toEqual(ranking.slice(seen.length).filter((id) => id !== moved));
+    // The next page named the moved row and was refused (one try); it and every later page sought.
+    expect(log.filter((sql) => sql.includes("FROM json_each(?) AS p CROSS JOIN messages m")).length).toBe(1);
+    expect(log.filter((sql) => /rank > \? OR/.test(sql)).length).toBe(Math.ceil((rest.length + 1) / 4));
   });
 
   it("after a write the walk goes on by position, without its list", () => {

@@ -79,7 +79,13 @@ export class RankedWalks {
     this.hits += list.ids.length;
   }
 
-  /** Forget `key`'s list (its walk ended, or it no longer matches the rows). */
+  /** Keep, under `key`, a list that answers no page: its rows did not match what it said, so
+   * the walk seeks from here on instead of reading the same ranking again for every page. */
+  refuse(key: RankedListKey): void {
+    this.put(key, { ids: new Float64Array(0), ranks: new Float64Array(0), complete: false });
+  }
+
+  /** Forget `key`'s list (its walk ended). */
   delete(key: RankedListKey): void {
     const text = keyText(key);
     const entry = this.entries.get(text);

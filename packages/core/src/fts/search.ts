@@ -300,7 +300,7 @@ function* rankedListPage(
     Number(row.id) !== ids[i] ||
     (Number(row.short) === 1 && (row.snippet === null || row.snippet === undefined));
   if (rows.length !== ids.length || rows.some(stale)) {
-    walks.delete(key);
+    walks.refuse(key);
     return undefined;
   }
   // A page that is not full ends the walk: its list is not needed again.
