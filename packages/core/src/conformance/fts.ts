@@ -356,7 +356,7 @@ export function ftsSuite(target: ConformanceTarget): void {
 
   describe("optimize", () => {
     localTest(
-      "optimizeFts leaves one segment per index (FTS5's merge finds nothing left to merge) and the index answers the same",
+      "optimizeFts leaves at most one segment per level (FTS5's merge finds nothing left to merge), FTS5's settings as they were, and the index answers the same",
       (f) => {
         const store = f.open();
         store.createSession({ id: "s", source: "cli" });
@@ -376,21 +376,27 @@ export function ftsSuite(target: ConformanceTarget): void {
         const before = searches();
         const conn = f.raw();
         // FTS5's own test for "nothing left to merge": a 'merge' that changes fewer than two rows.
+        // (usermerge 2: any level holding two segments is merged).
         const mergeWorks = (table: string) => {
           conn.exec("BEGIN IMMEDIATE");
           try {
+            conn.exec(`INSERT INTO ${table}(${table}, rank) VALUES ('usermerge', 2)`);
             const start = Number(scalar(conn, "SELECT total_changes()"));
-            conn.prepare(`INSERT INTO ${table}(${table}, rank) VALUES ('merge', -100000)`).run();
+            conn.prepare(`INSERT INTO ${table}(${table}, rank) VALUES ('merge', 100000)`).run();
             return Number(scalar(conn, "SELECT total_changes()")) - start >= 2;
           } finally {
             conn.exec("ROLLBACK");
           }
         };
         const tables = ["messages_fts", ...(store.ftsStatus().trigram ? ["messages_fts_trigram"] : [])];
-        for (const table of tables) assert.equal(mergeWorks(table), true, `${table} had one segment already`);
+        for (const table of tables)
+          assert.equal(mergeWorks(table), true, `${table} had nothing to merge before`);
         store.optimizeFts();
         for (const table of tables)
           assert.equal(mergeWorks(table), false, `${table} still has segments to merge`);
+        // FTS5's own setting is back at its default.
+        for (const table of tables)
+          assert.equal(scalar(conn, `SELECT v FROM ${table}_config WHERE k = 'usermerge'`), 4);
         conn.close();
         assert.deepEqual(searches(), before);
         assert.deepEqual(store.checkIntegrity(), { ok: true, problems: [] });

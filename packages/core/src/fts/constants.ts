@@ -62,6 +62,10 @@ export const FTS_MERGE_PAGES = 256;
 export const OPTIMIZE_START_CHUNK_PAGES = 128;
 export const OPTIMIZE_MIN_CHUNK_PAGES = 16;
 export const OPTIMIZE_MAX_CHUNK_PAGES = 1000;
+/** FTS5's `usermerge` while optimizing (merge any level with two segments), and its default,
+ * restored in the same transaction (the store never changes it otherwise). */
+export const OPTIMIZE_USERMERGE = 2;
+export const FTS5_DEFAULT_USERMERGE = 4;
 
 /** Backfill pacing (maintenance/paced.ts): never a chunk below this many ids while others
  * write (a window of huge tool rows may still take longer) … */

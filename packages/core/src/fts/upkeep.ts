@@ -3,13 +3,15 @@
  * optimize (every segment merged into one) and a bounded 'merge' (maintenanceTick). Skipped while
  * the index is stale: only a rebuild (fts/recovery.ts) may touch a detached index.
  */
-import { get, type Op, policy, read, run, write } from "../engine/effects.js";
+import { exec, get, type Op, policy, read, run, write } from "../engine/effects.js";
 import { paced, type StepMemory, type StepTiming, timedWrite } from "../maintenance/paced.js";
 import { startBackfillTx } from "./backfill.js";
 import {
+  FTS5_DEFAULT_USERMERGE,
   OPTIMIZE_MAX_CHUNK_PAGES,
   OPTIMIZE_MIN_CHUNK_PAGES,
   OPTIMIZE_START_CHUNK_PAGES,
+  OPTIMIZE_USERMERGE,
 } from "./constants.js";
 import { type FtsIndexDef, rankCommandSql } from "./projection.js";
 import { backfillWindow, isStale, loadSnapshot, presentIndexes } from "./state.js";
@@ -36,18 +38,24 @@ function* upkeepIndexes(): Op<readonly FtsIndexDef[]> {
 }
 
 /**
- * What FTS5 'optimize' does — merge every segment of both indexes into one — without holding the
- * write lock for it (FTS5's 'optimize' is one statement: ~3 s at 100k messages, ~10× that at 1M).
- * A 'merge' with a negative page count puts all segments on one level and merges about that many
- * pages, carrying on where the last one stopped; repeated until one does no work, it ends where
- * 'optimize' ends. Each is a step of a paced job (maintenance/paced.ts), in its own write.
+ * Optimize both indexes without holding the write lock for it. FTS5's 'optimize' is one
+ * statement that merges every segment into one (~3 s of write lock at 100k messages, ~10× that
+ * at 1M). Instead each step is one FTS5 'merge' of about N pages with `usermerge` at 2 for that
+ * statement: any level holding two or more segments is merged, carrying on where the last step
+ * stopped, until a merge does no work (FTS5 changes fewer than two rows then, its documented
+ * test). The index ends with at most one segment per level — a handful, the largest holding
+ * nearly everything — where 'optimize' leaves one. A negative page count ('merge', -N: "every
+ * segment on one level") would end at one segment, but between two such steps a writer's new
+ * segment makes FTS5 restructure again; measured under a steady writer that reached FTS5's
+ * limit of 2000 segments, after which every write to the index fails (SQLITE_FULL).
+ * Each step is a step of a paced job (maintenance/paced.ts), in its own write.
  */
 export function* optimizeIndexes(): Op<void> {
   const state = yield* policy();
   for (const def of yield* read(upkeepIndexes)) {
-    // Writers keep adding small segments, so under a steady writer a merge always finds work:
-    // stop after merging about twice what the index held when we started.
-    const budget = { pages: 2 * (yield* read(() => indexBlocks(def))) + OPTIMIZE_MAX_CHUNK_PAGES };
+    // A steady writer keeps adding small segments, so a merge always finds work: stop after
+    // merging about as many pages as the index held when we started (one rewrite of it).
+    const budget = { pages: (yield* read(() => indexBlocks(def))) + OPTIMIZE_MAX_CHUNK_PAGES };
     yield* paced<MergeStep>({
       step: (pages) => timedMergeStep(def, pages, state.steps),
       after: (step) => mergeRemains(step, budget),
@@ -71,7 +79,7 @@ function* indexBlocks(def: FtsIndexDef): Op<number> {
 }
 
 function* timedMergeStep(def: FtsIndexDef, pages: number, memory: StepMemory): Op<MergeStep> {
-  const { outcome, timing } = yield* timedWrite(() => mergeAllStepTx(def, pages), memory);
+  const { outcome, timing } = yield* timedWrite(() => mergeStepTx(def, pages), memory);
   return { pages, worked: outcome, ...timing };
 }
 
@@ -81,16 +89,23 @@ function* mergeRemains(step: MergeStep, budget: { pages: number }): Op<boolean> 
   return step.worked && budget.pages > 0;
 }
 
-/** One 'merge' of about `pages` pages over all of `def`'s segments; true when it did work
- * (FTS5 changes at least two rows then, its documented test). No work while detached. */
-function* mergeAllStepTx(def: FtsIndexDef, pages: number): Op<boolean> {
+/** FTS5 takes `usermerge` only as an integer value, and some bindings send every JS number as
+ * a REAL: the value goes into the SQL text (a constant of this module). */
+const usermergeSql = (def: FtsIndexDef, value: number) =>
+  `INSERT INTO ${def.table}(${def.table}, rank) VALUES ('usermerge', ${Math.trunc(value)})`;
+
+/** One 'merge' of about `pages` pages over every level with two or more segments; true when it
+ * did work. `usermerge` is FTS5's persistent setting: set for this statement only, within the
+ * same transaction. No work while detached. */
+function* mergeStepTx(def: FtsIndexDef, pages: number): Op<boolean> {
   if (!(yield* upkeepIndexes()).includes(def)) return false;
+  yield* exec(usermergeSql(def, OPTIMIZE_USERMERGE));
   const before = Number((yield* get("SELECT total_changes() AS n"))?.n ?? 0);
-  yield* run(rankCommandSql(def, "merge"), -Math.max(1, Math.floor(pages)));
+  yield* run(rankCommandSql(def, "merge"), Math.max(1, Math.floor(pages)));
   const after = Number((yield* get("SELECT total_changes() AS n"))?.n ?? 0);
+  yield* exec(usermergeSql(def, FTS5_DEFAULT_USERMERGE));
   return after - before >= 2;
 }
-
 /** A bounded FTS5 'merge' of about `pages` pages per index, in one write. */
 export function* mergeIndexes(pages: number): Op<void> {
   yield* write(() => mergeTx(pages));
