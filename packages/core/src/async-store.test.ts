@@ -9,6 +9,7 @@ import { asyncDouble } from "../test/support/async-executor.js";
 import { tempDir, testDriver } from "../test/support/driver.js";
 import { type AsyncStore, createAsyncStore } from "./async-store.js";
 import type { SqliteConnection } from "./driver.js";
+import type { AsyncStatements } from "./engine/run-async.js";
 import { SessionDbError } from "./errors.js";
 import { acquireAdmission, lockFileAdmission } from "./locks/admission.js";
 import { createStore } from "./store.js";
@@ -119,6 +120,42 @@ describe("createAsyncStore", () => {
     expect(blocked.reason).toMatch(/held by another process/);
     if (held.admitted) held.release();
     expect(await store.rebuildFts({ timeoutMs: 0 })).toEqual({ rebuilt: true });
+  });
+
+  it("never rebuilds a table while the engine enforces foreign keys: the store opens with a warning and loses nothing", async () => {
+    const path = dir.file("state.db");
+    const store = await openAsync(path);
+    await store.createSession({ id: "s", source: "cli" });
+    await store.appendMessage("s", { role: "user", content: "keep me" });
+    await store.close();
+    // A `sessions` whose primary key differs from the definition: the heal would drop the old
+    // table, and with enforcement on that cascades to every message.
+    const conn = connect(path);
+    conn.exec("PRAGMA foreign_keys = OFF");
+    conn.exec(`CREATE TABLE sessions_old AS SELECT * FROM sessions;
+               DROP TABLE sessions;
+               CREATE TABLE sessions (id TEXT, source TEXT NOT NULL, started_at REAL NOT NULL);
+               INSERT INTO sessions (id, source, started_at) SELECT id, source, started_at FROM sessions_old;
+               DROP TABLE sessions_old;
+               DELETE FROM state_meta WHERE key = 'schema_fingerprint';`);
+    conn.exec("PRAGMA foreign_keys = ON");
+    // An engine that ignores `foreignKeys: "off"`.
+    const double = asyncDouble(connect(path));
+    const ignoring = {
+      ...double,
+      transaction: <T>(mode: "write" | "read", fn: (tx: AsyncStatements) => Promise<T>) =>
+        double.transaction(mode, fn),
+    };
+    const reopened = await createAsyncStore(ignoring, { admission: lockFileAdmission(testDriver, path) });
+    expect(reopened.schemaWarnings.join("\n")).toMatch(
+      /sessions: its primary key differs .* foreign keys are enforced/,
+    );
+    expect(conn.prepare("SELECT count(*) AS n FROM messages").get()).toEqual({ n: 1 });
+    await reopened.close();
+    // An engine that switches them off heals it, every message kept.
+    const healed = await openAsync(path);
+    expect(healed.schemaWarnings).toEqual([]);
+    expect((await healed.getMessages("s")).map((m) => m.content)).toEqual(["keep me"]);
   });
 
   it("refuses a missing executor and bad options, and use after close", async () => {

@@ -36,6 +36,7 @@ export type {
   AsyncAdmissionAnswer,
   AsyncExecutor,
   AsyncStatements,
+  AsyncTransactionOptions,
   ExecuteResult,
 } from "./engine/run-async.js";
 export { lazyNodeFsHost } from "./host/fs-host.js";

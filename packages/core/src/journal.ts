@@ -4,7 +4,7 @@
  * commits live in its `-wal` file.
  *
  * Two entry points for the Store:
- * - `checkJournalSafety` on every writable open (one cheap read). Read-only opens never call it:
+ * - `checkJournalSafety` on every writable open (on the mode the open read). Read-only opens never call it:
  *   a reader cannot trigger the WAL-reset bug's corrupting write or checkpoint, so a vulnerable
  *   runtime may always read a WAL store.
  * - `applyJournalPolicy` only on the slow path, when the store is created or upgraded, outside
@@ -26,7 +26,7 @@ export const SQLITE_JOURNAL_MODES = ["delete", "truncate", "persist", "memory", 
 export type SqliteJournalMode = (typeof SQLITE_JOURNAL_MODES)[number];
 
 /** A journal mode as SQLite reported it (one of SQLITE_JOURNAL_MODES, whatever the case). */
-function journalModeOf(value: unknown): SqliteJournalMode {
+export function journalModeOf(value: unknown): SqliteJournalMode {
   const mode = String(value ?? "").toLowerCase();
   if (!(SQLITE_JOURNAL_MODES as readonly string[]).includes(mode))
     throw new Error(`SQLite reported an unknown journal mode ${JSON.stringify(mode)}`);
@@ -81,11 +81,6 @@ function firstValue(row: Record<string, unknown> | undefined): unknown {
   return row === undefined ? undefined : Object.values(row)[0];
 }
 
-/** The SQLite library version this connection runs on. */
-export function readSqliteVersion(conn: SqliteConnection): string {
-  return String(firstValue(conn.prepare("select sqlite_version() as v").get()));
-}
-
 /**
  * The journal mode as SQLite reports it, lower-cased ("wal", "delete", "memory", …). On an
  * on-disk file this reads the header, so a fresh connection to a WAL store reports "wal"; a
@@ -102,22 +97,21 @@ export function* journalMode(): Op<SqliteJournalMode> {
 
 /**
  * Writable open, every time: refuse a WAL-reset-vulnerable runtime on an on-disk WAL store with
- * `UnsafeSqliteError` unless `allowUnsafeWal`. Returns the current mode. Not called for
- * read-only opens (see the module comment). Errors reading the mode (BUSY included) propagate,
- * so the open-time patience retries them.
+ * `UnsafeSqliteError` unless `allowUnsafeWal`. `mode` is the store's journal mode as the open
+ * read it (in the same statement as its meta rows, so a read that failed, BUSY included, never
+ * gets here: the open-time patience retries it). Not called for read-only opens (see the module
+ * comment).
  */
 export function checkJournalSafety(
-  conn: SqliteConnection,
+  mode: SqliteJournalMode,
   options: JournalPolicyOptions & { sqliteVersion: string },
-): SqliteJournalMode {
-  const mode = readJournalMode(conn);
+): void {
   if (mode === "wal" && isWalResetVulnerable(options.sqliteVersion) && !options.allowUnsafeWal) {
     throw new UnsafeSqliteError(
       options.sqliteVersion,
       "this store is in WAL mode, which other processes may be writing at the same time; it was not opened and nothing was changed",
     );
   }
-  return mode;
 }
 
 /** Rollback-journal modes persisted on disk; switching among them or to WAL is ours to do. */

@@ -5,10 +5,11 @@
  * probe, the default driver, and splitting `openStore`'s options into the driver choice and the
  * Store's own. An adapter's index.ts is then one `defineRuntime` call and a list of exports.
  */
+import { knownSqliteVersion, sqliteVersionOf } from "./binding-facts.js";
 import type { SqliteDriver } from "./driver.js";
 import { DriverUnavailableError } from "./errors.js";
 import type { Host } from "./host/host.js";
-import { isWalResetVulnerable, readSqliteVersion } from "./journal.js";
+import { isWalResetVulnerable } from "./journal.js";
 import { repairStore as repairWith } from "./repair/repair.js";
 import type { AdapterRepairOptions, RepairReport } from "./repair/types.js";
 import { adapterOptions } from "./store/options.js";
@@ -72,11 +73,14 @@ export interface SessionDbRuntime<Driver extends string = string> {
   repairStore(path: string, options?: RuntimeRepairOptions<Driver>): Promise<RepairReport>;
 }
 
-/** The version a driver's SQLite reports, from an in-memory database. */
+/** The version a driver's SQLite reports: known once a store of this driver was opened, else
+ * read from an in-memory database. */
 function probeSqliteVersion(driver: SqliteDriver): string {
+  const known = knownSqliteVersion(driver);
+  if (known !== undefined) return known;
   const connection = driver.open(":memory:", { readOnly: false });
   try {
-    return readSqliteVersion(connection);
+    return sqliteVersionOf(driver, connection);
   } finally {
     connection.close();
   }

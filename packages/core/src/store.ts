@@ -5,6 +5,7 @@
  * `backfillFts`, `backup` and `close`.
  */
 import { type BackupOptions, type BackupResult, backupStore } from "./backup/backup.js";
+import { sqliteVersionOf } from "./binding-facts.js";
 import { ADMISSION_TIMEOUT_MS, STATEMENT_BUSY_TIMEOUT_MS } from "./constants.js";
 import type { SqliteConnection, SqliteDriver } from "./driver.js";
 import type { LocalAction } from "./engine/effects.js";
@@ -17,7 +18,6 @@ import {
   checkJournalSafety,
   type JournalPolicyOptions,
   passiveCheckpoint,
-  readSqliteVersion,
   type SqliteJournalMode,
 } from "./journal.js";
 import { describeAdmissionHolder } from "./locks/admission.js";
@@ -110,12 +110,13 @@ export class Store {
     try {
       conn = driver.open(path, { readOnly: this.readOnly });
       const ready = conn;
-      // Even `select sqlite_version()` reads the schema first, which a DELETE-mode writer's
-      // exclusive lock blocks: the open patience covers it like the rest of the open.
+      // The connection's first statement reads the schema, which a DELETE-mode writer's
+      // exclusive lock blocks: the open patience covers it like the rest of the open. The
+      // version is the driver's (binding-facts.ts): asked once per process, not per open.
       this.sqliteVersion = withPatience(
         () => {
           configureConnection(ready, this.readOnly);
-          return readSqliteVersion(ready);
+          return sqliteVersionOf(driver, ready);
         },
         { ...readPatience(policy, settings.patience.openMs, "open"), now: settings.now },
       );
@@ -249,7 +250,7 @@ function localFileWork(
 ): unknown {
   switch (action.name) {
     case "checkJournal":
-      return { mode: checkJournalSafety(conn, journal), deferred: false };
+      return checkJournalSafety(action.mode, journal);
     case "applyJournal":
       return applyJournalPolicy(conn, { ...journal, busyTimeoutMs: STATEMENT_BUSY_TIMEOUT_MS });
     case "checkpoint":

@@ -100,6 +100,19 @@ export class TransactionScope {
     return this.#depth > 0;
   }
 
+  /** `run` as the outermost transaction with foreign-key enforcement off for its length (a schema
+   * change that rebuilds tables: see `TransactionOptions`). SQLite ignores the pragma inside a
+   * transaction, so it is switched before BEGIN and back after the end, whatever the outcome. */
+  runWithoutForeignKeys<T>(mode: TransactionMode, fn: () => T): T {
+    if (this.#depth > 0) throw new Error("foreign keys can only be switched off outside a transaction");
+    this.#conn.exec("PRAGMA foreign_keys = OFF");
+    try {
+      return this.run(mode, fn);
+    } finally {
+      this.#conn.exec("PRAGMA foreign_keys = ON");
+    }
+  }
+
   run<T>(mode: TransactionMode, fn: () => T): T {
     this.#depth++;
     try {

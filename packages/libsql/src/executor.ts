@@ -9,7 +9,7 @@
  * concurrent callers never see each other's open transactions. Savepoints inside a
  * transaction work (the runner's nested writes).
  */
-import type { Client, Config, InValue, ResultSet } from "@libsql/client";
+import type { Client, Config, InValue, ResultSet, Transaction } from "@libsql/client";
 import { SqliteError } from "@sessiondb/core";
 import type { AsyncExecutor, ExecuteResult, Row, SqlValue } from "@sessiondb/core/driver";
 import { type RequestPhase, toSqliteError } from "./errors.js";
@@ -104,11 +104,18 @@ function executorOver(client: Client, url: string): LibsqlExecutor & { readsText
       return writes;
     },
     execute: (sql, params) => run(client, sql, params, "autocommit"),
-    async transaction(mode, fn) {
+    async transaction(mode, fn, options) {
       let tx: Awaited<ReturnType<Client["transaction"]>>;
+      const keysOff = mode === "write" && options?.foreignKeys === "off";
       if (mode === "write") writes++;
       try {
-        tx = await client.transaction(mode);
+        // Foreign keys can only be switched between transactions, on the stream's own connection,
+        // and the client begins its transaction with the stream: begin a deferred one, end it,
+        // switch, and begin again — deferred, because that BEGIN cannot fail, so the switch never
+        // outlives the transaction (a BEGIN IMMEDIATE refused as busy would leave it). The write
+        // lock comes with the first write. `endWithoutForeignKeys` switches back.
+        tx = await client.transaction(keysOff ? "deferred" : mode);
+        if (keysOff) await tx.executeMultiple("COMMIT; PRAGMA foreign_keys = OFF; BEGIN DEFERRED");
       } catch (error) {
         if (mode === "write") writes--;
         throw toSqliteError(error, { phase: "in-transaction", url });
@@ -116,6 +123,7 @@ function executorOver(client: Client, url: string): LibsqlExecutor & { readsText
       try {
         const result = await fn({ execute: (sql, params) => run(tx, sql, params, "in-transaction") });
         try {
+          if (keysOff) await endWithoutForeignKeys(tx, "COMMIT");
           await tx.commit();
         } catch (error) {
           throw toSqliteError(error, { phase: "commit", url });
@@ -124,6 +132,7 @@ function executorOver(client: Client, url: string): LibsqlExecutor & { readsText
       } catch (error) {
         // A rollback the server cannot receive is done by the server itself: it rolls back a
         // transaction whose stream is closed or expires.
+        if (keysOff) await endWithoutForeignKeys(tx, "ROLLBACK").catch(() => undefined);
         await tx.rollback().catch(() => undefined);
         throw error;
       } finally {
@@ -133,6 +142,25 @@ function executorOver(client: Client, url: string): LibsqlExecutor & { readsText
     },
     close: () => client.close(),
   };
+}
+
+/**
+ * End a transaction begun with foreign keys off (`end`: COMMIT or ROLLBACK) and switch them back
+ * on, on the same connection, in one sequence — the client lends a `file:` connection back to its
+ * pool as soon as no transaction is open on it — leaving an empty deferred transaction for the
+ * client's own `commit()`/`rollback()` to end, so its bookkeeping matches the connection. A failed
+ * COMMIT rejects (the transaction is still open: the caller rolls back). A ROLLBACK that finds no
+ * transaction (the engine ended it after an error such as a full disk) switches them back on
+ * alone; a `file:` client no longer lends that connection out then, but such an error fails the
+ * open, which closes the client.
+ */
+async function endWithoutForeignKeys(tx: Transaction, end: "COMMIT" | "ROLLBACK"): Promise<void> {
+  try {
+    await tx.executeMultiple(`${end}; PRAGMA foreign_keys = ON; BEGIN DEFERRED`);
+  } catch (error) {
+    if (end === "COMMIT") throw error;
+    await tx.executeMultiple("PRAGMA foreign_keys = ON; BEGIN DEFERRED").catch(() => undefined);
+  }
 }
 
 /**

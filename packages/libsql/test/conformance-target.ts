@@ -14,11 +14,10 @@ import { type SqldServer, startSqld } from "@sessiondb/test-sqld";
 import { openStore } from "../src/index.js";
 
 /**
- * Conformance tests this target cannot pass, each with the reason its skip prints. Two are
- * limits of sqld 0.24.32 itself, two are tests that damage the store's file at the fixture path
- * (the server's database lives in the server's folder; test/recovery.test.ts damages an index
- * through the server instead), one is a gap in core's open path on a server (README, "Choices and
- * limits").
+ * Conformance tests this target cannot pass, each with the reason its skip prints: limits of
+ * sqld 0.24.32 itself, and tests that damage the store's file at the fixture path (the server's
+ * database lives in the server's folder; test/recovery.test.ts damages an index through the
+ * server instead).
  */
 export const KNOWN_GAPS: ReadonlyMap<string, string> = new Map([
   ...[
@@ -47,10 +46,6 @@ export const KNOWN_GAPS: ReadonlyMap<string, string> = new Map([
     (name) =>
       [name, "the test damages the file at the fixture path; the server's database is elsewhere"] as const,
   ),
-  [
-    "a primary-key change is healed by a rebuild that keeps every row (orphans included)",
-    "GAP in core on a server: the heal needs foreign keys off, set by a PRAGMA before BEGIN, but each server transaction runs on a stream of its own where they stay on (FOREIGN KEY constraint failed)",
-  ],
 ]);
 
 /** The runner with KNOWN_GAPS skipped, saying why. */

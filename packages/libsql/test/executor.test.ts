@@ -106,6 +106,53 @@ for (const [name, url] of targets) {
         expect(rows).toEqual([{ x: "kept" }]);
       });
 
+      it("runs a transaction with foreign keys off, and the connection is as before afterwards", async () => {
+        const parent = `${t}_parent`;
+        const child = `${t}_child`;
+        await db.execute(`CREATE TABLE ${parent} (id TEXT PRIMARY KEY)`, []);
+        await db.execute(`CREATE TABLE ${child} (p TEXT REFERENCES ${parent}(id))`, []);
+        const enforced = async () =>
+          Number(
+            Object.values(
+              await db.transaction(
+                "write",
+                async (tx) => (await tx.execute("PRAGMA foreign_keys", [])).rows[0] ?? {},
+              ),
+            )[0],
+          );
+        const before = await enforced();
+        expect(before).toBe(1);
+        const inside = await db.transaction(
+          "write",
+          async (tx) => {
+            await tx.execute(`INSERT INTO ${child} (p) VALUES ('orphan')`, []);
+            return Number(Object.values((await tx.execute("PRAGMA foreign_keys", [])).rows[0] ?? {})[0]);
+          },
+          { foreignKeys: "off" },
+        );
+        expect(inside).toBe(0);
+        const boom = new Error("body failed");
+        await expect(
+          db.transaction(
+            "write",
+            async (tx) => {
+              await tx.execute(`INSERT INTO ${child} (p) VALUES ('rolled back')`, []);
+              throw boom;
+            },
+            { foreignKeys: "off" },
+          ),
+        ).rejects.toBe(boom);
+        expect((await db.execute(`SELECT p FROM ${child}`, [])).rows).toEqual([{ p: "orphan" }]);
+        // Enforced again on whatever connection or stream the client lends next (a file: client
+        // pools its connections).
+        for (let i = 0; i < 3; i++) {
+          expect(await enforced()).toBe(before);
+          expect((await failure(db.execute(`INSERT INTO ${child} (p) VALUES ('x')`, []))).code).toBe(
+            "SQLITE_CONSTRAINT",
+          );
+        }
+      });
+
       it("a statement outside does not see another caller's open transaction", async () => {
         let release!: () => void;
         const gate = new Promise<void>((resolve) => {

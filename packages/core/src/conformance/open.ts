@@ -68,6 +68,21 @@ export function openSuite(target: ConformanceTarget): void {
         );
         assert.deepEqual(offending, []);
         assert.ok(recorder.statements.some((sql) => /FROM state_meta/i.test(sql)));
+        // Once the driver's library facts are known, an open and a resume send four statements:
+        // the connection pragmas (one exec), synchronous, the meta and journal-mode read, the read.
+        recorder.statements.length = 0;
+        const store = createStore(recorder.driver, file(), { host: target.host });
+        store.createSession({ id: "s", source: "cli" });
+        store.close();
+        recorder.statements.length = 0;
+        const again = createStore(recorder.driver, file(), { host: target.host });
+        assert.deepEqual(again.getMessages("s", { last: 50 }), []);
+        again.close();
+        assert.equal(recorder.statements.length, 4, recorder.statements.join("\n"));
+        assert.match(recorder.statements[0] ?? "", /^PRAGMA busy_timeout/);
+        assert.match(recorder.statements[1] ?? "", /^PRAGMA synchronous = FULL$/);
+        assert.match(recorder.statements[2] ?? "", /FROM state_meta .* pragma_journal_mode/s);
+        assert.match(recorder.statements[3] ?? "", /FROM sessions s LEFT JOIN messages m/);
       },
       ["driver-hooks"],
     );
@@ -213,6 +228,53 @@ export function openSuite(target: ConformanceTarget): void {
         .all()
         .filter((c) => Number(c.pk) > 0).length;
       assert.equal(pk, 6);
+    });
+
+    test("a messages table without AUTOINCREMENT is healed with its rows, views, triggers and index intact", async ({
+      open,
+      raw,
+    }) => {
+      const store = await open();
+      await store.createSession({ id: "s", source: "cli" });
+      await store.appendMessages("s", [
+        { role: "user", content: "the flamingo migration" },
+        { role: "assistant", content: "done" },
+      ]);
+      await store.close();
+      // The same columns, keyed without AUTOINCREMENT: an older shape the heal rebuilds. The FTS
+      // source views name `messages`, so the rebuild must not rename a table into place.
+      const conn = raw();
+      conn.exec("PRAGMA foreign_keys = OFF");
+      // Legacy rename: the views and triggers keep naming `messages`, as in a store that had it.
+      conn.exec("PRAGMA legacy_alter_table = ON");
+      const sql = String(scalar(conn, "SELECT sql FROM sqlite_master WHERE name = 'messages'"));
+      conn.exec("ALTER TABLE messages RENAME TO messages_before");
+      conn.exec(sql.replace(/\bAUTOINCREMENT\b/i, "").replace(/"?messages"?\s*\(/, "messages ("));
+      conn.exec("INSERT INTO messages SELECT * FROM messages_before");
+      conn.exec("DROP TABLE messages_before");
+      conn.exec("DELETE FROM state_meta WHERE key = 'schema_fingerprint'");
+      assert.doesNotMatch(
+        String(scalar(conn, "SELECT sql FROM sqlite_master WHERE name = 'messages'")),
+        /AUTOINCREMENT/i,
+      );
+      conn.close();
+      const healed = await open();
+      assert.deepEqual(healed.schemaWarnings, []);
+      assert.deepEqual(
+        (await healed.getMessages("s")).map((m) => m.content),
+        ["the flamingo migration", "done"],
+      );
+      const id = await healed.appendMessage("s", { role: "user", content: "another flamingo" });
+      assert.ok(id > 2);
+      assert.equal((await healed.search("flamingo")).hits.length, 2);
+      await healed.close();
+      const check = raw();
+      assert.match(
+        String(scalar(check, "SELECT sql FROM sqlite_master WHERE name = 'messages'")),
+        /AUTOINCREMENT/i,
+      );
+      assert.equal(scalar(check, "SELECT count(*) FROM sqlite_master WHERE name LIKE '%sessiondb_heal%'"), 0);
+      assert.equal(scalar(check, "SELECT count(*) FROM messages"), 3);
     });
 
     test("missing columns are added and the data migration recounts session counters", async ({

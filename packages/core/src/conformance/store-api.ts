@@ -168,6 +168,27 @@ export function storeApiSuite(target: ConformanceTarget): void {
       assert.equal(await store.messageCount(), 3);
     });
 
+    test("reads of an unknown session throw, reads of an empty session or range return nothing", async ({
+      open,
+    }) => {
+      const store = await open();
+      await store.createSession({ id: "empty", source: "cli" });
+      await store.createSession({ id: "s", source: "cli" });
+      const id = await store.appendMessage("s", { role: "user", content: "only" });
+      for (const options of [{}, { last: 3 }, { last: 0 }, { limit: 0 }, { limit: 2, afterId: 5 }]) {
+        await throwsCode(() => store.getMessages("nope", options), "SESSION_NOT_FOUND");
+        assert.deepEqual(await store.getMessages("empty", options), []);
+      }
+      await throwsCode(() => store.messageCount("nope"), "SESSION_NOT_FOUND");
+      assert.equal(await store.messageCount("empty"), 0);
+      assert.deepEqual(await store.getMessages("s", { afterId: id }), []);
+      assert.deepEqual(await store.getMessages("s", { beforeId: id, last: 5 }), []);
+      assert.deepEqual(
+        (await store.getMessages("s", { last: 5 })).map((m) => m.content),
+        ["only"],
+      );
+    });
+
     test("getMessages reads the last N and the messages before an id, in id order", async ({ open }) => {
       const store = await open();
       await store.createSession({ id: "s", source: "cli" });

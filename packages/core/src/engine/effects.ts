@@ -56,6 +56,8 @@ export type Effect =
       readonly mode: "write" | "read";
       readonly body: () => Op<unknown>;
       readonly patience?: Omit<PatienceOptions, "now" | "sleep">;
+      /** `"off"`: foreign-key enforcement off for the transaction's length (outermost only). */
+      readonly foreignKeys?: "off";
     }
   | {
       /** Run `body` (no transaction) again on BUSY/LOCKED until the budget is spent. */
@@ -96,7 +98,7 @@ export type Effect =
 
 /** Work on the store's local files, answered by the sync environment (store/local-file.ts). */
 export type LocalAction =
-  | { readonly name: "checkJournal" }
+  | { readonly name: "checkJournal"; readonly mode: SqliteJournalMode }
   | { readonly name: "applyJournal" }
   | { readonly name: "checkpoint" }
   | { readonly name: "protectFiles" }
@@ -187,6 +189,13 @@ export function* transaction<T>(
   return (yield { kind: "transaction", mode, body, patience }) as T;
 }
 
+/** Run `body` as one write transaction of the engine with foreign-key enforcement off for its
+ * length: a schema change that rebuilds a table (copies rows that may be orphans, drops the old
+ * table, which would otherwise cascade its deletes to child rows). Outside any transaction only. */
+export function* writeWithoutForeignKeys<T>(body: () => Op<T>): Op<T> {
+  return (yield { kind: "transaction", mode: "write", body, foreignKeys: "off" }) as T;
+}
+
 /** Run `body`, again on BUSY/LOCKED, within `patience`. */
 export function* patient<T>(body: () => Op<T>, patience: Omit<PatienceOptions, "now" | "sleep">): Op<T> {
   return (yield { kind: "patient", body, patience }) as T;
@@ -216,12 +225,18 @@ export function* external<T>(fn: (scope: unknown) => T): Op<Awaited<T>> {
   return (yield { kind: "external", fn }) as Awaited<T>;
 }
 
-/** Work on the local file (see `local`): the journal mode after the policy's check or switch,
- * or undefined without a local file; nothing for the others. */
+/** Work on the local file (see `local`): the journal mode after the policy's switch, or
+ * undefined without a local file; nothing for the others (`checkJournal` throws
+ * `UnsafeSqliteError` when the policy refuses to write a store in `mode`). */
+export function local(action: {
+  name: "applyJournal";
+}): Op<{ mode: SqliteJournalMode; deferred: boolean } | undefined>;
 export function local(
-  action: { name: "checkJournal" } | { name: "applyJournal" },
-): Op<{ mode: SqliteJournalMode; deferred: boolean } | undefined>;
-export function local(action: { name: "checkpoint" } | { name: "protectFiles" }): Op<undefined>;
+  action:
+    | { name: "checkJournal"; mode: SqliteJournalMode }
+    | { name: "checkpoint" }
+    | { name: "protectFiles" },
+): Op<undefined>;
 /** `incrementalVacuum`: choose incremental auto-vacuum for the file (SQLite takes it only before
  * the first page is written, or for the next VACUUM); true on a local file, undefined where the
  * engine owns its files (a server refuses the pragma). */

@@ -34,6 +34,19 @@ export interface AsyncStatements {
   execute(sql: string, params: readonly SqlValue[]): Promise<ExecuteResult>;
 }
 
+/** How a transaction of an async engine runs. */
+export interface AsyncTransactionOptions {
+  /**
+   * `"off"`: foreign-key enforcement off on the transaction's connection from before its BEGIN
+   * until after its end (SQLite ignores `PRAGMA foreign_keys` inside a transaction), and on again
+   * afterwards. The open path asks for it for a schema change that rebuilds a table: the copy
+   * keeps rows whose parent is gone, and dropping the old table must not cascade to child rows.
+   * An engine that cannot do it leaves enforcement on; the rebuild then refuses to start (it
+   * reads `PRAGMA foreign_keys` first) and the store opens with a schema warning.
+   */
+  readonly foreignKeys?: "off";
+}
+
 /**
  * What an engine implements for the async runner. One logical connection: statements outside a
  * transaction must not run inside another caller's open transaction (a client gives each
@@ -43,8 +56,13 @@ export interface AsyncStatements {
 export interface AsyncExecutor extends AsyncStatements {
   /** Run `fn` as one transaction, its statements through `tx`: `write` takes the write lock at
    * its start, `read` is one snapshot. Commits when `fn` resolves, rolls back when it rejects;
-   * BUSY/LOCKED surfaces as a `SqliteError` so the runner can retry the whole body. */
-  transaction<T>(mode: "write" | "read", fn: (tx: AsyncStatements) => Promise<T>): Promise<T>;
+   * BUSY/LOCKED surfaces as a `SqliteError` so the runner can retry the whole body. With
+   * `options.foreignKeys === "off"` (write only), see `AsyncTransactionOptions`. */
+  transaction<T>(
+    mode: "write" | "read",
+    fn: (tx: AsyncStatements) => Promise<T>,
+    options?: AsyncTransactionOptions,
+  ): Promise<T>;
   /** Whether the engine reads TEXT past a NUL (it does unless its binding cuts it). */
   readonly readsTextWhole: boolean;
   /** Release the engine's connection (the async store's `close`). */
@@ -161,8 +179,14 @@ async function perform(env: AsyncEnvironment, effect: Effect, target: AsyncState
       );
     case "transaction": {
       const attempt = (): Promise<unknown> => {
-        if (depth === 0)
-          return env.executor.transaction(effect.mode, (tx) => drive(env, effect.body(), tx, 1));
+        if (depth === 0) {
+          const fn = (tx: AsyncStatements) => drive(env, effect.body(), tx, 1);
+          return effect.foreignKeys === "off"
+            ? env.executor.transaction(effect.mode, fn, { foreignKeys: "off" })
+            : env.executor.transaction(effect.mode, fn);
+        }
+        if (effect.foreignKeys === "off")
+          throw new Error("foreign keys can only be switched off outside a transaction");
         if (effect.mode === "read") return drive(env, effect.body(), target, depth);
         return nested(env, effect.body, target, depth);
       };

@@ -3,11 +3,11 @@
  * its context (the prepared-statement cache, nesting transactions, the store's policy). One loop,
  * no promises: an operation costs what its statements cost plus a few generator steps.
  */
+import { readsTextWholeOn } from "../binding-facts.js";
 import { acquireAdmission } from "../locks/admission.js";
 import { sleepAsync, sleepSync, withPatience } from "../locks/patience.js";
 import type { StoreContext, WriteOptions } from "../store/context.js";
 import { checkGuard, classifyFailure, guardedWrite, isCorruption, readPatience } from "../store/policy.js";
-import { readsTextWhole } from "../store/rows.js";
 import type { AdmissionOutcome, Effect, Op } from "./effects.js";
 
 /** Run `op` to completion; its result or its error. */
@@ -86,7 +86,11 @@ function perform(ctx: StoreContext, effect: Effect): unknown {
         effect.options,
       );
     case "transaction": {
-      const attempt = () => ctx.transactions.run(effect.mode, () => runSync(ctx, effect.body()));
+      const body = () => runSync(ctx, effect.body());
+      const attempt =
+        effect.foreignKeys === "off"
+          ? () => ctx.transactions.runWithoutForeignKeys(effect.mode, body)
+          : () => ctx.transactions.run(effect.mode, body);
       return effect.patience ? withPatience(attempt, effect.patience) : attempt();
     }
     case "patient":
@@ -107,7 +111,7 @@ function perform(ctx: StoreContext, effect: Effect): unknown {
       if (effect.ms > 0) sleepSync(effect.ms);
       return undefined;
     case "readsTextWhole":
-      return readsTextWhole(ctx.conn);
+      return readsTextWholeOn(ctx.driver, ctx.conn);
     case "remember": {
       let facts = remembered.get(ctx.conn);
       if (!facts) {

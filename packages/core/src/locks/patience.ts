@@ -79,13 +79,26 @@ function budget(ms: number): number {
  * be safe to repeat (a whole `BEGIN IMMEDIATE … COMMIT` callback, rolled back on failure).
  */
 export function withPatience<T>(attempt: () => T, options: PatienceOptions): T {
-  const wait = patienceClock(options);
+  // The budget starts before the first attempt; the clock that times the retries is only built
+  // when one fails (every read and write of the store runs through here).
+  const started = (options.now ?? Date.now)();
+  try {
+    return attempt();
+  } catch (error) {
+    return retryPatiently(attempt, options, started, error);
+  }
+}
+
+function retryPatiently<T>(attempt: () => T, options: PatienceOptions, started: number, first: unknown): T {
+  const wait = patienceClock(options, started);
   const sleep = options.sleep ?? sleepSync;
+  let error = first;
   for (;;) {
+    sleep(wait(error));
     try {
       return attempt();
-    } catch (error) {
-      sleep(wait(error));
+    } catch (next) {
+      error = next;
     }
   }
 }
@@ -107,12 +120,14 @@ export async function withPatienceAsync<T>(
   }
 }
 
-/** The budget started now: for each failed attempt, how long to sleep before the next one, or
- * the error to throw (not contention, or the budget spent). */
-function patienceClock(options: Omit<PatienceOptions, "sleep">): (error: unknown) => number {
+/** The budget started at `started` (default: now): for each failed attempt, how long to sleep
+ * before the next one, or the error to throw (not contention, or the budget spent). */
+function patienceClock(
+  options: Omit<PatienceOptions, "sleep">,
+  started = (options.now ?? Date.now)(),
+): (error: unknown) => number {
   const now = options.now ?? Date.now;
   const random = options.random ?? Math.random;
-  const started = now();
   const deadline = started + budget(options.budgetMs);
   return (error) => {
     if (!isContention(error) && !options.retryable?.(error)) throw error;

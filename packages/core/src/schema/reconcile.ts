@@ -1,7 +1,8 @@
 /**
  * The reconciler: brings an existing store up to the definition. Runs inside the caller's init
- * transaction, with `PRAGMA foreign_keys=OFF` set by the caller before BEGIN (so a primary-key
- * heal's copy is not aborted by orphan rows).
+ * transaction, which the runner opens with foreign-key enforcement off (`writeWithoutForeignKeys`),
+ * so a primary-key heal's copy is not aborted by orphan rows and dropping the old table does not
+ * cascade its deletes to child rows.
  */
 import type { Row } from "../driver.js";
 import { all, exec, get, type Op } from "../engine/effects.js";
@@ -23,6 +24,10 @@ function* tryDdl(sql: string, warnings: string[], tolerate?: RegExp): Op<void> {
   }
 }
 
+function* foreignKeysEnforced(): Op<boolean> {
+  return Number(Object.values((yield* get("PRAGMA foreign_keys")) ?? {})[0] ?? 0) === 1;
+}
+
 function* tableInfo(table: string): Op<Row[]> {
   return yield* all(`PRAGMA table_info(${ident(table)})`);
 }
@@ -42,13 +47,17 @@ function needsHeal(table: TableDef, info: Row[], sql: string): boolean {
   return Boolean(table.autoincrement) && !/AUTOINCREMENT/i.test(sql);
 }
 
-/** Rebuild a table into the defined shape inside the current transaction: create a sibling,
- * copy, drop, rename. (SQLite's documented order: renaming the old table first would make
- * SQLite rewrite child tables' foreign keys to the old name.) */
+/** Rebuild a table into the defined shape inside the current transaction: copy its rows into a
+ * sibling of the new shape, drop it, create it again in the new shape and copy the rows back.
+ * No rename: renaming the sibling would make SQLite rewrite or re-check every view and trigger
+ * that names the table (the FTS source views do), which fails while the table is gone — unless
+ * `legacy_alter_table` is switched on, which a libSQL server does not accept. The second copy
+ * costs time only on this one-off upgrade. */
 function* healTable(table: TableDef, info: Row[]): Op<void> {
-  const sibling = `${table.name}__sessiondb_heal`;
-  yield* exec(`DROP TABLE IF EXISTS ${ident(sibling)}`);
-  yield* exec(createTableSql(table, sibling, false));
+  const sibling = ident(`${table.name}__sessiondb_heal`);
+  const name = ident(table.name);
+  yield* exec(`DROP TABLE IF EXISTS ${sibling}`);
+  yield* exec(createTableSql(table, `${table.name}__sessiondb_heal`, false));
   const existing = new Set(info.map((column) => String(column.name)));
   const shared = table.columns.filter((column) => existing.has(column.name));
   const targets = shared.map((column) => ident(column.name)).join(", ");
@@ -60,17 +69,12 @@ function* healTable(table: TableDef, info: Row[]): Op<void> {
     )
     .join(", ");
   // OR IGNORE: rows that collapse onto one key after NULL keys become '' keep the first copy.
-  yield* exec(
-    `INSERT OR IGNORE INTO ${ident(sibling)} (${targets}) SELECT ${sources} FROM ${ident(table.name)}`,
-  );
-  yield* exec(`DROP TABLE ${ident(table.name)}`);
-  // Legacy rename: do not rewrite (or validate) other schema objects that mention either name.
-  yield* exec("PRAGMA legacy_alter_table = ON");
-  try {
-    yield* exec(`ALTER TABLE ${ident(sibling)} RENAME TO ${ident(table.name)}`);
-  } finally {
-    yield* exec("PRAGMA legacy_alter_table = OFF");
-  }
+  yield* exec(`INSERT OR IGNORE INTO ${sibling} (${targets}) SELECT ${sources} FROM ${name}`);
+  yield* exec(`DROP TABLE ${name}`);
+  yield* exec(createTableSql(table, table.name, false));
+  const columns = table.columns.map((column) => ident(column.name)).join(", ");
+  yield* exec(`INSERT INTO ${name} (${columns}) SELECT ${columns} FROM ${sibling}`);
+  yield* exec(`DROP TABLE ${sibling}`);
 }
 
 /** Create what is missing, add missing columns, heal primary keys, create indexes.
@@ -85,8 +89,17 @@ export function* reconcileSchema(): Op<string[]> {
     }
     let info = yield* tableInfo(table.name);
     if (needsHeal(table, info, sql)) {
-      yield* healTable(table, info);
-      info = yield* tableInfo(table.name);
+      // Never rebuild with enforcement on: dropping the old `sessions` would cascade to every
+      // message. An engine that could not switch it off gets a warning, and the next open tries
+      // again.
+      if (yield* foreignKeysEnforced()) {
+        warnings.push(
+          `${table.name}: its primary key differs from this build's and it was not rebuilt, because foreign keys are enforced on this connection (the engine did not switch them off for the schema transaction)`,
+        );
+      } else {
+        yield* healTable(table, info);
+        info = yield* tableInfo(table.name);
+      }
     }
     const present = new Set(info.map((column) => String(column.name)));
     for (const column of table.columns) {

@@ -3,6 +3,7 @@
  * them), reads in id order, counts.
  */
 
+import type { Row } from "../driver.js";
 import { all, get, now, type Op, read, readsTextWhole, run, write } from "../engine/effects.js";
 import { InvalidInputError, SessionNotFoundError } from "../errors.js";
 import { messageColumns, toMessage } from "./rows.js";
@@ -146,35 +147,53 @@ interface MessageRange {
   includeInactive: number;
 }
 
-/** Both reads walk idx_messages_session (session_id, id) from one end: O(rows returned). */
-const IN_RANGE = "session_id = ? AND id > ? AND id < ? AND (? = 1 OR active = 1)";
+/**
+ * The read of a session's messages in a range, in id order (`DESC`: from the newest). One
+ * statement answers both questions a read asks: the session's row is the outer side of a LEFT
+ * JOIN, so an unknown session gives no row at all and a session without matching messages one
+ * row of NULLs. The messages side walks idx_messages_session (session_id, id) from one end:
+ * O(rows returned), no sort. Built once per select list and order.
+ */
+function rangeSql(textWhole: boolean, order: "" | "DESC"): string {
+  return `SELECT ${messageColumns(textWhole)}
+       FROM sessions s LEFT JOIN messages m
+         ON m.session_id = s.id AND m.id > ? AND m.id < ? AND (? = 1 OR m.active = 1)
+      WHERE s.id = ? ORDER BY m.id ${order} LIMIT ?`;
+}
+const RANGE_SQL = {
+  whole: { oldest: rangeSql(true, ""), newest: rangeSql(true, "DESC") },
+  guarded: { oldest: rangeSql(false, ""), newest: rangeSql(false, "DESC") },
+};
 
-function* selectMessages(id: string, range: MessageRange, limit: number): Op<Message[]> {
-  yield* requireSession(id);
+/** The session's messages in `range` (`newestFirst`: from the newest), at most `limit` (-1:
+ * SQLite's "no limit"); SessionNotFoundError for an unknown session. */
+function* selectRange(id: string, range: MessageRange, limit: number, newestFirst: boolean): Op<Row[]> {
+  // A LIMIT of 0 returns no row whether or not the session exists: ask for it alone.
+  if (limit === 0) {
+    yield* requireSession(id);
+    return [];
+  }
+  const sql = RANGE_SQL[(yield* readsTextWhole()) ? "whole" : "guarded"];
   const rows = yield* all(
-    `SELECT ${messageColumns(yield* readsTextWhole())} FROM messages WHERE ${IN_RANGE} ORDER BY id LIMIT ?`,
-    id,
+    newestFirst ? sql.newest : sql.oldest,
     range.afterId,
     range.beforeId,
     range.includeInactive,
+    id,
     limit,
   );
-  return rows.map(toMessage);
+  if (rows.length === 0) throw new SessionNotFoundError(id);
+  return rows.length === 1 && rows[0]?.id === null ? [] : rows;
+}
+
+function* selectMessages(id: string, range: MessageRange, limit: number): Op<Message[]> {
+  return (yield* selectRange(id, range, limit, false)).map(toMessage);
 }
 
 function* selectLastMessages(id: string, range: MessageRange, last: number): Op<Message[]> {
-  yield* requireSession(id);
   // Newest first through the index, then reversed here: an ORDER BY around a subquery would
   // sort in a temporary B-tree for nothing.
-  const rows = yield* all(
-    `SELECT ${messageColumns(yield* readsTextWhole())} FROM messages WHERE ${IN_RANGE} ORDER BY id DESC LIMIT ?`,
-    id,
-    range.afterId,
-    range.beforeId,
-    range.includeInactive,
-    last,
-  );
-  return rows.reverse().map(toMessage);
+  return (yield* selectRange(id, range, last, true)).reverse().map(toMessage);
 }
 
 /** Number of stored messages, in one session or in the whole store. */
@@ -188,7 +207,12 @@ function* countAll(): Op<number> {
   return Number((yield* get("SELECT count(*) AS n FROM messages"))?.n ?? 0);
 }
 
+/** One statement: no row when the session does not exist. */
 function* countIn(id: string): Op<number> {
-  yield* requireSession(id);
-  return Number((yield* get("SELECT count(*) AS n FROM messages WHERE session_id = ?", id))?.n ?? 0);
+  const row = yield* get(
+    "SELECT (SELECT count(*) FROM messages m WHERE m.session_id = s.id) AS n FROM sessions s WHERE s.id = ?",
+    id,
+  );
+  if (!row) throw new SessionNotFoundError(id);
+  return Number(row.n ?? 0);
 }

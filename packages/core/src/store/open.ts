@@ -10,8 +10,17 @@ import {
   STATEMENT_BUSY_TIMEOUT_MS,
   STORE_FILE_MODE,
 } from "../constants.js";
-import type { SqliteConnection } from "../driver.js";
-import { all, exec, get, local, type Op, patient, policy, run, transaction } from "../engine/effects.js";
+import type { Row, SqliteConnection } from "../driver.js";
+import {
+  all,
+  get,
+  local,
+  type Op,
+  patient,
+  policy,
+  run,
+  writeWithoutForeignKeys,
+} from "../engine/effects.js";
 import {
   hasResultCode,
   isDiskFull,
@@ -25,7 +34,7 @@ import {
 import { FTS_STATE_KEYS, ftsNeedsRepair } from "../fts/index.js";
 import { installFts } from "../fts/install.js";
 import { dirnameOf, type Host } from "../host/host.js";
-import { journalMode, type SqliteJournalMode } from "../journal.js";
+import { journalMode, journalModeOf, type SqliteJournalMode } from "../journal.js";
 import { readProbeSql, UPSERT_META_SQL } from "../schema/ddl.js";
 import { META_FINGERPRINT, META_SCHEMA_VERSION, STATE_META } from "../schema/definition.js";
 import { SCHEMA_FINGERPRINT } from "../schema/fingerprint.js";
@@ -54,16 +63,19 @@ export function preflight(path: string, readOnly: boolean, host: Host | undefine
   }
 }
 
+/** The connection settings every store sets (none reads the file). */
+const CONNECTION_PRAGMAS = `PRAGMA busy_timeout = ${STATEMENT_BUSY_TIMEOUT_MS}; PRAGMA foreign_keys = ON;`;
+/** The same, with what only a writer needs. */
+const WRITER_PRAGMAS = `${CONNECTION_PRAGMAS} PRAGMA journal_size_limit = ${JOURNAL_SIZE_LIMIT_BYTES};`;
+
 /** Per-connection settings: none of them is DDL and none takes a write lock. One exec call,
  * because opening a current store must stay close to the cost of the raw driver's open. */
 export function configureConnection(conn: SqliteConnection, readOnly: boolean): void {
-  const pragmas = [`PRAGMA busy_timeout = ${STATEMENT_BUSY_TIMEOUT_MS}`, "PRAGMA foreign_keys = ON"];
   if (readOnly) {
-    conn.exec(`${pragmas.join(";\n")};`);
+    conn.exec(CONNECTION_PRAGMAS);
     return;
   }
-  pragmas.push(`PRAGMA journal_size_limit = ${JOURNAL_SIZE_LIMIT_BYTES}`);
-  conn.exec(`${pragmas.join(";\n")};`);
+  conn.exec(WRITER_PRAGMAS);
   // Acknowledged means durable: fsync on every commit, in WAL and DELETE alike. This pragma reads
   // the schema, the open's first touch of the file, so it runs as a statement: its failure then
   // carries SQLite's extended code on every binding (Deno's node:sqlite gives exec failures only
@@ -96,11 +108,12 @@ function* openReadOnly(): Op<OpenOutcome> {
 }
 
 function* openWritable(): Op<OpenOutcome> {
-  // Fast path: one query; a current store runs no DDL and takes no write lock. The meta read
-  // comes first: its read transaction brings this connection up to date with a sibling that
-  // switched the file to WAL since we connected, so the mode read after it is the file's.
-  const meta = yield* readMeta(FTS_STATE_KEYS);
-  const mode = (yield* local({ name: "checkJournal" }))?.mode ?? (yield* journalMode());
+  // Fast path: one query; a current store runs no DDL and takes no write lock. It reads the
+  // journal mode after the meta rows, inside the read transaction that brings this connection up
+  // to date with a sibling that switched the file to WAL since we connected: the file's mode.
+  const { meta, journalMode: read } = yield* readOpenFacts();
+  const mode = read ?? (yield* journalMode());
+  yield* local({ name: "checkJournal", mode });
   refuseNewerSchema(meta);
   if (meta?.get(META_FINGERPRINT) === SCHEMA_FINGERPRINT) {
     return { journalMode: mode, warnings: [], repairPending: ftsNeedsRepair(meta) };
@@ -111,15 +124,46 @@ function* openWritable(): Op<OpenOutcome> {
   return { ...result, repairPending: true };
 }
 
-/** Read the store-level facts the fast path needs in one query; undefined when there is no
- * state_meta table yet (a new or foreign file). */
-function* readMeta(keys: readonly string[]): Op<Map<string, string> | undefined> {
-  const wanted = [META_FINGERPRINT, META_SCHEMA_VERSION, ...keys];
-  const sql = `SELECT key, value FROM ${STATE_META.name} WHERE key IN (${wanted.map(() => "?").join(", ")})`;
+/** What an open decides on: the meta rows and the journal mode, both undefined when there is
+ * no state_meta table yet (a new or foreign file). */
+interface OpenFacts {
+  meta: Map<string, string> | undefined;
+  journalMode: SqliteJournalMode | undefined;
+}
+
+/** The meta keys an open reads: fingerprint, schema version and the FTS state. */
+const OPEN_KEYS = [META_FINGERPRINT, META_SCHEMA_VERSION, ...FTS_STATE_KEYS];
+/** `mode_row` tells the mode's row from the meta rows, whatever keys state_meta holds. */
+const OPEN_FACTS_SQL = `SELECT key, value, 0 AS mode_row FROM ${STATE_META.name} WHERE key IN (${OPEN_KEYS.map(() => "?").join(", ")})
+  UNION ALL SELECT 'journal_mode', journal_mode, 1 FROM pragma_journal_mode`;
+
+/** The meta rows and the journal mode in one statement: the fast path's only read. */
+function* readOpenFacts(): Op<OpenFacts> {
+  const rows = yield* readMetaRows(OPEN_FACTS_SQL, OPEN_KEYS);
+  if (!rows) return { meta: undefined, journalMode: undefined };
+  const meta = new Map<string, string>();
+  let mode: SqliteJournalMode | undefined;
+  for (const row of rows) {
+    if (Number(row.mode_row) === 1) mode = journalModeOf(row.value);
+    else meta.set(String(row.key), String(row.value ?? ""));
+  }
+  return { meta, journalMode: mode };
+}
+
+const SCHEMA_KEYS = [META_FINGERPRINT, META_SCHEMA_VERSION];
+const SCHEMA_META_SQL = `SELECT key, value FROM ${STATE_META.name} WHERE key IN (?, ?)`;
+
+/** The fingerprint and schema version, inside the schema transaction. */
+function* readMeta(): Op<Map<string, string> | undefined> {
+  const rows = yield* readMetaRows(SCHEMA_META_SQL, SCHEMA_KEYS);
+  return rows && new Map(rows.map((row) => [String(row.key), String(row.value ?? "")]));
+}
+
+/** Run a read of state_meta; undefined when the table does not exist. */
+function* readMetaRows(sql: string, params: readonly string[]): Op<Row[] | undefined> {
   for (let attempt = 1; ; attempt++) {
     try {
-      const rows = yield* all(sql, ...wanted);
-      return new Map(rows.map((row) => [String(row.key), String(row.value ?? "")]));
+      return yield* all(sql, ...params);
     } catch (error) {
       // SQLite gives a missing table no code of its own (plain ERROR): ask the catalog, only on
       // this failure path, rather than read the message. The catalog read also brings a stale
@@ -160,21 +204,16 @@ function* initializeSchema(): Op<{ journalMode: SqliteJournalMode; warnings: str
   // it — and ignores it once the store has tables. A server lays out its own files.
   yield* local({ name: "incrementalVacuum" });
   const journal = yield* local({ name: "applyJournal" });
-  // Foreign keys off around the init: a primary-key heal copies rows that may be orphans, and
-  // SQLite ignores this pragma inside a transaction, so it is set before BEGIN.
-  let warnings: string[];
-  yield* exec("PRAGMA foreign_keys = OFF");
-  try {
-    warnings = yield* transaction("write", () => schemaTransaction(journal?.deferred === true));
-  } finally {
-    yield* exec("PRAGMA foreign_keys = ON");
-  }
+  // Foreign keys off for the init's length: a primary-key heal copies rows that may be orphans
+  // and drops the old table, whose deletes must not cascade to child rows. The runner switches
+  // them on the transaction's own connection (a server's transaction has a stream of its own).
+  const warnings = yield* writeWithoutForeignKeys(() => schemaTransaction(journal?.deferred === true));
   const after = yield* local({ name: "applyJournal" });
   return { journalMode: after?.mode ?? (yield* journalMode()), warnings };
 }
 
 function* schemaTransaction(journalDeferred: boolean): Op<string[]> {
-  const meta = yield* readMeta([]);
+  const meta = yield* readMeta();
   refuseNewerSchema(meta);
   const found = yield* reconcileSchema();
   yield* installFts();

@@ -1,25 +1,16 @@
 /** Database rows → public objects. JSON columns that fail to parse read back as null rather
  * than breaking a listing (a store may hold rows written by other tools). */
-import type { Row, SqliteConnection } from "../driver.js";
+import type { Row } from "../driver.js";
 import { MESSAGES, SESSION_MODEL_USAGE, SESSIONS, type TableDef } from "../schema/definition.js";
 import type { Json, Message, Role, Session, SessionSummary, UsageRow } from "./types.js";
 
-/**
+/*
  * Some bindings (Deno's node:sqlite, @db/sqlite) read TEXT only up to its first NUL, though the
- * whole value is stored. Where a connection does, every TEXT column is selected through a guard
- * that hands a value holding a NUL over as a BLOB, which `text` decodes. Elsewhere the guard is
- * left out: it scans every value, which doubled the driver's time to read 1 KiB messages on Node.
+ * whole value is stored (binding-facts.ts asks each driver once). Where a binding does, every
+ * TEXT column is selected through a guard that hands a value holding a NUL over as a BLOB, which
+ * `text` decodes. Elsewhere the guard is left out: it scans every value, which doubled the
+ * driver's time to read 1 KiB messages on Node.
  */
-const cutsTextAtNul = new WeakMap<SqliteConnection, boolean>();
-
-export function readsTextWhole(conn: SqliteConnection): boolean {
-  let cuts = cutsTextAtNul.get(conn);
-  if (cuts === undefined) {
-    cuts = conn.prepare("SELECT 'a' || char(0) || 'b' AS v").get()?.v !== "a\u0000b";
-    cutsTextAtNul.set(conn, cuts);
-  }
-  return !cuts;
-}
 
 /** `expr AS alias` for a short TEXT column, guarded on every connection (the scan is cheap),
  * for queries built without one; decode the value with `text`. */
@@ -131,7 +122,7 @@ export function toSessionSummary(row: Row): SessionSummary {
 }
 
 /** The columns read for a message (of `messages`, unqualified). */
-export const messageColumns = selectList("", MESSAGES);
+export const messageColumns = selectList("m.", MESSAGES);
 
 export function toMessage(row: Row): Message {
   const parts = parseJson<Json>(row.content_parts);

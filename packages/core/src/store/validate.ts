@@ -131,14 +131,18 @@ function guarded<T>(field: string, read: () => T): T {
   try {
     return read();
   } catch (error) {
-    let reason = "";
-    try {
-      reason = ` (${(error instanceof Error ? error.message : String(error)).slice(0, 200)})`;
-    } catch {
-      // an error whose message cannot be read either
-    }
-    throw new InvalidInputError(field, `could not be read, its getter threw${reason}`);
+    throw getterThrew(field, error);
   }
+}
+
+function getterThrew(field: string, error: unknown): InvalidInputError {
+  let reason = "";
+  try {
+    reason = ` (${(error instanceof Error ? error.message : String(error)).slice(0, 200)})`;
+  } catch {
+    // an error whose message cannot be read either
+  }
+  return new InvalidInputError(field, `could not be read, its getter threw${reason}`);
 }
 
 /** Read each of `keys` of `value` exactly once (a getter cannot pass validation with one value
@@ -151,7 +155,14 @@ function readOnce<K extends string>(
 ): { [P in K]?: unknown } {
   const out: { [P in K]?: unknown } = {};
   for (const key of keys) {
-    const item = guarded(fieldOf(key), () => (value as Record<K, unknown>)[key]);
+    // Inline rather than through `guarded`: options are read on every call, and the field's
+    // name is only needed when a getter throws.
+    let item: unknown;
+    try {
+      item = (value as Record<K, unknown>)[key];
+    } catch (error) {
+      throw getterThrew(fieldOf(key), error);
+    }
     if (item !== undefined && (keepNull || item !== null)) out[key] = item;
   }
   return out;

@@ -5,9 +5,14 @@
  * interleave, show up as wrong results. Like a server client, a transaction owns the connection
  * until it ends: other callers' statements queue behind it.
  */
+import { probeReadsTextWhole } from "../../src/binding-facts.js";
 import type { SqliteConnection, SqliteStatement, SqlValue } from "../../src/driver.js";
-import type { AsyncExecutor, AsyncStatements, ExecuteResult } from "../../src/engine/run-async.js";
-import { readsTextWhole } from "../../src/store/rows.js";
+import type {
+  AsyncExecutor,
+  AsyncStatements,
+  AsyncTransactionOptions,
+  ExecuteResult,
+} from "../../src/engine/run-async.js";
 import { beginTransaction, commitTransaction, rollbackQuietly } from "../../src/transaction.js";
 
 /** Statements that answer rows; everything else is run for its changes. */
@@ -45,22 +50,32 @@ export function asyncDouble(conn: SqliteConnection): AsyncExecutor & { statement
   };
   const double = {
     statements: 0,
-    readsTextWhole: readsTextWhole(conn),
+    readsTextWhole: probeReadsTextWhole(conn),
     execute: (sql: string, params: readonly SqlValue[]) => exclusive(() => direct.execute(sql, params)),
-    transaction<T>(mode: "write" | "read", fn: (tx: AsyncStatements) => Promise<T>): Promise<T> {
+    transaction<T>(
+      mode: "write" | "read",
+      fn: (tx: AsyncStatements) => Promise<T>,
+      options?: AsyncTransactionOptions,
+    ): Promise<T> {
       return exclusive(async () => {
         await later();
-        beginTransaction(conn, mode);
-        let result: T;
+        const keysOff = options?.foreignKeys === "off";
+        if (keysOff) conn.exec("PRAGMA foreign_keys = OFF");
         try {
-          result = await fn(direct);
-          await later();
-          commitTransaction(conn);
-        } catch (error) {
-          rollbackQuietly(conn);
-          throw error;
+          beginTransaction(conn, mode);
+          let result: T;
+          try {
+            result = await fn(direct);
+            await later();
+            commitTransaction(conn);
+          } catch (error) {
+            rollbackQuietly(conn);
+            throw error;
+          }
+          return result;
+        } finally {
+          if (keysOff) conn.exec("PRAGMA foreign_keys = ON");
         }
-        return result;
       });
     },
   };
