@@ -14,9 +14,13 @@ export const FTS_LAYOUT_VERSION = 1;
 /** Bumped with every version-gated data migration; a store newer than this refuses writes. */
 export const SCHEMA_VERSION = 1;
 
-/** Backfill chunk, in message ids. 5000-id chunks reach ~0.95 of a raw FTS5 rebuild's
- * throughput (500-id chunks ~0.68) while holding the write lock for tens of milliseconds. */
+/** One backfill step on its own (`ftsBackfillStep`, `maintenanceTick`), in message ids: ~0.45 s
+ * of write lock on the bench corpus. */
 export const DEFAULT_BACKFILL_CHUNK_IDS = 5000;
+
+/** The largest step of a paced backfill or rebuild, in message ids; steps are bounded by time
+ * first (PACE_QUIET_MAX_HOLD_MS: ~13 000 ids of the bench corpus). */
+export const BACKFILL_MAX_CHUNK_IDS = 100_000;
 
 /** Rows near the high-water mark the boundary sweep re-checks for a missing docsize row. */
 export const BACKFILL_BOUNDARY_SWEEP_IDS = 1000;
@@ -103,3 +107,9 @@ export const PACE_MAX_PAUSE_MS = 250;
  * ~28 ms, where a gap of a few µs would let it wait out step after step. Costs ~6 % of a job's
  * speed when nobody writes. */
 export const PACE_QUIET_PAUSE_SHARE = 1 / 16;
+/** With no one else writing, chunks double until a step holds the lock about this long: long
+ * enough that a commit's fsync and WAL checkpoint are a small share of the job (at 100k messages
+ * 5000-id steps of ~0.45 s reached 0.62–0.67 of a raw rebuild's speed on a loaded machine, 20 000-id
+ * steps 0.79), short enough that a writer that starts waiting mid-step waits about this long at
+ * most. Jobs cap it further with their own largest chunk (`chunkRows`). */
+export const PACE_QUIET_MAX_HOLD_MS = 1000;

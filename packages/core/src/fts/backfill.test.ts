@@ -251,6 +251,10 @@ describe("backfill", () => {
       chunk: 5000,
       pauseMs: 19,
     });
+    // Alone, chunks stop doubling once a step holds the lock half a second, and a step that held
+    // it past a second is scaled back to one.
+    expect(pace({ ...alone, heldMs: 600 }, 4000, 100_000, 5, BACKFILL_MIN_CHUNK_IDS).chunk).toBe(4000);
+    expect(pace({ ...alone, heldMs: 2000 }, 4000, 100_000, 5, BACKFILL_MIN_CHUNK_IDS).chunk).toBe(2000);
     // The quiet gap is a sixteenth of the hold, between 1 ms and the contended minimum.
     expect(pace({ ...alone, heldMs: 4 }, 250, 5000, 1, BACKFILL_MIN_CHUNK_IDS).pauseMs).toBe(1);
     expect(pace({ ...alone, heldMs: 2000 }, 250, 5000, 1, BACKFILL_MIN_CHUNK_IDS).pauseMs).toBe(30);

@@ -13,7 +13,7 @@
  * does. A rebuild killed between steps leaves a backfill that any later step finishes
  * (`maintenanceTick`, `backfillFts`, the next rebuild); nothing is lost or indexed twice.
  */
-import { DEFAULT_BACKFILL_CHUNK_IDS } from "../constants.js";
+import { BACKFILL_MAX_CHUNK_IDS } from "../constants.js";
 import { admitted, now, type Op, policy, read, write } from "../engine/effects.js";
 import { StoreFullError } from "../errors.js";
 import { healMarkersTx, seed } from "./backfill.js";
@@ -131,7 +131,7 @@ function* defer(reason: string): Op<void> {
 function* pacedRebuild(onProgress?: (progress: BackfillProgress) => void): Op<boolean> {
   const state = yield* policy();
   yield* write(seedTx, { what: REBUILD });
-  yield* backfillLoop({ chunkIds: DEFAULT_BACKFILL_CHUNK_IDS, memory: state.steps, onProgress });
+  yield* backfillLoop({ chunkIds: BACKFILL_MAX_CHUNK_IDS, memory: state.steps, onProgress });
   return !isStale(yield* read(loadSnapshot));
 }
 

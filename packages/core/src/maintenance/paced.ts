@@ -5,7 +5,8 @@
  * wait, or another connection committed since the last step (`PRAGMA data_version` moved). Then
  * the next chunk is sized to hold the write lock for about PACE_TARGET_HOLD_MS, and the loop
  * pauses about twice as long as it held it, so a live writer waits for at most about one short
- * chunk. With no one else writing, chunks grow back to the full size and the job runs at full
+ * chunk. With no one else writing, chunks grow back until a step holds the lock ~1 s (each
+ * commit's fsync and checkpoint are then a small share of the job) and the job runs at full
  * speed (a short pause, a sixteenth of the step, still leaves a gap a writer that has just
  * started waiting can land in). The loop is an
  * operation: the async runner (and the sync store's promise-returning jobs) passes its pauses on
@@ -17,6 +18,7 @@ import {
   PACE_CONTENTION_WAIT_MS,
   PACE_MAX_PAUSE_MS,
   PACE_MIN_PAUSE_MS,
+  PACE_QUIET_MAX_HOLD_MS,
   PACE_QUIET_PAUSE_SHARE,
   PACE_TARGET_HOLD_MS,
 } from "../constants.js";
@@ -78,10 +80,15 @@ export function pace(
       pauseMs: Math.min(PACE_MAX_PAUSE_MS, Math.max(2 * step.heldMs, PACE_MIN_PAUSE_MS)),
     };
   }
-  return {
-    chunk: quiet >= 2 ? Math.min(maxChunk, chunk * 2) : chunk,
-    pauseMs: Math.min(PACE_MIN_PAUSE_MS, Math.max(1, Math.round(step.heldMs * PACE_QUIET_PAUSE_SHARE))),
-  };
+  const pauseMs = Math.min(PACE_MIN_PAUSE_MS, Math.max(1, Math.round(step.heldMs * PACE_QUIET_PAUSE_SHARE)));
+  // Alone, a step grows until it holds the lock about PACE_QUIET_MAX_HOLD_MS; one that took
+  // longer (a slow disk, a loaded machine) is scaled back to it.
+  if (step.heldMs > PACE_QUIET_MAX_HOLD_MS) {
+    const scaled = Math.floor((chunk * PACE_QUIET_MAX_HOLD_MS) / step.heldMs);
+    return { chunk: Math.max(Math.min(minChunk, maxChunk), scaled), pauseMs };
+  }
+  const grow = quiet >= 2 && 2 * step.heldMs <= PACE_QUIET_MAX_HOLD_MS;
+  return { chunk: grow ? Math.min(maxChunk, chunk * 2) : chunk, pauseMs };
 }
 
 /** A paced job: its step, and what to do after each (report progress; say whether work remains). */

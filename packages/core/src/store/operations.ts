@@ -5,7 +5,7 @@
  * `AsyncMethods` derive the two shapes, so a method added here exists on both with one
  * signature. Every entry validates its arguments before its first statement.
  */
-import { DEFAULT_BACKFILL_CHUNK_IDS } from "../constants.js";
+import { BACKFILL_MAX_CHUNK_IDS, DEFAULT_BACKFILL_CHUNK_IDS } from "../constants.js";
 import { external, guard, local, type Op, POLICY, policy, snapshot, write } from "../engine/effects.js";
 import { timedBackfillStep } from "../fts/backfill.js";
 import { type BackfillProgress, backfillLoop } from "../fts/backfill-loop.js";
@@ -223,7 +223,7 @@ export function* backfillFts(options?: BackfillFtsOptions | null): Op<void> {
   signal?.throwIfAborted();
   if (!(yield* backfillPending())) yield* startBackfill();
   yield* backfillLoop({
-    chunkIds: chunkIds ?? DEFAULT_BACKFILL_CHUNK_IDS,
+    chunkIds: chunkIds ?? BACKFILL_MAX_CHUNK_IDS,
     memory: state.steps,
     onProgress,
     signal,
