@@ -151,4 +151,42 @@ describe("buildStore", () => {
     });
     expect(summary.tokens.map((t) => t.messageId)).toEqual(expected);
   });
+
+  it("groups whole sessions into transactions of at least perTransaction messages", () => {
+    const log: string[] = [];
+    let depth = 0;
+    let nextId = 1;
+    const target: CorpusTarget = {
+      createSession: (input) => log.push(`${depth} session ${input.id}`),
+      appendMessages: (_id, batch) => {
+        log.push(`${depth} append ${batch.length}`);
+        return batch.map(() => nextId++);
+      },
+      transaction: (fn) => {
+        log.push("begin");
+        depth++;
+        try {
+          return fn();
+        } finally {
+          depth--;
+          log.push("commit");
+        }
+      },
+    };
+    const grouped = buildStore(target, { seed: 3, messages: 500, batch: 10, perTransaction: 100 });
+    const calls = [...log];
+    nextId = 1;
+    const plain = buildStore(
+      { createSession: target.createSession, appendMessages: target.appendMessages },
+      { seed: 3, messages: 500, batch: 10 },
+    );
+    expect(grouped).toEqual(plain);
+    expect(calls.every((line) => line === "begin" || line === "commit" || line.startsWith("1 "))).toBe(true);
+    const commits = calls.filter((line) => line === "commit").length;
+    expect(commits).toBeGreaterThan(1);
+    expect(commits).toBeLessThanOrEqual(5); // ≥ 100 messages each, whole sessions
+    expect(() =>
+      buildStore({ ...target, transaction: undefined }, { seed: 3, messages: 10, perTransaction: 5 }),
+    ).toThrow(/perTransaction/);
+  });
 });

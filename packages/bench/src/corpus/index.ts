@@ -270,6 +270,8 @@ export function contentChars(message: MessageInput): number {
 export interface CorpusTarget {
   createSession(input: CreateSessionInput): unknown;
   appendMessages(sessionId: string, messages: MessageInput[]): number[];
+  /** Run `fn` as one write transaction (`Store.transaction`); used with `perTransaction`. */
+  transaction?<T>(fn: () => T): T;
 }
 
 /** A token with the stored message id it landed in. */
@@ -290,12 +292,24 @@ export interface CorpusSummary {
   tokens: StoredToken[];
 }
 
-/** Fill `store` with the corpus, `batch` messages per `appendMessages` transaction (default 64). */
-export function buildStore(
-  store: CorpusTarget,
-  options: CorpusOptions & { batch?: number; onProgress?: (messages: number) => void },
-): CorpusSummary {
+/** How `buildStore` writes. */
+export interface BuildOptions extends CorpusOptions {
+  /** Messages per `appendMessages` call (default 64). */
+  batch?: number;
+  /** Group whole sessions into one `store.transaction` of at least this many messages (the
+   * target must have `transaction`). Default: none, every call commits on its own. Grouping
+   * changes nothing stored — the same calls in the same order — only how often it commits. */
+  perTransaction?: number;
+  onProgress?: (messages: number) => void;
+}
+
+/** Fill `store` with the corpus, `batch` messages per `appendMessages` call. */
+export function buildStore(store: CorpusTarget, options: BuildOptions): CorpusSummary {
   const batch = Math.max(1, options.batch ?? 64);
+  const group = options.perTransaction;
+  const transaction = store.transaction?.bind(store);
+  if (group !== undefined && !transaction)
+    throw new Error("buildStore: perTransaction needs a target with transaction()");
   const summary: CorpusSummary = {
     sessions: 0,
     messages: 0,
@@ -304,13 +318,18 @@ export function buildStore(
     toolAbovePrefix: 0,
     tokens: [],
   };
-  for (const item of generateCorpus(options)) {
-    store.createSession(item.session);
+  /** Write `items` (whole sessions) and return each one's message ids. Safe to run again: a
+   * transaction that retries after a busy lock runs it from the start on a rolled-back store. */
+  const write = (items: CorpusSession[]): number[][] =>
+    items.map((item) => {
+      store.createSession(item.session);
+      const ids: number[] = [];
+      for (let i = 0; i < item.messages.length; i += batch)
+        ids.push(...store.appendMessages(item.session.id, item.messages.slice(i, i + batch)));
+      return ids;
+    });
+  const record = (item: CorpusSession, ids: number[]) => {
     summary.sessions++;
-    const ids: number[] = [];
-    for (let i = 0; i < item.messages.length; i += batch) {
-      ids.push(...store.appendMessages(item.session.id, item.messages.slice(i, i + batch)));
-    }
     for (const message of item.messages) {
       summary.byRole[message.role] = (summary.byRole[message.role] ?? 0) + 1;
       const chars = contentChars(message);
@@ -322,6 +341,22 @@ export function buildStore(
     }
     summary.messages += item.messages.length;
     options.onProgress?.(summary.messages);
+  };
+  let pending: CorpusSession[] = [];
+  let pendingMessages = 0;
+  const flush = () => {
+    if (pending.length === 0) return;
+    const items = pending;
+    const ids = group !== undefined && transaction ? transaction(() => write(items)) : write(items);
+    for (const [i, item] of items.entries()) record(item, ids[i] as number[]);
+    pending = [];
+    pendingMessages = 0;
+  };
+  for (const item of generateCorpus(options)) {
+    pending.push(item);
+    pendingMessages += item.messages.length;
+    if (group === undefined || pendingMessages >= group) flush();
   }
+  flush();
   return summary;
 }
