@@ -107,8 +107,10 @@ for (const kind of SEARCH_KINDS) {
   METRICS[`search.${kind}.raw.p50`] = ms(`search ${kind}: raw FTS5 p50`);
   METRICS[`search.${kind}.ratio`] = ratio(`search ${kind}: store / raw (p50)`, "lower", 0.5);
 }
-METRICS["search.walk.store"] = ms("search, every hit of a common word: store cursor walk (pages of 1000)");
-METRICS["search.walk.raw"] = ms("search, every hit of a common word: one raw FTS5 query");
+METRICS["search.walk.store"] = ms(
+  "search, every hit of a common word (large stores: the first 10 pages): store cursor walk (pages of 1000)",
+);
+METRICS["search.walk.raw"] = ms("search, the same hits of a common word: one raw FTS5 query");
 METRICS["search.walk.ratio"] = ratio("search every hit: store walk / raw query", "lower", 0.5);
 METRICS["search.worst.store.p50"] = {
   label: "search worst case (substring hitting a 1 MB run): store p50",

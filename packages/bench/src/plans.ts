@@ -1,8 +1,24 @@
 /**
  * How much to measure. `smoke` (npm test) does everything once on a tiny corpus; `full` is
- * sized so the default run (10k + 100k on four targets) stays under ~20 minutes on 2 cores.
+ * sized so the default run (10k, 100k and 1M messages) fits in about an hour on 2 cores.
  */
 import type { Plan } from "./suites/context.js";
+
+/** Above this many messages a store is "large": whole-store jobs take minutes per run. */
+export const LARGE_STORE = 200_000;
+
+/**
+ * Suites that repeat a job over the whole store (FTS rebuild and backfill, with and without a
+ * writer; backups). On a large store they run on one target only — the first file target, the
+ * one that builds the corpus — since each takes minutes there and the question they answer
+ * (does a writer stall, does memory grow) is the store's, not the binding's. Every other suite
+ * (cold open, resume, search, append) runs on every target at every size.
+ */
+export const WHOLE_STORE_SUITES = ["fts throughput", "writer under load", "backup"] as const;
+
+/** Cursor pages of the every-hit walk on a large store (at 1M the whole walk of a common word
+ * is 320 pages and ~7 min per round): the first this many, against one raw query for as many hits. */
+const LARGE_WALK_PAGES = 10;
 
 export const PLANS: Record<"smoke" | "full", (messages: number) => Plan> = {
   smoke: () => ({
@@ -21,16 +37,17 @@ export const PLANS: Record<"smoke" | "full", (messages: number) => Plan> = {
   full: (messages) => ({
     benchTimeMs: 500,
     // At 1M a common-word search takes about a second: 50 iterations per task would take minutes.
-    benchIterations: messages <= 200_000 ? 50 : 10,
+    benchIterations: messages <= LARGE_STORE ? 50 : 10,
     rounds: 3,
     spawns: 20,
     singles: 300,
     batches: 60,
     batchSize: 50,
     // Large stores take tens of seconds per job; small ones are noisy and cheap to repeat.
-    ftsRuns: messages <= 20_000 ? 5 : messages <= 200_000 ? 2 : 1,
+    ftsRuns: messages <= 20_000 ? 5 : messages <= LARGE_STORE ? 2 : 1,
     writerIdleMs: 1000,
     writerPauseMs: 5,
     writerMinJobMs: 5000,
+    ...(messages > LARGE_STORE ? { walkPages: LARGE_WALK_PAGES } : {}),
   }),
 };

@@ -56,25 +56,36 @@ export function markdown(results: TargetResult[], meta: RunMeta): string {
       }
     }
   }
-  // Peak RSS must not grow with the corpus beyond SQLite's bounded cache.
-  if (meta.sizes.length > 1) {
-    const [small, large] = [meta.sizes[0] as string, meta.sizes[meta.sizes.length - 1] as string];
-    out.push(
-      "",
-      `## Peak RSS growth ${small} → ${large}`,
-      "",
-      `| job | ${ran.map((r) => r.label).join(" | ")} |`,
-      `|---|${ran.map(() => "---:").join("|")}|`,
-    );
-    for (const job of ["raw", "rebuild", "backfill"]) {
-      const cells = ran.map((r) => {
-        const a = r.sizes[small]?.metrics[`rss.${job}`];
-        const b = r.sizes[large]?.metrics[`rss.${job}`];
-        return a && b ? `${round(a)} → ${round(b)} MiB (×${round(b / a)})` : "—";
-      });
-      out.push(`| ${job} | ${cells.join(" | ")} |`);
-    }
-  }
+  out.push(...growth(ran, meta.sizes));
   if (meta.seconds !== undefined) out.push("", `Total wall time: ${Math.round(meta.seconds)} s.`);
   return `${out.join("\n")}\n`;
+}
+
+/**
+ * The growth table: every figure measured at more than one size, as "10k → 100k → 1m" per
+ * target, so a figure that grows with the store (cold open, search, append, writer latency,
+ * peak RSS must not) shows in one row. A size a target did not measure shows as "—".
+ */
+function growth(ran: TargetResult[], sizes: readonly string[]): string[] {
+  if (sizes.length < 2) return [];
+  const out = [
+    "",
+    `## Growth ${sizes.join(" → ")}`,
+    "",
+    `| figure | unit | ${ran.map((r) => r.label).join(" | ")} |`,
+    `|---|---|${ran.map(() => "---:").join("|")}|`,
+  ];
+  for (const [name, def] of Object.entries(METRICS)) {
+    const series = ran.map((r) => sizes.map((size) => r.sizes[size]?.metrics[name]));
+    const measured = (values: Array<number | undefined>) => values.filter((v) => v !== undefined).length;
+    if (!series.some((values) => measured(values) > 1)) continue;
+    const label = def.unit === "×" ? `**${def.label}**` : def.label;
+    const cells = series.map((values) =>
+      measured(values) === 0
+        ? "—"
+        : values.map((v) => (v === undefined ? "—" : String(round(v)))).join(" → "),
+    );
+    out.push(`| ${label} | ${def.unit} | ${cells.join(" | ")} |`);
+  }
+  return out;
 }

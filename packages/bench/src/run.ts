@@ -3,9 +3,11 @@
  * runtime, writes JSON per target plus one Markdown table to results/, prints the table, and
  * compares the ratios with baseline.json.
  *
- *   node dist/run.js [--sizes 10k,100k[,1m]] [--targets a,b] [--seed N] [--smoke] [--out DIR]
- *   env: BENCH_SIZES, BENCH_TARGETS, BENCH_1M=1 (adds 1m)
+ *   node dist/run.js [--sizes 10k,100k,1m] [--targets a,b] [--seed N] [--smoke] [--out DIR]
+ *   env: BENCH_SIZES, BENCH_TARGETS
  * --smoke: 1k messages, every suite once, no timing comparisons (npm test uses it).
+ * On a large store (1M) the whole-store suites run on the corpus builder's target only
+ * (plans.ts, WHOLE_STORE_SUITES).
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
@@ -15,6 +17,7 @@ import { fileURLToPath } from "node:url";
 import { type Baseline, compare } from "./baseline.js";
 import { SERVER_TARGETS, SIDE_FILES, TARGET_LABELS, TARGETS, type TargetId } from "./engine.js";
 import type { SizeResult, TargetResult } from "./metrics.js";
+import { LARGE_STORE, WHOLE_STORE_SUITES } from "./plans.js";
 import { markdown, type RunMeta } from "./report.js";
 import { lastJson, runTimed, script } from "./spawn.js";
 import { now } from "./stats.js";
@@ -36,10 +39,9 @@ export function parseSize(label: string): number {
 const pkg = dirname(dirname(fileURLToPath(import.meta.url)));
 const smoke = flag("smoke");
 const mode = smoke ? "smoke" : "full";
-let sizes = (option("sizes", process.env.BENCH_SIZES) ?? (smoke ? "1k" : "10k,100k"))
+const sizes = (option("sizes", process.env.BENCH_SIZES) ?? (smoke ? "1k" : "10k,100k,1m"))
   .split(",")
   .map((s) => s.trim());
-if (flag("1m") || process.env.BENCH_1M === "1") sizes = [...new Set([...sizes, "1m"])];
 const wanted = (option("targets", process.env.BENCH_TARGETS) ?? TARGETS.join(",")).split(",") as TargetId[];
 const seed = Number(option("seed", "20260101"));
 const outDir = option("out") ?? join(pkg, "results", smoke ? "smoke" : "");
@@ -113,6 +115,7 @@ function corpusFor(
       partial,
       String(seed),
       String(parseSize(size)),
+      "check", // the store's integrity check on the result (43 s at 1M; the file is kept)
     ]).stdout,
   );
   // The side files go with it (a -wal a reader still needs, should the close not have
@@ -164,6 +167,10 @@ for (const size of sizes) {
       out,
       // Suites to run (substring match), for measuring one suite without the rest.
       ...(option("only") ? ["--only", option("only") as string] : []),
+      // A large store's whole-store jobs run on the builder's target only (plans.ts).
+      ...(!smoke && parseSize(size) > LARGE_STORE && target !== builder.target
+        ? ["--skip", WHOLE_STORE_SUITES.join(",")]
+        : []),
     ];
     const result = results.find((r) => r.target === target) as TargetResult;
     try {

@@ -2,7 +2,7 @@
  * Runs every suite for one target at one size, inside the target's own runtime, and writes one
  * JSON file. Started by run.ts; usable by hand:
  *   <runtime> dist/runner.js --target T --corpus FILE --work DIR --size 10k --mode full|smoke
- *     --exec '["node"]' --out FILE
+ *     --exec '["node"]' --out FILE [--only a,b] [--skip "fts throughput,backup"]
  * With --probe it only says whether the target can run here.
  */
 import { copyFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
@@ -104,9 +104,12 @@ const suites: Array<[string, () => unknown]> = [
   ["writer under load", () => writerUnderLoad(engine, ctx)],
   ["backup", () => backupSuite(engine, ctx)],
 ];
+// --only: suites to run (substrings of their names); --skip: suites to leave out (exact names).
 const only = process.argv.includes("--only") ? arg("only").split(",") : undefined;
+const skip = process.argv.includes("--skip") ? arg("skip").split(",") : [];
 for (const [name, run] of suites) {
   if (only && !only.some((o) => name.includes(o))) continue;
+  if (skip.includes(name)) continue;
   const started = now();
   try {
     await run();
