@@ -97,3 +97,16 @@ export function onlyMetrics(ratios: Baseline["ratios"], prefixes: readonly strin
   }
   return out;
 }
+
+/** The ratios measured at one of `sizes` (e.g. "1m"). */
+export function onlySizes(ratios: Baseline["ratios"], sizes: readonly string[]): Baseline["ratios"] {
+  const out: Baseline["ratios"] = {};
+  for (const [target, bySize] of Object.entries(ratios)) {
+    for (const [size, metrics] of Object.entries(bySize)) {
+      if (!sizes.includes(size)) continue;
+      out[target] ??= {};
+      (out[target] as Record<string, Record<string, number>>)[size] = { ...metrics };
+    }
+  }
+  return out;
+}

@@ -6,15 +6,16 @@
  * with two or more runs, so one lucky run on a noisy machine does not become the bar).
  * `--metrics a,b` (with `--update --merge`) takes only the ratios whose names start with one of
  * those prefixes from the latest run — for adding or recalibrating some rows after a run of only
- * the suites that measure them, leaving every other ratio as it was.
- *   node dist/check.js [--results FILE] [--update [--merge [--metrics PREFIXES]]]
+ * the suites that measure them, leaving every other ratio as it was. `--sizes 1m` (same) takes
+ * only the ratios of those corpus sizes.
+ *   node dist/check.js [--results FILE] [--update [--merge [--metrics PREFIXES] [--sizes SIZES]]]
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus } from "node:os";
 import { dirname, join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { type Baseline, compare, mergeWorst, onlyMetrics, ratiosOf } from "./baseline.js";
+import { type Baseline, compare, mergeWorst, onlyMetrics, onlySizes, ratiosOf } from "./baseline.js";
 import type { TargetResult } from "./metrics.js";
 
 const pkg = dirname(dirname(fileURLToPath(import.meta.url)));
@@ -43,15 +44,19 @@ if (process.argv.includes("--update")) {
     note: "Ratios to in-run references (see README). Refresh with: npm run bench && npm run bench:check -- --update",
     ratios: ratiosOf(latest.results),
   };
-  const m = process.argv.indexOf("--metrics");
-  if (m >= 0) {
+  const list = (name: string) => {
+    const at = process.argv.indexOf(`--${name}`);
+    if (at < 0) return undefined;
     if (!process.argv.includes("--merge")) {
-      console.error("bench:check: --metrics only goes with --update --merge (it keeps every other ratio).");
+      console.error(`bench:check: --${name} only goes with --update --merge (it keeps every other ratio).`);
       process.exit(2);
     }
-    const prefixes = (process.argv[m + 1] ?? "").split(",").filter(Boolean);
-    baseline.ratios = onlyMetrics(baseline.ratios, prefixes);
-  }
+    return (process.argv[at + 1] ?? "").split(",").filter(Boolean);
+  };
+  const prefixes = list("metrics");
+  if (prefixes) baseline.ratios = onlyMetrics(baseline.ratios, prefixes);
+  const sizes = list("sizes");
+  if (sizes) baseline.ratios = onlySizes(baseline.ratios, sizes);
   if (process.argv.includes("--merge") && existsSync(baselineFile)) {
     const old = JSON.parse(readFileSync(baselineFile, "utf8")) as Baseline;
     baseline.ratios = mergeWorst(old.ratios, baseline.ratios);
