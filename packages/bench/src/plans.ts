@@ -20,6 +20,10 @@ export const WHOLE_STORE_SUITES = ["fts throughput", "writer under load", "backu
  * is 320 pages and ~7 min per round): the first this many, against one raw query for as many hits. */
 const LARGE_WALK_PAGES = 10;
 
+/** The writer suite's rebuild and backfill on a large store stop after this long: paced around
+ * a writer, each takes ~20 min over 1M rows; its latencies settle within the first minute. */
+const LARGE_WRITER_JOB_MS = 90_000;
+
 export const PLANS: Record<"smoke" | "full", (messages: number) => Plan> = {
   smoke: () => ({
     benchTimeMs: 0,
@@ -48,6 +52,6 @@ export const PLANS: Record<"smoke" | "full", (messages: number) => Plan> = {
     writerIdleMs: 1000,
     writerPauseMs: 5,
     writerMinJobMs: 5000,
-    ...(messages > LARGE_STORE ? { walkPages: LARGE_WALK_PAGES } : {}),
+    ...(messages > LARGE_STORE ? { walkPages: LARGE_WALK_PAGES, writerMaxJobMs: LARGE_WRITER_JOB_MS } : {}),
   }),
 };

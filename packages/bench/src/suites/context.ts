@@ -20,6 +20,8 @@ export interface Plan {
   writerPauseMs: number;
   /** Writer: the job repeats until it has run this long (small stores index in well under 1 s). */
   writerMinJobMs: number;
+  /** Writer: stop a rebuild or backfill after this long (ms; undefined: run it to the end). */
+  writerMaxJobMs?: number;
   /** Search walk: stop after this many cursor pages (undefined: every hit). */
   walkPages?: number;
 }
