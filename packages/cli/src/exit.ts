@@ -46,9 +46,13 @@ export class UsageError extends Error {
 /** The store does not exist: exits with EXIT.MISSING. */
 export class StoreMissingError extends Error {
   override name = "StoreMissingError";
-  constructor(readonly path: string) {
+  constructor(
+    readonly path: string,
+    options?: { cause?: unknown },
+  ) {
     super(
       `No store at ${path}. Read commands never create one; check --db or $SESSIONDB_PATH, or create it with "sessiondb import".`,
+      options,
     );
   }
 }

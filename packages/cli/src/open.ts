@@ -171,7 +171,7 @@ export async function openFor(
     ...(wait ? { patience: wait } : {}),
   };
   if (where.kind === "server") {
-    const store = await openServerStore(where, storeOptions);
+    const store = await noStoreIsMissing(openServerStore(where, storeOptions), where.shown);
     return { store, where, shown: where.shown };
   }
   // The adapter first: a runtime without a usable SQLite binding says so whether or not a store
@@ -187,8 +187,23 @@ export async function openFor(
       throw fileError(error, `cannot create the store's folder ${folder}`, "nothing was stored");
     }
   }
-  const store: CliStore = rt.open(path, storeOptions);
+  const store: CliStore = await noStoreIsMissing(() => rt.open(path, storeOptions), path);
   return { store, where, shown: path };
+}
+
+/**
+ * A read-only open that finds no store — an empty server database, or a file without the store's
+ * tables (the library's `StoreOpenError` with `noStore`) — is "no store here" to the user, like a
+ * missing file: exit 3 (`STORE_MISSING`), not an open failure.
+ */
+async function noStoreIsMissing<T>(open: Promise<T> | (() => T), shown: string): Promise<T> {
+  try {
+    return await (typeof open === "function" ? open() : open);
+  } catch (error) {
+    if ((error as { noStore?: unknown } | null)?.noStore === true)
+      throw new StoreMissingError(shown, { cause: error });
+    throw error;
+  }
 }
 
 /** Size of the store's files in bytes (missing files count 0). */

@@ -182,6 +182,27 @@ describe.skipIf(reason !== undefined)("a store on a libSQL server", () => {
     }
   });
 
+  it("an empty server database is no store yet: read commands exit 3 STORE_MISSING on every runtime, creating nothing; import creates it", async () => {
+    const fresh = await startSqld();
+    try {
+      for (const target of TARGETS) {
+        for (const args of [["stats"], ["sessions", "list"], ["search", "anything"]]) {
+          const r = runOn(target)(["--db", fresh.httpUrl, ...args]);
+          expectOneLineError(r, 3, "STORE_MISSING");
+          expect(r.stderr).toContain(`No store at ${fresh.httpUrl.replace(/\/$/, "")}`);
+        }
+      }
+      // Nothing was created by those reads: still no store, over the WebSocket too.
+      expectOneLineError(cli(["--db", fresh.wsUrl, "stats"]), 3, "STORE_MISSING");
+      expect(cli(["--db", fresh.httpUrl, "import", exported]).code).toBe(0);
+      expect(json(cli(["--db", fresh.httpUrl, "stats", "--json"])).messages).toEqual(
+        json(cli(["--db", mirror, "stats", "--json"])).messages,
+      );
+    } finally {
+      await fresh.stop();
+    }
+  }, 180_000);
+
   it("write commands through the server: rename, archive, fts rebuild and backfill, a re-import skips", () => {
     const env = { SESSIONDB_AUTH_TOKEN: token };
     const run = (args: string[]) => cli(["--db", server.httpUrl, ...args], { env });

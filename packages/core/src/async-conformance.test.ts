@@ -7,6 +7,7 @@
  * and open errors on paths, a full disk, backup, repair, wrapped drivers) is a capability this
  * target does not declare: those tests print why they are skipped.
  */
+import { existsSync } from "node:fs";
 import { describe, it } from "vitest";
 import { asyncDouble } from "../test/support/async-executor.js";
 import { testDriver } from "../test/support/driver.js";
@@ -18,9 +19,12 @@ import { lockFileAdmission } from "./locks/admission.js";
 import type { StoreOptions } from "./store/types.js";
 
 /** What a server engine does for its own connection: a short busy timeout (the store's patience
- * retries around it), foreign keys on, and WAL for a writable database it creates. */
+ * retries around it), foreign keys on, and WAL for a writable database it creates. Its database
+ * always exists, as a server's does: a read-only store where there is no file yet reads an empty
+ * database. */
 async function openOnDouble(path: string, options: StoreOptions): Promise<ConformanceStore> {
   const readOnly = options.readOnly === true;
+  if (readOnly && !existsSync(path)) testDriver.open(path, { readOnly: false }).close();
   const conn = testDriver.open(path, { readOnly });
   try {
     conn.exec("PRAGMA busy_timeout = 100");

@@ -19,7 +19,7 @@ import { InvalidInputError } from "./errors.js";
 import { repairAtOpen } from "./fts/recovery.js";
 import type { SqliteJournalMode } from "./journal.js";
 import { type VacuumOptions, type VacuumResult, vacuum } from "./maintenance/vacuum.js";
-import { openSchema } from "./store/open.js";
+import { NoStoreThere, noStoreError, type OpenOutcome, openSchema } from "./store/open.js";
 import {
   type AsyncMethods,
   type BackfillFtsOptions,
@@ -73,7 +73,13 @@ export async function createAsyncStore(
   };
   if (settings.admission !== undefined) env.admission = settings.admission as AsyncAdmission;
   const sqliteVersion = String((await runAsync(env, get("SELECT sqlite_version() AS v")))?.v ?? "");
-  const opened = await runAsync(env, openSchema());
+  let opened: OpenOutcome;
+  try {
+    opened = await runAsync(env, openSchema());
+  } catch (error) {
+    // An engine has no path: the engine's package names the database (a URL) when it knows one.
+    throw error instanceof NoStoreThere ? noStoreError("the database the executor reaches", error) : error;
+  }
   if (opened.repairPending && settings.repairFtsOnOpen) await runAsync(env, repairAtOpen());
   return new AsyncStore(env, undefined, {
     readOnly: settings.readOnly,

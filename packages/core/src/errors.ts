@@ -171,10 +171,19 @@ export class StoreFullError extends SessionDbError<"STORE_FULL"> {
 /** The store cannot be opened at all: missing, a directory, not a database, no permission. */
 export class StoreOpenError extends SessionDbError<"STORE_OPEN_FAILED"> {
   readonly path: string;
+  /** True when there is no store there yet — a missing file, or a database without any of the
+   * store's tables (an empty server database) — opened read-only, which never creates one. A
+   * writable open creates it. */
+  readonly noStore: boolean;
 
-  constructor(path: string, detail: string, options?: { cause?: unknown }) {
-    super("STORE_OPEN_FAILED", `Cannot open store ${JSON.stringify(path)}: ${detail}.`, options);
+  constructor(path: string, detail: string, options?: { cause?: unknown; noStore?: boolean }) {
+    super(
+      "STORE_OPEN_FAILED",
+      `Cannot open store ${JSON.stringify(path)}: ${detail}.`,
+      options?.cause === undefined ? undefined : { cause: options.cause },
+    );
     this.path = path;
+    this.noStore = options?.noStore === true;
   }
 }
 

@@ -63,6 +63,8 @@ export async function openStore(url: string, options?: LibsqlStoreOptions | null
     store = await createAsyncStore(executor, { ...storeOptions, admission: leaseAdmission(executor) });
   } catch (error) {
     executor.close();
+    // Core cannot name a server's database; this package can (without credentials).
+    if (error instanceof StoreOpenError && error.noStore) throw noStoreAt(url, error);
     throw error;
   }
   // A server owns its files (no journal policy applies). A file: URL is this process's SQLite on
@@ -81,6 +83,15 @@ export async function openStore(url: string, options?: LibsqlStoreOptions | null
     );
   }
   return store;
+}
+
+/** An empty database opened read-only: no store there yet, named by its URL. */
+function noStoreAt(url: string, error: StoreOpenError): StoreOpenError {
+  return new StoreOpenError(
+    shown(url),
+    "no sessiondb store is there yet: the database has none of its tables, and a read-only open never creates them (a writable open does, e.g. `sessiondb import`)",
+    { cause: error, noStore: true },
+  );
 }
 
 /** The URL without credentials, for messages. */

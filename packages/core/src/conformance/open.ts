@@ -143,6 +143,63 @@ export function openSuite(target: ConformanceTarget): void {
       assert.equal(await writer.messageCount("s"), 1);
     });
 
+    test("a read-only open where there is no store yet fails with STORE_OPEN_FAILED (noStore) and creates nothing", async ({
+      open,
+      file,
+    }) => {
+      // A fresh location: a missing file, or an empty server database.
+      const fresh = file("fresh.db");
+      const error = (await throwsCode(
+        () => open({ readOnly: true }, fresh),
+        "STORE_OPEN_FAILED",
+      )) as Error & {
+        noStore?: boolean;
+      };
+      assert.equal(error.noStore, true);
+      assert.match(error.message, /no (sessiondb )?store/i);
+      // Still nothing there: a writable open creates the store, and a reader opens it.
+      const writer = await open({}, fresh);
+      await writer.createSession({ id: "s", source: "cli" });
+      await writer.close();
+      const reader = await open({ readOnly: true }, fresh);
+      assert.equal((await reader.getSession("s"))?.id, "s");
+      await reader.close();
+    });
+
+    test(
+      "an existing database without the store's tables is no store either; one with some of them is SCHEMA_OUTDATED",
+      async ({ open, file, raw }) => {
+        const empty = file("empty.db");
+        writeFileSync(empty, "");
+        const error = (await throwsCode(
+          () => open({ readOnly: true }, empty),
+          "STORE_OPEN_FAILED",
+        )) as Error & {
+          noStore?: boolean;
+        };
+        assert.equal(error.noStore, true);
+        assert.equal(readFileSync(empty).length, 0);
+        const foreign = file("foreign.db");
+        const other = raw(foreign);
+        other.exec("CREATE TABLE notes (body TEXT)");
+        other.close();
+        assert.equal(
+          (
+            (await throwsCode(() => open({ readOnly: true }, foreign), "STORE_OPEN_FAILED")) as {
+              noStore?: boolean;
+            }
+          ).noStore,
+          true,
+        );
+        const partial = file("partial.db");
+        const some = raw(partial);
+        some.exec("CREATE TABLE sessions (id TEXT PRIMARY KEY)");
+        some.close();
+        await throwsCode(() => open({ readOnly: true }, partial), "SCHEMA_OUTDATED");
+      },
+      ["files"],
+    );
+
     test("a store behind the schema fails with SCHEMA_OUTDATED naming the column; a writable open heals it", async ({
       open,
       raw,

@@ -36,7 +36,7 @@ import { installFts } from "../fts/install.js";
 import { dirnameOf, type Host } from "../host/host.js";
 import { journalMode, journalModeOf, type SqliteJournalMode } from "../journal.js";
 import { readProbeSql, UPSERT_META_SQL } from "../schema/ddl.js";
-import { META_FINGERPRINT, META_SCHEMA_VERSION, STATE_META } from "../schema/definition.js";
+import { META_FINGERPRINT, META_SCHEMA_VERSION, STATE_META, TABLES } from "../schema/definition.js";
 import { SCHEMA_FINGERPRINT } from "../schema/fingerprint.js";
 import { runMigrations, storedSchemaVersion } from "../schema/migrations.js";
 import { findMissingSchema, reconcileSchema } from "../schema/reconcile.js";
@@ -50,7 +50,9 @@ export function preflight(path: string, readOnly: boolean, host: Host | undefine
   if (info && info.kind !== "file") throw new StoreOpenError(path, "it is not a regular file");
   if (!info) {
     if (readOnly)
-      throw new StoreOpenError(path, "no store exists there (a read-only open never creates one)");
+      throw new StoreOpenError(path, "no store exists there (a read-only open never creates one)", {
+        noStore: true,
+      });
     const parent = host.stat(dirnameOf(path));
     if (parent?.kind !== "directory")
       throw new StoreOpenError(path, `its directory ${dirnameOf(path)} does not exist`);
@@ -101,9 +103,33 @@ export function* openSchema(): Op<OpenOutcome> {
   return yield* patient(openWritable, { budgetMs: state.patience.openMs, jitter: "open" });
 }
 
+/** What a read-only open found instead of a store: a database with none of its tables (a new
+ * or foreign file, an empty server database). Each store reports it as `StoreOpenError` with
+ * `noStore`, naming the database its own way (`noStoreError`). */
+export class NoStoreThere extends Error {
+  constructor() {
+    super("no sessiondb store is there yet");
+  }
+}
+
+/** What a read-only open of a database without a store throws, for `location`. */
+export function noStoreError(location: string, cause: NoStoreThere): StoreOpenError {
+  return new StoreOpenError(
+    location,
+    "no sessiondb store is there yet: the database has none of its tables, and a read-only open never creates them (a writable open does, e.g. `sessiondb import`)",
+    { cause, noStore: true },
+  );
+}
+
+const STORE_TABLES_SQL = `SELECT 1 AS found FROM sqlite_master WHERE type = 'table' AND name IN (${TABLES.map(() => "?").join(", ")}) LIMIT 1`;
+
 function* openReadOnly(): Op<OpenOutcome> {
   const missing = yield* findMissingSchema(readProbeSql);
-  if (missing) throw new SchemaOutdatedError(missing);
+  if (missing) {
+    // None of the tables at all is not a store behind this build: it is no store.
+    if (!(yield* get(STORE_TABLES_SQL, ...TABLES.map((table) => table.name)))) throw new NoStoreThere();
+    throw new SchemaOutdatedError(missing);
+  }
   return { journalMode: yield* journalMode(), warnings: [], repairPending: false };
 }
 
@@ -273,6 +299,7 @@ export function openFailure(
   readOnly: boolean,
   host: Host | undefined,
 ): unknown {
+  if (error instanceof NoStoreThere) return noStoreError(path, error);
   // A read-only connection that cannot get what a WAL read needs: READONLY, or CANTOPEN for a
   // file that is there (its -shm cannot be made, e.g. on a read-only mount).
   const blocked =
