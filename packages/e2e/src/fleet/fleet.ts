@@ -24,12 +24,14 @@ import { buildMirror, compareSearches, type Probe } from "./mirror.js";
 
 /**
  * Refusals a gateway may see, all typed: the store busy past patience (the server unreachable
- * counts as busy: nothing was sent), and the answer to a COMMIT lost with the node
- * (`LIBSQL_COMMIT_UNKNOWN`, an extended code): the write may or may not be stored, so the
- * checker counts it as in flight.
+ * counts as busy: nothing was sent); an open that found its node down (`STORE_OPEN_FAILED`
+ * caused by `LIBSQL_UNREACHABLE`: a replacement gateway that starts while the replica node is
+ * killed; nothing was sent, and the gateway opens again); and the answer to a COMMIT lost with
+ * the node (`LIBSQL_COMMIT_UNKNOWN`, an extended code): the write may or may not be stored, so
+ * the checker counts it as in flight.
  */
 export const UNCERTAIN_CODES = ["LIBSQL_COMMIT_UNKNOWN"];
-const TOLERATED_CODES = ["STORE_BUSY", ...UNCERTAIN_CODES];
+const TOLERATED_CODES = ["STORE_BUSY", "LIBSQL_UNREACHABLE", ...UNCERTAIN_CODES];
 
 export interface FleetResult {
   failures: string[];
