@@ -73,7 +73,8 @@ export interface AsyncExecutor extends AsyncStatements {
  * The FTS admission of an async store: at most one full index rebuild at a time across every
  * client of the database. An embedded store uses a lock file beside its database; a server
  * engine answers with what it has (a lease row, an advisory lock). A lost lease costs only
- * duplicate work: every rebuild is one write transaction, so two never interleave.
+ * duplicate work: a rebuild is a re-seeded backfill whose steps are short write transactions
+ * that interleave safely with another rebuilder's.
  */
 export interface AsyncAdmission {
   /** Try to take it, polling up to `timeoutMs` while another client holds it (0: one try).
@@ -266,7 +267,7 @@ async function admitted(
     lease.renewEveryMs !== undefined && lease.renewEveryMs > 0
       ? setInterval(() => {
           // A renewal that fails loses the lease at worst: another client may rebuild too,
-          // one transaction after this one.
+          // re-seeding the backfill this one's steps then help to finish.
           lease.renew().catch(() => undefined);
         }, lease.renewEveryMs)
       : undefined;
