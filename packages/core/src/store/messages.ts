@@ -148,17 +148,24 @@ interface MessageRange {
 }
 
 /**
- * The read of a session's messages in a range, in id order (`DESC`: from the newest). One
- * statement answers both questions a read asks: the session's row is the outer side of a LEFT
- * JOIN, so an unknown session gives no row at all and a session without matching messages one
- * row of NULLs. The messages side walks idx_messages_session (session_id, id) from one end:
- * O(rows returned), no sort. Built once per select list and order.
+ * The reads of a session's messages in a range, in id order (`DESC`: from the newest). Both walk
+ * idx_messages_session (session_id, id) from one end: O(rows returned), no sort. `rows` reads the
+ * messages alone — what a resume asks for, as cheap as the bare read. When it finds none, `exact`
+ * answers whether the session exists in the same statement: the session's row is the outer side
+ * of a LEFT JOIN, so an unknown session gives no row at all and a session without matching
+ * messages one row of NULLs. Built once per select list and order.
  */
-function rangeSql(textWhole: boolean, order: "" | "DESC"): string {
-  return `SELECT ${messageColumns(textWhole)}
+function rangeSql(textWhole: boolean, order: "" | "DESC"): { rows: string; exact: string } {
+  const columns = messageColumns(textWhole);
+  return {
+    rows: `SELECT ${columns} FROM messages m
+      WHERE m.session_id = ? AND m.id > ? AND m.id < ? AND (? = 1 OR m.active = 1)
+      ORDER BY m.id ${order} LIMIT ?`,
+    exact: `SELECT ${columns}
        FROM sessions s LEFT JOIN messages m
          ON m.session_id = s.id AND m.id > ? AND m.id < ? AND (? = 1 OR m.active = 1)
-      WHERE s.id = ? ORDER BY m.id ${order} LIMIT ?`;
+      WHERE s.id = ? ORDER BY m.id ${order} LIMIT ?`,
+  };
 }
 const RANGE_SQL = {
   whole: { oldest: rangeSql(true, ""), newest: rangeSql(true, "DESC") },
@@ -173,17 +180,16 @@ function* selectRange(id: string, range: MessageRange, limit: number, newestFirs
     yield* requireSession(id);
     return [];
   }
-  const sql = RANGE_SQL[(yield* readsTextWhole()) ? "whole" : "guarded"];
-  const rows = yield* all(
-    newestFirst ? sql.newest : sql.oldest,
-    range.afterId,
-    range.beforeId,
-    range.includeInactive,
-    id,
-    limit,
-  );
-  if (rows.length === 0) throw new SessionNotFoundError(id);
-  return rows.length === 1 && rows[0]?.id === null ? [] : rows;
+  const lists = RANGE_SQL[(yield* readsTextWhole()) ? "whole" : "guarded"];
+  const sql = newestFirst ? lists.newest : lists.oldest;
+  const { afterId, beforeId, includeInactive } = range;
+  const rows = yield* all(sql.rows, id, afterId, beforeId, includeInactive, limit);
+  if (rows.length > 0) return rows;
+  // Nothing in range: an unknown session, or none of its messages matched. One statement decides
+  // (and returns a message added meanwhile), so the answer is one state of the store.
+  const exact = yield* all(sql.exact, afterId, beforeId, includeInactive, id, limit);
+  if (exact.length === 0) throw new SessionNotFoundError(id);
+  return exact.length === 1 && exact[0]?.id === null ? [] : exact;
 }
 
 function* selectMessages(id: string, range: MessageRange, limit: number): Op<Message[]> {
