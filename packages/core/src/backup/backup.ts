@@ -98,10 +98,15 @@ export async function backupStore(
     if (driver.backup) {
       method = "online-backup";
       const source = pinnedSnapshot(ctx);
+      // Opened before the binding opens the copy and closed after it closed it (see holdFile).
+      let copy: ReturnType<NonNullable<typeof host.holdFile>> | undefined;
       try {
+        copy = host.holdFile?.(temporary);
+        const held = copy;
         await onlineCopy({ ...driver, backup: driver.backup }, source, temporary, {
           stepped: journalMode === "wal",
           signal: options.signal,
+          flush: held && (() => held.sync()),
           onPages: (pages) =>
             options.onProgress?.({
               phase: "copying",
@@ -110,6 +115,7 @@ export async function backupStore(
             }),
         });
       } finally {
+        copy?.close();
         if (source !== ctx.conn) {
           rollbackQuietly(source);
           source.close();

@@ -22,21 +22,32 @@ const ALL_PAGES = 0x7fffffff;
 /**
  * Copy with the online backup API from `conn`, which holds one read snapshot of the store for
  * the whole copy (backup.ts), so no other connection's commit makes SQLite start over. In WAL
- * mode the copy goes in steps with progress between them. In DELETE mode the snapshot's read lock
- * keeps every writer's commit waiting — this process's own writes too, which cannot run while
- * the copy holds the thread between steps — so the copy is one step, as short as it can be.
+ * mode the copy goes in steps with progress between them, and each step's pages are flushed to
+ * the disk before the next (`flush`): left to the end, the whole copy (hundreds of MB) reached
+ * the disk in one flush that other processes' commits queued behind — on ext4 a commit's fsync
+ * waits for the file system's journal, which waits for that flood. A writer appending next to
+ * back-to-back backups of a 350 MB store had a p99 of 114–125 ms; flushing every 4 MiB step,
+ * 25–36 ms, for about the same copy time. In DELETE mode the snapshot's read lock keeps every
+ * writer's commit waiting — this process's own writes too, which cannot run while the copy holds
+ * the thread between steps — so the copy is one step, as short as it can be.
  */
 export async function onlineCopy(
   driver: SqliteDriver & Required<Pick<SqliteDriver, "backup">>,
   conn: SqliteConnection,
   target: string,
-  options: { stepped: boolean; onPages?: (progress: BackupPageProgress) => void; signal?: AbortSignal },
+  options: {
+    stepped: boolean;
+    onPages?: (progress: BackupPageProgress) => void;
+    signal?: AbortSignal;
+    flush?: () => void;
+  },
 ): Promise<void> {
   options.signal?.throwIfAborted();
   await driver.backup(conn, target, {
     pagesPerStep: options.stepped ? STEP_PAGES : ALL_PAGES,
     onStep(progress) {
       options.signal?.throwIfAborted();
+      if (options.stepped) options.flush?.();
       options.onPages?.(progress);
     },
   });

@@ -16,6 +16,7 @@ import {
 import { dirname } from "node:path";
 import { STORE_FILE_MODE } from "../constants.js";
 import { BackupDestinationError, StoreBusyError } from "../errors.js";
+import type { Host } from "../host/host.js";
 import type { Store } from "../store.js";
 import { ackedCount, appendedContent } from "./appender.js";
 import { assert, type ConformanceTarget, type FileFixture, fileFixtureTest, SAFE_SQLITE } from "./harness.js";
@@ -47,6 +48,31 @@ async function refused(promise: Promise<unknown>, reason: string): Promise<Backu
   assert.equal(error.code, "BACKUP_DESTINATION_REFUSED");
   assert.equal(error.reason, reason);
   return error;
+}
+
+/** The target's host, recording what the backup does with the file it holds (holdFile). */
+function flushRecorder(host: Host): { host: Host; log: string[] } {
+  const log: string[] = [];
+  const holdFile = host.holdFile?.bind(host);
+  const recording: Host = Object.assign(Object.create(host) as Host, {
+    holdFile: holdFile
+      ? (path: string) => {
+          log.push(`hold ${path}`);
+          const held = holdFile(path);
+          return {
+            sync: () => {
+              log.push("sync");
+              held.sync();
+            },
+            close: () => {
+              log.push("close");
+              held.close();
+            },
+          };
+        }
+      : undefined,
+  });
+  return { host: recording, log };
 }
 
 export function backupSuite(target: ConformanceTarget): void {
@@ -121,6 +147,44 @@ export function backupSuite(target: ConformanceTarget): void {
       assert.equal(restored.search("needle42").route, "fts");
       assert.ok(restored.search("needle42").hits.length > 0);
       assert.deepEqual(restored.checkIntegrity(), { ok: true, problems: [] });
+    });
+
+    test("an online backup of a WAL store flushes its copy after every step, through a descriptor it closes when the copy is done; in DELETE mode the copy is one step", async (f) => {
+      assert.ok(target.host, "the backup suite needs the target's host");
+      const recorded = flushRecorder(target.host);
+      const store = f.open({ host: recorded.host });
+      seed(store, 12000); // ~9 MB with the index: more than two steps of 1024 pages
+      const copying: number[] = [];
+      const result = await store.backup(f.file("copy.db"), {
+        onProgress: (progress) => {
+          if (progress.phase === "copying" && progress.copiedPages !== undefined)
+            copying.push(progress.copiedPages);
+        },
+      });
+      if (result.method === "vacuum-into") {
+        // No steps to flush between: VACUUM INTO is one statement.
+        assert.deepEqual(recorded.log, []);
+      } else {
+        assert.ok(copying.length >= 3, `${copying.length} steps`);
+        // The temporary copy, never the store or the destination's final name.
+        assert.ok(recorded.log[0]?.startsWith(`hold ${f.file("copy.db")}.tmp-`), recorded.log[0]);
+        assert.deepEqual(recorded.log.slice(1), [...copying.map(() => "sync"), "close"]);
+      }
+      store.close();
+      const copy = f.open({ readOnly: true }, f.file("copy.db"));
+      assert.equal(copy.messageCount(), 12000);
+      assert.deepEqual(copy.checkIntegrity(), { ok: true, problems: [] });
+      copy.close();
+
+      recorded.log.length = 0;
+      const deleteMode = f.open({ host: recorded.host, journalMode: "delete" }, f.file("delete.db"));
+      seed(deleteMode, 200);
+      const one = await deleteMode.backup(f.file("delete-copy.db"));
+      if (one.method === "online-backup")
+        assert.deepEqual(
+          recorded.log.filter((e) => e === "sync"),
+          [],
+        );
     });
 
     test("a DELETE-mode store backs up to a DELETE-mode copy; a read-only store backs up too", async (f) => {

@@ -264,6 +264,14 @@ export function createFsHost(load: () => FsModules): Host {
         fs.closeSync(fd);
       }
     },
+    holdFile(path) {
+      const fs = fsModule();
+      const fd = fs.openSync(path, "r+");
+      return {
+        sync: () => fs.fdatasyncSync(fd),
+        close: () => fs.closeSync(fd),
+      };
+    },
     syncDirectory(path) {
       const fs = fsModule();
       let fd: number | undefined;

@@ -48,6 +48,12 @@ export interface Host {
   /** Flush a file this process wrote to stable storage. Never called on a store or its -wal/-shm
    * (closing the descriptor would drop SQLite's locks there). */
   syncFile(path: string): void;
+  /** Keep `path` open to flush, step by step, what another handle of this process writes to it:
+   * the online backup's copy, written by the binding's own connection. `sync` flushes the data
+   * written so far; `close` only once that other handle is closed, since closing a descriptor
+   * drops the process's POSIX locks on the file. Optional: without it a backup's copy reaches
+   * the disk in one flush at its end. */
+  holdFile?(path: string): { sync(): void; close(): void };
   /** Flush a directory's entries (after a rename); a no-op where directories cannot be synced. */
   syncDirectory(path: string): void;
   /** Give the file at `existing` a second name `to` (a hard link; `to` must not exist). */
