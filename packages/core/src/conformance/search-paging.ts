@@ -192,15 +192,23 @@ export function searchPagingSuite(target: ConformanceTarget): void {
       }
       for (const [i, w] of walks.entries())
         assert.deepEqual(w.seen, expected[i], `${w.q} ${JSON.stringify(w.o)} by ${w.limit}`);
-      // A cursor goes on in another connection (which reads the ranking for itself).
+      // A cursor goes on in another connection (which reads the ranking for itself): a first
+      // page's (it carries no rank) and a later page's.
       for (const [query, options] of cases) {
         const first = await store.search(query, { ...options, limit: 4 });
         const second = await store.search(query, { ...options, limit: 4, cursor: first.nextCursor });
         const rest = await other.search(query, { ...options, limit: 1000, cursor: second.nextCursor });
+        const expected = await all(store, query, options);
         assert.deepEqual(
           [...first.hits, ...second.hits, ...rest.hits].map((h) => h.messageId),
-          await all(store, query, options),
+          expected,
           `${query} ${JSON.stringify(options)} in another connection`,
+        );
+        const fromFirst = await other.search(query, { ...options, limit: 1000, cursor: first.nextCursor });
+        assert.deepEqual(
+          fromFirst.hits.map((h) => h.messageId),
+          expected.slice(4),
+          `${query} ${JSON.stringify(options)}: a first page's cursor in another connection`,
         );
       }
       // A write after the walk's ranking was kept: appended messages stay out, a deleted one
@@ -223,6 +231,12 @@ export function searchPagingSuite(target: ConformanceTarget): void {
           cursor = page.nextCursor;
         }
         assert.deepEqual(rest, now.slice(seen.length), `${query} ${JSON.stringify(options)} after a write`);
+        const fromFirst = await store.search(query, { ...options, limit: 1000, cursor: first.nextCursor });
+        assert.deepEqual(
+          fromFirst.hits.map((h) => h.messageId),
+          now.slice(first.hits.length),
+          `${query} ${JSON.stringify(options)}: a first page's cursor after a write`,
+        );
       }
     });
 

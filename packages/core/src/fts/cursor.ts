@@ -11,7 +11,10 @@
  *   uses collection statistics (row count, average length, rows per term) that any write to the
  *   index changes, and then every rank moves. The cursor carries a stamp of the index's
  *   averages and structure records; while they are unchanged the next page seeks past the last
- *   (rank, id) on the index cursor itself (no row read, no snippet for what it skips). Once the
+ *   (rank, id) on the index cursor itself (no row read, no snippet for what it skips). A first
+ *   page's cursor has no rank (reading it would cost that page a second pass over its matches,
+ *   see indexSearchSql): its next page takes the rank from the ranking it reads (ranked-walks.ts)
+ *   or, when that cannot answer, skips the first page's hits by position. Once the
  *   index has been written, the walk goes on by position (hits returned so far, skipped by
  *   OFFSET), in the ranking as it is now — so under concurrent writes a rank walk can repeat or
  *   miss a hit whose rank crossed the page boundary; a walk in time order never does.
@@ -41,7 +44,8 @@ export interface SearchCursor {
 /** Where a rank walk stands in one state of one index. */
 export interface RankKey {
   readonly stamp: string;
-  readonly rank: number;
+  /** Undefined after a first page, which does not read ranks. */
+  readonly rank?: number;
   readonly id: number;
 }
 
@@ -87,7 +91,8 @@ const fromBase64Url = (text: string) => atob(text.replace(/-/g, "+").replace(/_/
 export function encodeCursor(cursor: SearchCursor): string {
   const body: unknown[] = [cursor.fingerprint, cursor.maxId, cursor.returned];
   if (cursor.after) body.push(cursor.after.timestamp, cursor.after.id);
-  else if (cursor.rankAfter) body.push(cursor.rankAfter.stamp, cursor.rankAfter.rank, cursor.rankAfter.id);
+  else if (cursor.rankAfter)
+    body.push(cursor.rankAfter.stamp, cursor.rankAfter.rank ?? null, cursor.rankAfter.id);
   return PREFIX + toBase64Url(JSON.stringify(body));
 }
 
@@ -113,7 +118,10 @@ export function decodeCursor(value: unknown, fingerprint: string, sort: SearchSo
     (timeOrder
       ? body.length === 5 && Number.isFinite(body[3]) && isId(body[4])
       : body.length === 3 ||
-        (body.length === 6 && typeof body[3] === "string" && Number.isFinite(body[4]) && isId(body[5])));
+        (body.length === 6 &&
+          typeof body[3] === "string" &&
+          (body[4] === null || Number.isFinite(body[4])) &&
+          isId(body[5])));
   if (!valid) throw new InvalidInputError(field, `not a cursor of a search sorted by ${sort}`);
   const b = body as unknown[];
   if (b[0] !== fingerprint) {
@@ -129,7 +137,7 @@ export function decodeCursor(value: unknown, fingerprint: string, sort: SearchSo
     after: timeOrder ? { timestamp: b[3] as number, id: b[4] as number } : undefined,
     rankAfter:
       !timeOrder && b.length === 6
-        ? { stamp: b[3] as string, rank: b[4] as number, id: b[5] as number }
+        ? { stamp: b[3] as string, rank: b[4] === null ? undefined : (b[4] as number), id: b[5] as number }
         : undefined,
   };
 }

@@ -187,6 +187,56 @@ describe("statements per page", () => {
     expect(log.filter((sql) => /rank > \? OR/.test(sql)).length).toBe(Math.ceil((rest.length + 1) / 4));
   });
 
+  it("a first page reads no ranks: its next page takes them from the ranking", () => {
+    const { fts, store: s, log } = open();
+    for (let i = 0; i < 30; i++) s.add({ content: `flamingo ${"pad ".repeat(i % 7)}` });
+    const expected = fts.search("flamingo", { limit: 1000 }).hits.map((h) => h.messageId);
+    log.length = 0;
+    const first = fts.search("flamingo", { limit: 5 });
+    // The rank column would have FTS5 gather bm25's statistics a second time on a first page.
+    expect(log.filter((sql) => /\.rank AS rank/.test(sql))).toEqual([]);
+    const second = fts.search("flamingo", { limit: 5, cursor: first.nextCursor });
+    const third = fts.search("flamingo", { limit: 5, cursor: second.nextCursor });
+    expect([...first.hits, ...second.hits, ...third.hits].map((h) => h.messageId)).toEqual(
+      expected.slice(0, 15),
+    );
+    // The ranking (ids and ranks) once; both cursor pages from it.
+    expect(rankings(log)).toBe(2);
+    expect(log.filter((sql) => sql.includes("FROM json_each(?) AS p CROSS JOIN messages m")).length).toBe(2);
+  });
+
+  it("a first page's cursor whose kept ranking is refused goes on by position, then seeks", () => {
+    const { fts, store: s, log } = open();
+    for (let i = 0; i < 30; i++) s.add({ session: "a", content: `flamingo ${"pad ".repeat(i % 7)}` });
+    s.add({ session: "b", content: "unrelated" });
+    // A walk of the same search keeps the ranking of this index state and walk bound.
+    const earlier = fts.search("flamingo", { sessionId: "a", limit: 4 });
+    fts.search("flamingo", { sessionId: "a", limit: 4, cursor: earlier.nextCursor });
+    // A row of that ranking's second page leaves the search; the index stamp does not change.
+    const moved = fts.search("flamingo", { sessionId: "a", limit: 1000 }).hits[5]?.messageId as number;
+    s.write(() => s.conn.prepare("UPDATE messages SET session_id = 'b' WHERE id = ?").run(moved));
+    s.write(() =>
+      s.conn.prepare("INSERT OR IGNORE INTO sessions(id, source, started_at) VALUES ('b', 'cli', 0)").run(),
+    );
+    const expected = fts.search("flamingo", { sessionId: "a", limit: 1000 }).hits.map((h) => h.messageId);
+    const first = fts.search("flamingo", { sessionId: "a", limit: 4 });
+    log.length = 0;
+    const seen = first.hits.map((h) => h.messageId);
+    let cursor = first.nextCursor;
+    while (cursor) {
+      const page = fts.search("flamingo", { sessionId: "a", limit: 4, cursor });
+      seen.push(...page.hits.map((h) => h.messageId));
+      cursor = page.nextCursor;
+    }
+    expect(seen).toEqual(expected);
+    // Page 2: the kept ranking names the moved row (refused), so it goes by position and reads
+    // ranks; every later page seeks past the last rank.
+    expect(log.filter((sql) => sql.includes("FROM json_each(?) AS p CROSS JOIN messages m")).length).toBe(1);
+    const byPosition = log.filter((sql) => /\.rank AS rank/.test(sql) && !/rank > \? OR/.test(sql));
+    expect(byPosition.filter((sql) => /LIMIT \? OFFSET \?/.test(sql)).length).toBe(1);
+    expect(log.filter((sql) => /rank > \? OR/.test(sql)).length).toBe(Math.ceil(expected.length / 4) - 2);
+  });
+
   it("after a write the walk goes on by position, without its list", () => {
     const { fts, store: s, log } = open();
     for (let i = 0; i < 30; i++) s.add({ content: `flamingo ${"pad ".repeat(i % 7)}` });

@@ -105,16 +105,21 @@ function indexRequest(plan: RoutePlan, query: ParsedQuery): IndexRequest {
   return { def: BASE_INDEX, match: toMatchExpression(query, { prefix: true }), options: { snippetMaxChars } };
 }
 
-/** The index query of `plan` for one page. */
+/**
+ * The index query of `plan` for one page. Only a cursor page reads its hits' ranks (for the
+ * next cursor's seek): a first page's cursor goes on from the ranking its next page reads, and
+ * reading ranks would cost the first page a second pass over its matches (see withRank).
+ */
 function indexQuery(plan: RoutePlan, query: ParsedQuery, search: NormalizedSearch, page: Page): Sql {
   const { def, match, options } = indexRequest(plan, query);
   return indexSearchSql(def, match, search.filters, search.sort, page, {
     ...options,
     rankAfter: search.rankAfter,
+    withRank: search.cursor !== undefined,
   });
 }
 
-/** Hits of one page, with the last hit's rank when the index ranked them. */
+/** Hits of one page, with the last hit's rank when the page read ranks. */
 interface PageHits {
   hits: SearchHit[];
   lastRank?: number;
@@ -343,10 +348,7 @@ function* pageResult(
     maxId,
     returned: (search.cursor ? search.cursor.returned : search.page.offset) + hits.length,
     after: search.sort === "rank" ? undefined : { timestamp: last.timestamp, id: last.messageId },
-    rankAfter:
-      stamp !== undefined && page.lastRank !== undefined
-        ? { stamp, rank: page.lastRank, id: last.messageId }
-        : undefined,
+    rankAfter: stamp !== undefined ? { stamp, rank: page.lastRank, id: last.messageId } : undefined,
   });
   return { route, hits, nextCursor };
 }
@@ -422,6 +424,9 @@ function* routeAndRun(
     return yield* pageResult(plan.route, yield* executeSearch(plan, parsed, search), search, ranked, stamp);
   const listed = yield* rankedListPage(plan, parsed, search, stamp, seek.id);
   if (listed) return yield* pageResult(plan.route, listed, search, ranked, stamp);
+  // A first page's cursor has no rank to seek past: by position, this page reading ranks.
+  if (seek.rank === undefined)
+    return yield* pageResult(plan.route, yield* executeSearch(plan, parsed, search), search, ranked, stamp);
   const run = { ...search, page: { ...search.page, offset: 0 }, rankAfter: { rank: seek.rank, id: seek.id } };
   return yield* pageResult(plan.route, yield* executeSearch(plan, parsed, run), search, ranked, stamp);
 }
