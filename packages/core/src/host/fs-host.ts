@@ -14,6 +14,7 @@
  */
 import type * as NodeFs from "node:fs";
 import type * as NodeOs from "node:os";
+import type * as NodeWorkerThreads from "node:worker_threads";
 import type { Host, PathInfo } from "./host.js";
 
 /** The built-in modules the host works with. */
@@ -96,6 +97,62 @@ function builtinModules(): FsModules {
     fs: getBuiltin.call(process, "node:fs") as typeof NodeFs,
     os: getBuiltin.call(process, "node:os") as typeof NodeOs,
   };
+}
+
+/** The background flusher (`Host.flushInBackground`): a worker thread evaluated from this
+ * source, so there is no file to ship or resolve. It flushes on a timer until told to stop, then
+ * flushes once more, closes its descriptor (a worker's descriptors outlive it) and reports how
+ * many flushes it made. */
+const FLUSHER_SOURCE = `
+const { parentPort, workerData } = require("node:worker_threads");
+const fs = require("node:fs");
+const fd = fs.openSync(workerData.path, "r+");
+let flushes = 0;
+// A flush that fails stops the flushing; the backup's own sync of the finished copy reports it.
+const flush = () => { try { fs.fdatasyncSync(fd); flushes++; } catch { clearInterval(timer); } };
+const timer = setInterval(flush, workerData.everyMs);
+parentPort.once("message", () => {
+  clearInterval(timer);
+  flush();
+  fs.closeSync(fd);
+  parentPort.postMessage(flushes);
+});
+parentPort.postMessage("ready");
+`;
+
+/** Start the background flusher of `path`; rejects where there are no worker threads or the
+ * worker could not open the file. */
+function flushInBackground(path: string, everyMs: number): Promise<{ stop(): Promise<number> }> {
+  const threads = hostProcess().getBuiltinModule?.("node:worker_threads") as
+    | typeof NodeWorkerThreads
+    | undefined;
+  if (!threads?.Worker) return Promise.reject(new Error("this runtime has no worker threads"));
+  const worker = new threads.Worker(FLUSHER_SOURCE, { eval: true, workerData: { path, everyMs } });
+  // Listened to from the start: a worker that fails while this thread is blocked in SQLite must
+  // not become an unhandled 'error' event.
+  const ended = new Promise<never>((_, reject) => {
+    worker.on("error", reject);
+    worker.on("exit", (code) => reject(new Error(`the flushing worker exited (${code})`)));
+  });
+  ended.catch(() => {});
+  const next = () =>
+    Promise.race([new Promise<unknown>((resolve) => worker.once("message", resolve)), ended]);
+  const stop = async (): Promise<number> => {
+    try {
+      const answer = next();
+      worker.postMessage("stop");
+      return Number(await answer);
+    } finally {
+      await worker.terminate();
+    }
+  };
+  return next().then(
+    () => ({ stop }),
+    async (error: unknown) => {
+      await worker.terminate();
+      throw error;
+    },
+  );
 }
 
 /** A `Host` over the modules `load` returns, called once, on the first call that needs them. */
@@ -272,6 +329,7 @@ export function createFsHost(load: () => FsModules): Host {
         close: () => fs.closeSync(fd),
       };
     },
+    flushInBackground,
     syncDirectory(path) {
       const fs = fsModule();
       let fd: number | undefined;

@@ -54,6 +54,13 @@ export interface Host {
    * drops the process's POSIX locks on the file. Optional: without it a backup's copy reaches
    * the disk in one flush at its end. */
   holdFile?(path: string): { sync(): void; close(): void };
+  /** Flush `path` to stable storage every `everyMs` from a worker thread, while this thread is
+   * blocked in one long SQLite statement that writes it (a `VACUUM INTO` copy), until `stop`
+   * (which flushes once more, closes the worker's descriptor and resolves with the number of
+   * flushes). Start it only after the file exists and stop it before SQLite opens the file
+   * again: the worker's descriptor is closed inside `stop`. Rejects where the runtime has no
+   * worker threads. Optional: without it such a copy reaches the disk in one flush at its end. */
+  flushInBackground?(path: string, everyMs: number): Promise<{ stop(): Promise<number> }>;
   /** Flush a directory's entries (after a rename); a no-op where directories cannot be synced. */
   syncDirectory(path: string): void;
   /** Give the file at `existing` a second name `to` (a hard link; `to` must not exist). */
