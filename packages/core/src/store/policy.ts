@@ -100,13 +100,13 @@ export function checkGuard(
   }
 }
 
-/** READONLY → StoreReadOnlyError; a full disk → StoreFullError naming `what` was not stored;
- * structural corruption → sticky StoreCorruptError. */
 /** SQLite's corruption answers: structural, FTS-scoped, or FTS garbage decoded as a huge size. */
 export function isCorruption(error: unknown): boolean {
   return hasResultCode(error, "CORRUPT", "CORRUPT_VTAB", "NOTADB", "NOMEM");
 }
 
+/** READONLY → StoreReadOnlyError; a full disk → StoreFullError naming `what` was not stored;
+ * structural corruption → sticky StoreCorruptError. */
 export function classifyFailure(state: StorePolicy, error: unknown, what = "the operation"): unknown {
   const full = state.environment.diskFull ?? isDiskFull;
   if (full(error)) return new StoreFullError(what, { cause: error });
