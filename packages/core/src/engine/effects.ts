@@ -23,8 +23,9 @@ export type Effect =
       readonly kind: "get" | "all" | "run";
       readonly sql: string;
       readonly params: SqlValue[];
-      /** SQL whose text varies with its input (search): prepared for this call, not cached. */
-      readonly fresh?: boolean;
+      /** SQL whose text varies with its input (search): kept among the last few such texts
+       * (StoreContext.varyingStatement), not in the cache of fixed statements. */
+      readonly varying?: boolean;
     }
   | { readonly kind: "exec"; readonly sql: string }
   | {
@@ -129,9 +130,9 @@ export function* all(sql: string, ...params: SqlValue[]): Op<Row[]> {
   return (yield { kind: "all", sql, params }) as Row[];
 }
 
-/** Every row of `sql`, prepared for this call only (see `fresh`). */
-export function* allFresh(sql: string, params: SqlValue[]): Op<Row[]> {
-  return (yield { kind: "all", sql, params, fresh: true }) as Row[];
+/** Every row of `sql`, whose text varies with its input (see `varying`). */
+export function* allVarying(sql: string, params: SqlValue[]): Op<Row[]> {
+  return (yield { kind: "all", sql, params, varying: true }) as Row[];
 }
 
 /** Run a data statement. */

@@ -64,7 +64,7 @@ function perform(ctx: StoreContext, effect: Effect): unknown {
     case "get":
       return ctx.statement(effect.sql).get(...effect.params);
     case "all":
-      if (effect.fresh) return ctx.conn.prepare(effect.sql).all(...effect.params);
+      if (effect.varying) return ctx.varyingStatement(effect.sql).all(...effect.params);
       return ctx.statement(effect.sql).all(...effect.params);
     case "run":
       return ctx.statement(effect.sql).run(...effect.params);

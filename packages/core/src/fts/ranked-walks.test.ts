@@ -264,6 +264,24 @@ describe("statements per page", () => {
     expect(result.route).toBe("trigram");
     expect(result.hits).toHaveLength(20);
     for (const hit of result.hits) expect(hit.snippet).toContain("«数据库连接»");
-    expect(log.filter((sql) => sql.includes("instr(CAST(lower(")).length).toBe(1);
+    const windows = (sql: string) => sql.includes("AS w, length(b) AS n");
+    expect(log.filter(windows).length).toBe(1);
+    // A term without cased letters is found without copying each row through lower().
+    expect(log.filter((sql) => windows(sql) && sql.includes("lower(")).length).toBe(0);
+  });
+
+  it("a cased term's window folds both sides; an uncased one finds the same place unfolded", () => {
+    const { fts, store: s, log } = open();
+    const text = `${"Xy ".repeat(80)}CONNECTION 4711 数据 ${"Zw ".repeat(80)}`;
+    s.add({ content: text });
+    // 40 characters before the match, 120 in all (LIKE_SNIPPET_BEFORE_CHARS, LIKE_SNIPPET_CHARS).
+    const around = (at: number, term: string) =>
+      `…${text.slice(at - 40, at)}«${text.slice(at, at + term.length)}»${text.slice(at + term.length, at + 120 - 40)}…`;
+    log.length = 0;
+    const cased = fts.search("nnection", { substring: true });
+    expect(cased.hits[0]?.snippet).toBe(around(text.indexOf("NNECTION"), "nnection"));
+    expect(log.some((sql) => sql.includes("AS w, length(b) AS n") && sql.includes("lower("))).toBe(true);
+    const digits = fts.search("4711", { substring: true });
+    expect(digits.hits[0]?.snippet).toBe(around(text.indexOf("4711"), "4711"));
   });
 });

@@ -277,6 +277,11 @@ export function rankedPageSql(
 /** A letter with an upper and a lower case: only then can folding change a match. */
 const CASED = /[\p{Lu}\p{Ll}\p{Lt}]/u;
 
+/** Whether finding `term` needs both sides folded: SQLite's lower() changes only A–Z and keeps
+ * every byte where it is, so for a term without cased letters (digits, CJK, symbols) the folded
+ * and the unfolded text hold it at the same positions, and the copy lower() makes is saved. */
+export const foldsCase = (term: string): boolean => CASED.test(term);
+
 /**
  * "Some column contains the term", ASCII case-insensitively: instr() compares bytes with
  * memcmp, so it sees text after a NUL (LIKE stops there) and never backtracks (LIKE's '%term%'
@@ -286,7 +291,7 @@ const CASED = /[\p{Lu}\p{Ll}\p{Lt}]/u;
  * it, sparing a copy of every row a scan reads. Parameter: the term.
  */
 function containsSql(columns: readonly string[], term: string): string {
-  const test = CASED.test(term)
+  const test = foldsCase(term)
     ? (c: string) => `instr(lower(ifnull(m.${c}, '')), lower(?)) > 0`
     : (c: string) => `instr(ifnull(m.${c}, ''), ?) > 0`;
   return `(${columns.map(test).join(" OR ")})`;
@@ -333,12 +338,16 @@ export function likeSearchSql(
  * `p` where the term first occurs (as containsSql finds it; 0 when it does not), and the bytes
  * around it (`w`, from byte `start`; `n` bytes in all). Bytes, because SQLite's substr() and
  * length() stop at a NUL character; computed in SQL so a multi-megabyte tool output never
- * crosses into JavaScript. One statement for a whole page of hits, not one per hit.
+ * crosses into JavaScript. One statement for a whole page of hits, not one per hit. `fold`:
+ * foldsCase of the term (without it, neither side is copied through lower()).
  * Parameters: the term, the message ids as a JSON array.
  */
-export function likeWindowsSql(column: (typeof LIKE_COLUMNS)[number]): string {
+export function likeWindowsSql(column: (typeof LIKE_COLUMNS)[number], fold: boolean): string {
   const start = `max(1, p - ${LIKE_WINDOW_BEFORE_BYTES})`;
-  return `SELECT id, p, ${start} AS start, substr(b, ${start}, ${LIKE_WINDOW_BYTES}) AS w, length(b) AS n FROM (SELECT id, CAST(${column} AS BLOB) AS b, instr(CAST(lower(${column}) AS BLOB), CAST(lower(?) AS BLOB)) AS p FROM messages WHERE id IN (SELECT value FROM json_each(?)))`;
+  const position = fold
+    ? `instr(CAST(lower(${column}) AS BLOB), CAST(lower(?) AS BLOB))`
+    : `instr(CAST(${column} AS BLOB), CAST(? AS BLOB))`;
+  return `SELECT id, p, ${start} AS start, substr(b, ${start}, ${LIKE_WINDOW_BYTES}) AS w, length(b) AS n FROM (SELECT id, CAST(${column} AS BLOB) AS b, ${position} AS p FROM messages WHERE id IN (SELECT value FROM json_each(?)))`;
 }
 
 /** The index's averages (row count, tokens per column) and structure (segments, write

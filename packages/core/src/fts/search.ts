@@ -5,7 +5,7 @@
  * pasted megabyte of one character must not freeze a search (see search-sql.ts and query.ts).
  */
 import type { Row } from "../driver.js";
-import { all, allFresh, exec, get, type Op, policy, remember, snapshot, write } from "../engine/effects.js";
+import { all, allVarying, exec, get, type Op, policy, remember, snapshot, write } from "../engine/effects.js";
 import { hasResultCode } from "../errors.js";
 import { classifyFailure } from "../store/policy.js";
 import { text } from "../store/rows.js";
@@ -32,6 +32,7 @@ import {
   type SearchResult,
 } from "./search-options.js";
 import {
+  foldsCase,
   type IdWindow,
   type IndexSearchOptions,
   indexSearchSql,
@@ -74,7 +75,7 @@ function* probeTrigramNul(): Op<boolean> {
   try {
     for (const sql of TRIGRAM_NUL_PROBE.setup) yield* exec(sql);
     try {
-      return Number((yield* allFresh(TRIGRAM_NUL_PROBE.query, []))[0]?.n) === 1;
+      return Number((yield* allVarying(TRIGRAM_NUL_PROBE.query, []))[0]?.n) === 1;
     } finally {
       yield* exec(TRIGRAM_NUL_PROBE.teardown);
     }
@@ -129,8 +130,8 @@ function* indexHits(plan: RoutePlan, query: ParsedQuery, search: NormalizedSearc
   const { sql, params } = indexQuery(plan, query, search, page);
   let rows: Row[];
   try {
-    // Dynamic SQL is prepared per call, not cached: its text varies with the query's shape.
-    rows = yield* allFresh(sql, params);
+    // Its text varies with the query's shape: kept among the last few such statements only.
+    rows = yield* allVarying(sql, params);
   } catch (error) {
     if (isQuerySyntaxError(error)) return { hits: [] };
     throw error;
@@ -171,7 +172,8 @@ function* likeSnippets(ids: readonly number[], terms: readonly string[]): Op<Map
     for (const column of LIKE_COLUMNS) {
       for (const term of candidates) {
         if (pending.length === 0) return snippets;
-        for (const row of yield* all(likeWindowsSql(column), term, JSON.stringify(pending))) {
+        const sql = likeWindowsSql(column, foldsCase(term));
+        for (const row of yield* all(sql, term, JSON.stringify(pending))) {
           if (Number(row.p) > 0 && Number(row.n) > 0 && row.w instanceof Uint8Array) {
             const window = {
               bytes: row.w,
@@ -197,7 +199,7 @@ export function* likeHits(
   window?: IdWindow,
 ): Op<SearchHit[]> {
   const { sql, params } = likeSearchSql(query, search.filters, search.sort, page, window);
-  return yield* withSnippets(yield* allFresh(sql, params), query);
+  return yield* withSnippets(yield* allVarying(sql, params), query);
 }
 
 function compareByTime(a: SearchHit, b: SearchHit): number {
@@ -255,7 +257,7 @@ function* readRanking(
   );
   let rows: Row[];
   try {
-    rows = yield* allFresh(sql, params);
+    rows = yield* allVarying(sql, params);
   } catch (error) {
     if (isQuerySyntaxError(error)) return undefined;
     throw error;
@@ -300,7 +302,7 @@ function* rankedListPage(
   const to = Math.min(from + page.limit, list.ids.length);
   const ids = Array.from(list.ids.subarray(from, to));
   const { sql, params } = rankedPageSql(request.def, request.match, search.filters, ids, request.options);
-  const rows = ids.length === 0 ? [] : yield* allFresh(sql, params);
+  const rows = ids.length === 0 ? [] : yield* allVarying(sql, params);
   const stale = (row: Row, i: number) =>
     Number(row.id) !== ids[i] ||
     (Number(row.short) === 1 && (row.snippet === null || row.snippet === undefined));

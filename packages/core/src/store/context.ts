@@ -10,6 +10,11 @@ import type { Host } from "../host/host.js";
 import { TransactionScope } from "../transaction.js";
 import type { StorePolicy } from "./policy.js";
 
+/** Varying statements kept per connection: a search's text changes with the query's shape (its
+ * terms, filters, page), so the cache of fixed statements would grow without bound; the last few
+ * cover a repeated search, whose prepare costs ~50 µs (5–10 % of a CJK search). */
+export const VARYING_STATEMENTS = 16;
+
 export interface WriteOptions {
   /** Patience budget in ms for BUSY/LOCKED (default: the write patience). */
   patienceMs?: number;
@@ -37,6 +42,9 @@ export interface StoreContext {
   readonly transactions: TransactionScope;
   /** Cached prepared statement for `sql`. */
   statement(sql: string): SqliteStatement;
+  /** Prepared statement for SQL whose text varies with its input (a search's): only the last
+   * VARYING_STATEMENTS such texts are kept, least recently used out first. */
+  varyingStatement(sql: string): SqliteStatement;
   /** Forget the cached statements (before the connection closes). */
   clearStatements(): void;
   /** The local file's own work (`local` effects); without it they answer undefined. */
@@ -56,6 +64,8 @@ export function createContext(init: {
   local?: (action: LocalAction) => unknown;
 }): StoreContext {
   const statements = new Map<string, SqliteStatement>();
+  // Insertion order is recency: a hit moves its entry to the end.
+  const varying = new Map<string, SqliteStatement>();
   const { conn } = init;
   return {
     ...init,
@@ -68,6 +78,19 @@ export function createContext(init: {
       }
       return statement;
     },
-    clearStatements: () => statements.clear(),
+    varyingStatement(sql) {
+      let statement = varying.get(sql);
+      if (statement) varying.delete(sql);
+      else {
+        statement = conn.prepare(sql);
+        if (varying.size >= VARYING_STATEMENTS) varying.delete(varying.keys().next().value as string);
+      }
+      varying.set(sql, statement);
+      return statement;
+    },
+    clearStatements: () => {
+      statements.clear();
+      varying.clear();
+    },
   };
 }
