@@ -123,14 +123,40 @@ export function defineDriver(raw: RawDriver): SqliteDriver {
         throw new SqliteError("CANTOPEN", `unable to open database file: ${path} is a directory`);
       }
       const connection = guard(raw, () => raw.open(path, flags));
+      // Statements and exec catch inline rather than through `guard`: they run several times per
+      // store call, and a closure per call is garbage the raw binding does not make.
       const wrapped: SqliteConnection = {
-        exec: (sql) => guard(raw, () => connection.exec(sql)),
+        exec(sql) {
+          try {
+            connection.exec(sql);
+          } catch (error) {
+            throw normalizeError(raw, error);
+          }
+        },
         prepare(sql) {
           const statement = guard(raw, () => connection.prepare(sql));
           return {
-            run: (...params) => guard(raw, () => statement.run(...params)),
-            get: (...params) => guard(raw, () => statement.get(...params)),
-            all: (...params) => guard(raw, () => statement.all(...params)),
+            run(...params) {
+              try {
+                return statement.run(...params);
+              } catch (error) {
+                throw normalizeError(raw, error);
+              }
+            },
+            get(...params) {
+              try {
+                return statement.get(...params);
+              } catch (error) {
+                throw normalizeError(raw, error);
+              }
+            },
+            all(...params) {
+              try {
+                return statement.all(...params);
+              } catch (error) {
+                throw normalizeError(raw, error);
+              }
+            },
           };
         },
         close: () => guard(raw, () => connection.close()),

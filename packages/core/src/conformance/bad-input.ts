@@ -274,6 +274,13 @@ function storeRows(store: ConformanceStore): Row[] {
       call: () => store.appendMessages("s1", [message, v as never]),
       field: "messages[1]",
     })),
+    {
+      // A hole in the list is a missing message, named by its index, not a crash.
+      label: 'appendMessages("s1", [ok, <hole>])',
+      // biome-ignore lint/suspicious/noSparseArray: the hole is the input under test
+      call: () => store.appendMessages("s1", [message, ,] as never),
+      field: "messages[1]",
+    },
     ...[null, 42, {}, "messages"].map((v) => ({
       label: `appendMessages("s1", ${show(v)})`,
       call: () => store.appendMessages("s1", v as never),

@@ -161,9 +161,12 @@ export function* snapshot<T>(body: () => Op<T>, options?: WriteOptions): Op<T> {
   return (yield { kind: "snapshot", body, options }) as T;
 }
 
+/** The `now` effect (one object: asked on every append). */
+export const NOW: Effect = { kind: "now" };
+
 /** Wall clock in ms (the store's injectable clock). */
 export function* now(): Op<number> {
-  return (yield { kind: "now" }) as number;
+  return (yield NOW) as number;
 }
 
 /** Pause `ms` between two steps of a long job (never inside a transaction). */
