@@ -90,13 +90,27 @@ export const METRICS: Record<string, MetricDef> = {
   "append.single.raw.p50": ms("append single: raw p50"),
   "append.single.store.rows": { label: "append single: store", unit: "rows/s" },
   "append.single.raw.rows": { label: "append single: raw", unit: "rows/s" },
-  "append.single.ratio": ratio("append single: store / raw (throughput)", "higher", 0.3),
+  "append.single.ratio.all": { label: "append single: store / raw, every call counted", unit: "×" },
+  // Each side's slowest tenth of calls left out: FTS5 merges and checkpoints land on whichever
+  // side commits at that moment (suites/append.ts).
+  "append.single.ratio": ratio(
+    "append single: store / raw (throughput, slowest 10 % left out)",
+    "higher",
+    0.2,
+    0.85,
+  ),
   "append.batch.store.p50": ms("append batch of 50: store p50"),
   "append.batch.store.p99": ms("append batch of 50: store p99"),
   "append.batch.raw.p50": ms("append batch of 50: raw p50"),
   "append.batch.store.rows": { label: "append batch of 50: store", unit: "rows/s" },
   "append.batch.raw.rows": { label: "append batch of 50: raw", unit: "rows/s" },
-  "append.batch.ratio": ratio("append batch: store / raw (throughput)", "higher", 0.3),
+  "append.batch.ratio.all": { label: "append batch: store / raw, every call counted", unit: "×" },
+  "append.batch.ratio": ratio(
+    "append batch: store / raw (throughput, slowest 10 % left out)",
+    "higher",
+    0.2,
+    0.9,
+  ),
 };
 
 /** The search queries, one block of rows each. */

@@ -16,7 +16,13 @@ export function percentile(samples: readonly number[], p: number): number {
 /** Median. */
 export const median = (samples: readonly number[]): number => percentile(samples, 50);
 
-/** p50, p99 and count of latency samples (ms). */
+/** Mean of the fastest `1 - slowestShare` of `samples` (the slowest share left out); NaN when
+ * empty. */
+export function trimmedMean(samples: readonly number[], slowestShare: number): number {
+  const kept = [...samples].sort((a, b) => a - b).slice(0, Math.ceil(samples.length * (1 - slowestShare)));
+  return kept.length === 0 ? Number.NaN : kept.reduce((a, b) => a + b, 0) / kept.length;
+}
+
 /** Median and 99th percentile of a sample, with its size. */
 export interface Latency {
   p50: number;
