@@ -1,5 +1,5 @@
 /** The side-by-side Markdown table (runtimes as columns) and the goal summary. */
-import { METRICS, meetsGoal, type TargetResult } from "./metrics.js";
+import { METRICS, type MetricDef, meetsGoal, type TargetResult } from "./metrics.js";
 import { round } from "./stats.js";
 
 export interface RunMeta {
@@ -16,6 +16,11 @@ function cell(value: number | undefined, goal: boolean | undefined): string {
   if (!Number.isFinite(value)) return String(value);
   const text = String(round(value));
   return goal === undefined ? text : `${text} ${goal ? "✅" : "❌"}`;
+}
+
+/** A row `bench:check` tracks (a ratio with a tolerance) is bold; an untracked ratio is not. */
+function tracked(label: string, def: MetricDef): string {
+  return def.tolerance === undefined ? label : `**${label}**`;
 }
 
 /** One Markdown document: a table per size, then notes, errors and skipped targets. */
@@ -41,7 +46,7 @@ export function markdown(results: TargetResult[], meta: RunMeta): string {
       const values = ran.map((r) => r.sizes[size]?.metrics[name]);
       if (values.every((v) => v === undefined)) continue;
       const goal = def.goal === undefined ? "" : `${def.better === "higher" ? "≥" : "≤"} ${def.goal}`;
-      const label = def.unit === "×" ? `**${def.label}**` : def.label;
+      const label = tracked(def.label, def);
       out.push(
         `| ${label} | ${def.unit} | ${goal} | ${values.map((v) => cell(v, v === undefined ? undefined : meetsGoal(def, v))).join(" | ")} |`,
       );
@@ -79,7 +84,7 @@ function growth(ran: TargetResult[], sizes: readonly string[]): string[] {
     const series = ran.map((r) => sizes.map((size) => r.sizes[size]?.metrics[name]));
     const measured = (values: Array<number | undefined>) => values.filter((v) => v !== undefined).length;
     if (!series.some((values) => measured(values) > 1)) continue;
-    const label = def.unit === "×" ? `**${def.label}**` : def.label;
+    const label = tracked(def.label, def);
     const cells = series.map((values) =>
       measured(values) === 0
         ? "—"
