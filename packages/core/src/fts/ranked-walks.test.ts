@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { tempDir, testDriver } from "../../test/support/driver.js";
+import { tempDir, wrappingDriver } from "../../test/support/driver.js";
 import { FtsIndex, openTestStore, type TestStore } from "../../test/support/fts-context.js";
 import type { SqliteDriver } from "../driver.js";
 import { type Op, remember } from "../engine/effects.js";
@@ -68,30 +68,19 @@ function* smallWalks(): Op<RankedWalks> {
 
 /** The test driver, logging the text of every statement it runs. */
 function loggingDriver(log: string[]): SqliteDriver {
-  return {
-    ...testDriver,
-    open(path, flags) {
-      const conn = testDriver.open(path, flags);
-      return {
-        exec: (sql) => conn.exec(sql),
-        close: () => conn.close(),
-        prepare(sql) {
-          const statement = conn.prepare(sql);
-          const logged =
-            <A extends unknown[], R>(run: (...params: A) => R) =>
-            (...params: A): R => {
-              log.push(sql);
-              return run(...params);
-            };
-          return {
-            run: logged(statement.run.bind(statement)),
-            get: logged(statement.get.bind(statement)),
-            all: logged(statement.all.bind(statement)),
-          };
-        },
+  return wrappingDriver((sql, statement) => {
+    const logged =
+      <A extends unknown[], R>(run: (...params: A) => R) =>
+      (...params: A): R => {
+        log.push(sql);
+        return run(...params);
       };
-    },
-  };
+    return {
+      run: logged(statement.run.bind(statement)),
+      get: logged(statement.get.bind(statement)),
+      all: logged(statement.all.bind(statement)),
+    };
+  });
 }
 
 describe("statements per page", () => {

@@ -1,25 +1,15 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { tempDir, testDriver } from "../../test/support/driver.js";
+import { tempDir, wrappingDriver } from "../../test/support/driver.js";
 import { openTestStore, type TestStore } from "../../test/support/fts-context.js";
 import type { SqliteDriver } from "../driver.js";
 import { VARYING_STATEMENTS } from "./context.js";
 
 /** The test driver, counting the prepares of each statement text. */
 function countingDriver(prepares: Map<string, number>): SqliteDriver {
-  return {
-    ...testDriver,
-    open(path, flags) {
-      const conn = testDriver.open(path, flags);
-      return {
-        exec: (sql) => conn.exec(sql),
-        close: () => conn.close(),
-        prepare(sql) {
-          prepares.set(sql, (prepares.get(sql) ?? 0) + 1);
-          return conn.prepare(sql);
-        },
-      };
-    },
-  };
+  return wrappingDriver((sql, statement) => {
+    prepares.set(sql, (prepares.get(sql) ?? 0) + 1);
+    return statement;
+  });
 }
 
 describe("varying statements", () => {

@@ -8,9 +8,26 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { resolveDriver } from "@sessiondb/node";
-import type { SqliteDriver } from "../../src/driver.js";
+import type { SqliteDriver, SqliteStatement } from "../../src/driver.js";
 
 export const testDriver: SqliteDriver = resolveDriver();
+
+/** The test driver with every statement it prepares passed through `wrap` (to count or log them). */
+export function wrappingDriver(
+  wrap: (sql: string, statement: SqliteStatement) => SqliteStatement,
+): SqliteDriver {
+  return {
+    ...testDriver,
+    open(path, flags) {
+      const conn = testDriver.open(path, flags);
+      return {
+        exec: (sql) => conn.exec(sql),
+        close: () => conn.close(),
+        prepare: (sql) => wrap(sql, conn.prepare(sql)),
+      };
+    },
+  };
+}
 
 /** A fresh temporary directory; `cleanup()` removes it. */
 export function tempDir(prefix = "sessiondb-test-"): {
