@@ -62,6 +62,16 @@ function newBench(ctx: SuiteContext): Bench {
   });
 }
 
+/** Latency statistics of `fn` alone, in a Bench of its own. */
+async function latencyOf(ctx: SuiteContext, fn: () => void) {
+  const bench = newBench(ctx);
+  bench.add("task", fn);
+  await bench.run();
+  const task = bench.tasks[0];
+  if (task?.result.state !== "completed") throw new Error(`tinybench task: ${task?.result.state}`);
+  return task.result.latency;
+}
+
 /** Run `bench` and return each task's latency statistics, in the order they were added. */
 async function latencies(bench: Bench) {
   await bench.run();
@@ -141,28 +151,44 @@ function walkAll(store: Store, raw: RawDb, ctx: SuiteContext): void {
   ctx.metric("search.walk.ratio", median(times.store.map((t, i) => t / (times.raw[i] ?? Number.NaN))));
 }
 
+/**
+ * Each query's two sides are measured one after the other, the raw side on a connection opened
+ * for its measurement and closed after it. Deno 2.9 (node:sqlite) slows a connection's
+ * bm25-ranked queries to half speed once a second connection in the process has been taking
+ * turns with it on a large store (~300 → ~670 ms at 1M, reproduced with two plain node:sqlite
+ * connections and no sessiondb code; closing the second restores the first): with both sides
+ * open side by side all along, Deno's 1M search ratios measured that, not the store.
+ */
 export async function searchLatency(engine: Engine, ctx: SuiteContext): Promise<void> {
   const store = engine.openStore(ctx.db);
-  const raw = engine.openRaw(ctx.db);
   try {
     for (const [kind, q] of Object.entries(QUERIES)) {
-      const statement = raw.prepare(rawSql(q.table, "where" in q ? q.where : ""));
       const first = store.search(q.query, q.options);
-      const rawHits = statement.all(q.match).length;
+      const s = await latencyOf(ctx, () => void store.search(q.query, q.options));
+      const raw = engine.openRaw(ctx.db);
+      let rawHits: number;
+      let r: Awaited<ReturnType<typeof latencyOf>>;
+      try {
+        const statement = raw.prepare(rawSql(q.table, "where" in q ? q.where : ""));
+        rawHits = statement.all(q.match).length;
+        r = await latencyOf(ctx, () => void statement.all(q.match));
+      } finally {
+        raw.close();
+      }
       ctx.note(`search.${kind}.route`, `${first.route}, ${first.hits.length} hits (raw ${rawHits})`);
-      const bench = newBench(ctx);
-      bench.add("store", () => void store.search(q.query, q.options));
-      bench.add("raw", () => void statement.all(q.match));
-      const [s, r] = await latencies(bench);
       ctx.metric(`search.${kind}.store.p50`, s.p50);
       ctx.metric(`search.${kind}.store.p99`, s.p99);
       ctx.metric(`search.${kind}.raw.p50`, r.p50);
       ctx.metric(`search.${kind}.ratio`, s.p50 / r.p50);
     }
-    walkAll(store, raw, ctx);
+    const raw = engine.openRaw(ctx.db);
+    try {
+      walkAll(store, raw, ctx);
+    } finally {
+      raw.close();
+    }
     await worstCase(store, ctx);
   } finally {
-    raw.close();
     store.close();
   }
 }
