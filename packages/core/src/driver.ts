@@ -103,9 +103,17 @@ export function normalizeError(raw: RawDriver, error: unknown): unknown {
   return new SqliteError(info.code, message, { extendedCode: info.extendedCode, cause: error });
 }
 
-function guard<T>(raw: RawDriver, fn: () => T): T {
+/** `method` called on `self` with `args`, its failure normalized. Given the method rather than a
+ * closure: statements run several times per store call, and a closure per call is garbage the
+ * raw binding does not make. */
+function guarded<A extends unknown[], R>(
+  raw: RawDriver,
+  self: object,
+  method: (...args: A) => R,
+  args: A,
+): R {
   try {
-    return fn();
+    return method.apply(self, args);
   } catch (error) {
     throw normalizeError(raw, error);
   }
@@ -122,44 +130,18 @@ export function defineDriver(raw: RawDriver): SqliteDriver {
       if (flags.readOnly && raw.isDirectory?.(path)) {
         throw new SqliteError("CANTOPEN", `unable to open database file: ${path} is a directory`);
       }
-      const connection = guard(raw, () => raw.open(path, flags));
-      // Statements and exec catch inline rather than through `guard`: they run several times per
-      // store call, and a closure per call is garbage the raw binding does not make.
+      const connection = guarded(raw, raw, raw.open, [path, flags]);
       const wrapped: SqliteConnection = {
-        exec(sql) {
-          try {
-            connection.exec(sql);
-          } catch (error) {
-            throw normalizeError(raw, error);
-          }
-        },
+        exec: (sql) => guarded(raw, connection, connection.exec, [sql]),
         prepare(sql) {
-          const statement = guard(raw, () => connection.prepare(sql));
+          const statement = guarded(raw, connection, connection.prepare, [sql]);
           return {
-            run(...params) {
-              try {
-                return statement.run(...params);
-              } catch (error) {
-                throw normalizeError(raw, error);
-              }
-            },
-            get(...params) {
-              try {
-                return statement.get(...params);
-              } catch (error) {
-                throw normalizeError(raw, error);
-              }
-            },
-            all(...params) {
-              try {
-                return statement.all(...params);
-              } catch (error) {
-                throw normalizeError(raw, error);
-              }
-            },
+            run: (...params) => guarded(raw, statement, statement.run, params),
+            get: (...params) => guarded(raw, statement, statement.get, params),
+            all: (...params) => guarded(raw, statement, statement.all, params),
           };
         },
-        close: () => guard(raw, () => connection.close()),
+        close: () => guarded(raw, connection, connection.close, []),
       };
       rawConnections.set(wrapped, connection);
       return wrapped;
