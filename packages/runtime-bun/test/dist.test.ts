@@ -19,7 +19,9 @@ describe("dist/", () => {
 
   it("imports bun:sqlite by its full name and no built-in by a bare name", () => {
     const code = readFileSync(DIST, "utf8");
-    const specifiers = [...code.matchAll(/^import\s[^;]*?from\s+"([^"]+)"/gm)].map((m) => m[1]);
+    const specifiers = [...code.matchAll(/(?<![\w$.])import\s*(?:[\w$*{][^;"]*?from\s*)?"([^"]+)"/g)].map(
+      (m) => m[1],
+    );
     expect(specifiers).toContain("bun:sqlite");
     // File-system work goes through @sessiondb/core/host (whose own dist test checks its node: names).
     for (const bare of ["fs", "os", "path", "process", "sqlite"]) expect(specifiers).not.toContain(bare);

@@ -11,11 +11,19 @@ const DIST = new URL("../dist/index.js", import.meta.url).pathname;
 
 describe.skipIf(!existsSync(DIST))("dist/ (needs npm run build)", () => {
   const code = existsSync(DIST) ? readFileSync(DIST, "utf8") : "";
-  const specifiers = [...code.matchAll(/^import\s[^;]*?from\s+"([^"]+)"/gm)].map((m) => m[1]);
+  const specifiers = [...code.matchAll(/(?<![\w$.])import\s*(?:[\w$*{][^;"]*?from\s*)?"([^"]+)"/g)].map(
+    (m) => m[1],
+  );
 
   it("imports built-ins by their node: names and nothing unexpected", () => {
     expect(specifiers).toContain("node:module");
     for (const specifier of specifiers) expect(specifier).toMatch(/^(node:|@sessiondb\/core)/);
+  });
+
+  it("imports neither node:process nor node:fs (their ESM namespaces cost a short process 3–7 ms)", () => {
+    // The global process is read instead; node:fs comes through the host's getBuiltinModule.
+    for (const costly of ["node:process", "node:fs", "@sessiondb/core/host"])
+      expect(specifiers, `dist imports ${costly}`).not.toContain(costly);
   });
 
   it('still names "node:sqlite" and "better-sqlite3" for the lazy loaders', () => {
