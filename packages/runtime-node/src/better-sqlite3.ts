@@ -5,7 +5,6 @@
  */
 
 import { createRequire } from "node:module";
-import process from "node:process";
 import { DriverUnavailableError, SqliteError } from "@sessiondb/core";
 import {
   defineDriver,
@@ -17,8 +16,8 @@ import {
   type SqliteDriver,
   type SqlValue,
 } from "@sessiondb/core/driver";
-import { isDirectoryPath } from "@sessiondb/core/host";
 import type BetterSqlite3 from "better-sqlite3";
+import { isDirectoryPath } from "./host.js";
 
 type DatabaseClass = typeof BetterSqlite3;
 
@@ -32,7 +31,7 @@ function loadBetterSqlite3(): DatabaseClass {
     Database = createRequire(import.meta.url)("better-sqlite3") as DatabaseClass;
   } catch (error) {
     throw new DriverUnavailableError(
-      `better-sqlite3 is not installed: run "npm install better-sqlite3" (any Node ≥ 20), or on Node ≥ 22.13 use the built-in node:sqlite driver.`,
+      `better-sqlite3 is not installed: run "npm install better-sqlite3" (any Node ≥ 20.16), or on Node ≥ 22.13 use the built-in node:sqlite driver.`,
       { cause: error },
     );
   }

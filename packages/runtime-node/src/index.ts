@@ -10,11 +10,10 @@
  * store.appendMessage("s1", { role: "user", content: "hello" });
  * store.close();
  */
-import process from "node:process";
 import type { RuntimeRepairOptions, RuntimeStoreOptions, SessionDbRuntime } from "@sessiondb/core";
 import { defineRuntime } from "@sessiondb/core/driver";
-import { nodeFsHost } from "@sessiondb/core/host";
 import { betterSqlite3Driver } from "./better-sqlite3.js";
+import { nodeHost } from "./host.js";
 import { nodeSqliteDriver } from "./node-sqlite.js";
 
 /** The SQLite bindings this adapter knows. */
@@ -29,10 +28,10 @@ export type NodeRepairOptions = RuntimeRepairOptions<NodeDriverName>;
 export const runtime: SessionDbRuntime<NodeDriverName> = defineRuntime({
   name: "node",
   version: process.versions.node,
-  host: nodeFsHost,
+  host: nodeHost,
   drivers: { "better-sqlite3": betterSqlite3Driver, "node:sqlite": nodeSqliteDriver },
   installHint:
-    'Either run "npm install better-sqlite3" (any Node ≥ 20), or use Node ≥ 22.13, which has node:sqlite built in (Node ≥ 24.15 without an experimental warning).',
+    'Either run "npm install better-sqlite3" (any Node ≥ 20.16), or use Node ≥ 22.13, which has node:sqlite built in (Node ≥ 24.15 without an experimental warning).',
 });
 
 // One export each, typed (JSR documents the API from explicit types).

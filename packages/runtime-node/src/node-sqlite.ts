@@ -10,7 +10,6 @@
  */
 
 import { createRequire } from "node:module";
-import process from "node:process";
 import { DriverUnavailableError } from "@sessiondb/core";
 import {
   type NodeSqliteApiBackup,
@@ -18,7 +17,7 @@ import {
   nodeSqliteApiDriver,
   type SqliteDriver,
 } from "@sessiondb/core/driver";
-import { isDirectoryPath } from "@sessiondb/core/host";
+import { isDirectoryPath } from "./host.js";
 
 /** The `node:sqlite` module, structurally. */
 interface NodeSqliteModule {
