@@ -6,8 +6,8 @@
  * Usage: <runtime> dist/proc/open-raw.js <target> <db> [<session> <last>]
  */
 import { createRequire } from "node:module";
-import process from "node:process";
 import { RESUME_SQL } from "./resume-sql.js";
+import { scriptArgs } from "./script-args.js";
 
 interface Db {
   prepare(sql: string): { get(...p: unknown[]): { n: unknown }; all(...p: unknown[]): unknown[] };
@@ -15,7 +15,7 @@ interface Db {
 }
 
 const t0 = performance.now();
-const [target, path, session, last] = process.argv.slice(2) as [string, string, string?, string?];
+const [target, path, session, last] = scriptArgs() as [string, string, string?, string?];
 let open: (path: string) => Db;
 if (target === "node-better-sqlite3") {
   const Database = createRequire(import.meta.url)("better-sqlite3");
@@ -38,4 +38,4 @@ const n =
     : db.prepare(RESUME_SQL).all(session, Number(last)).length;
 db.close();
 const t3 = performance.now();
-process.stdout.write(`${JSON.stringify({ n, loadMs: t1 - t0, openMs: t2 - t1, readMs: t3 - t2 })}\n`);
+console.log(JSON.stringify({ n, loadMs: t1 - t0, openMs: t2 - t1, readMs: t3 - t2 }));

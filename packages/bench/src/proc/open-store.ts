@@ -5,10 +5,10 @@
  * `<session> <last>` the session's last messages (`getMessages(session, { last })`: a resume).
  * Usage: <runtime> dist/proc/open-store.js <target> <db> [<session> <last>]
  */
-import process from "node:process";
+import { scriptArgs } from "./script-args.js";
 
 const t0 = performance.now();
-const [target, path, session, last] = process.argv.slice(2) as [string, string, string?, string?];
+const [target, path, session, last] = scriptArgs() as [string, string, string?, string?];
 const adapter = target.startsWith("node-")
   ? "@sessiondb/node"
   : target.startsWith("bun-")
@@ -28,4 +28,4 @@ const n =
   session === undefined ? store.messageCount() : store.getMessages(session, { last: Number(last) }).length;
 store.close();
 const t3 = performance.now();
-process.stdout.write(`${JSON.stringify({ n, loadMs: t1 - t0, openMs: t2 - t1, readMs: t3 - t2 })}\n`);
+console.log(JSON.stringify({ n, loadMs: t1 - t0, openMs: t2 - t1, readMs: t3 - t2 }));
