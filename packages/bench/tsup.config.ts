@@ -24,6 +24,7 @@ export default defineConfig([
       "proc/fts-op": "src/proc/fts-op.ts",
       "proc/writer": "src/proc/writer.ts",
       "proc/backup-op": "src/proc/backup-op.ts",
+      "proc/prune-op": "src/proc/prune-op.ts",
     },
     format: ["esm"],
     dts: false,

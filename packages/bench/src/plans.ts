@@ -9,19 +9,25 @@ export const LARGE_STORE = 200_000;
 
 /**
  * Suites that repeat a job over the whole store (FTS rebuild and backfill, with and without a
- * writer; backups). On a large store they run on one target only — the first file target, the
+ * writer; backups; prune and vacuum, on a copy of their own). On a large store they run on one target only — the first file target, the
  * one that builds the corpus — since each takes minutes there and the question they answer
  * (does a writer stall, does memory grow) is the store's, not the binding's. Every other suite
  * (cold open, resume, search, append) runs on every target at every size.
  */
-export const WHOLE_STORE_SUITES = ["fts throughput", "writer under load", "backup"] as const;
+export const WHOLE_STORE_SUITES = [
+  "fts throughput",
+  "writer under load",
+  "backup",
+  "prune and vacuum",
+] as const;
 
 /** Cursor pages of the every-hit walk on a large store (at 1M the whole walk of a common word
  * is 320 pages and ~7 min per round): the first this many, against one raw query for as many hits. */
 const LARGE_WALK_PAGES = 10;
 
 /** The writer suite's rebuild and backfill on a large store stop after this long: paced around
- * a writer, each takes ~20 min over 1M rows; its latencies settle within the first minute. */
+ * a writer, each takes ~20 min over 1M rows; its latencies settle within the first minute. The
+ * prune and the vacuum next to a writer have the same bound. */
 const LARGE_WRITER_JOB_MS = 90_000;
 
 export const PLANS: Record<"smoke" | "full", (messages: number) => Plan> = {
@@ -37,6 +43,7 @@ export const PLANS: Record<"smoke" | "full", (messages: number) => Plan> = {
     writerIdleMs: 150,
     writerPauseMs: 2,
     writerMinJobMs: 0,
+    pruneMinMs: 200,
   }),
   full: (messages) => ({
     benchTimeMs: 500,
@@ -54,6 +61,7 @@ export const PLANS: Record<"smoke" | "full", (messages: number) => Plan> = {
     writerIdleMs: 1000,
     writerPauseMs: 5,
     writerMinJobMs: 5000,
+    pruneMinMs: 0,
     ...(messages > LARGE_STORE ? { walkPages: LARGE_WALK_PAGES, writerMaxJobMs: LARGE_WRITER_JOB_MS } : {}),
   }),
 };

@@ -17,6 +17,7 @@ import { backupSuite } from "./suites/backup.js";
 import { coldOpenInProcess, coldOpenProcess } from "./suites/cold.js";
 import type { SuiteContext } from "./suites/context.js";
 import { ftsThroughput, writerUnderLoad } from "./suites/fts.js";
+import { pruneSuite } from "./suites/prune.js";
 import { resumeSuite } from "./suites/resume.js";
 import { searchLatency } from "./suites/search.js";
 
@@ -80,6 +81,7 @@ const result: SizeResult = {
 };
 const ctx: SuiteContext = {
   db,
+  corpus: arg("corpus"),
   messages,
   sessionId,
   bytes,
@@ -103,6 +105,7 @@ const suites: Array<[string, () => unknown]> = [
   ["fts throughput", () => ftsThroughput(engine, ctx)],
   ["writer under load", () => writerUnderLoad(engine, ctx)],
   ["backup", () => backupSuite(engine, ctx)],
+  ["prune and vacuum", () => pruneSuite(engine, ctx)],
 ];
 // --only: suites to run (substrings of their names); --skip: suites to leave out (exact names).
 const only = process.argv.includes("--only") ? arg("only").split(",") : undefined;

@@ -22,6 +22,9 @@ export interface Plan {
   writerMinJobMs: number;
   /** Writer: stop a rebuild or backfill after this long (ms; undefined: run it to the end). */
   writerMaxJobMs?: number;
+  /** Prune: keep deleting sessions past its share of the messages until this long has passed
+   * (a tiny store prunes in a few ms, too short for a writer next to it to notice). */
+  pruneMinMs: number;
   /** Search walk: stop after this many cursor pages (undefined: every hit). */
   walkPages?: number;
 }
@@ -29,6 +32,9 @@ export interface Plan {
 export interface SuiteContext {
   /** This target's working copy of the corpus store. */
   db: string;
+  /** The cached corpus store the copy was made from: only ever copied, never opened (a suite
+   * that destroys data makes a copy of its own from it). */
+  corpus: string;
   /** Messages in the store when the run began. */
   messages: number;
   /** A session in the middle of the corpus (cold-open query). */
