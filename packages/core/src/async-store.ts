@@ -18,6 +18,11 @@ import {
 import { InvalidInputError } from "./errors.js";
 import { repairAtOpen } from "./fts/recovery.js";
 import type { SqliteJournalMode } from "./journal.js";
+import {
+  type DeleteSessionsOptions,
+  type DeleteSessionsResult,
+  deleteSessions,
+} from "./maintenance/delete-sessions.js";
 import { type VacuumOptions, type VacuumResult, vacuum } from "./maintenance/vacuum.js";
 import { NoStoreThere, noStoreError, type OpenOutcome, openSchema } from "./store/open.js";
 import {
@@ -155,6 +160,15 @@ export class AsyncStore {
   /** Run the backfill to completion, yielding between chunks. */
   backfillFts(options?: BackfillFtsOptions | null): Promise<void> {
     return this.#run(backfillFts(options));
+  }
+
+  /** Delete many sessions, each whole or not at all, in paced steps that let other writers in
+   * between (maintenance/delete-sessions.ts). */
+  deleteSessions(
+    ids: readonly string[],
+    options?: DeleteSessionsOptions | null,
+  ): Promise<DeleteSessionsResult> {
+    return this.#run(deleteSessions(ids, options));
   }
 
   /** Give the space of deleted rows back in paced steps (maintenance/vacuum.ts). */

@@ -52,6 +52,11 @@ export {
   type SqliteJournalMode,
 } from "./journal.js";
 export { type AdmissionHolder, admissionLockPath, readAdmissionHolder } from "./locks/admission.js";
+export type {
+  DeleteSessionsOptions,
+  DeleteSessionsProgress,
+  DeleteSessionsResult,
+} from "./maintenance/delete-sessions.js";
 export type { VacuumOptions, VacuumProgress, VacuumResult } from "./maintenance/vacuum.js";
 export { repairStore } from "./repair/repair.js";
 export type {

@@ -22,6 +22,11 @@ import {
 } from "./journal.js";
 import { describeAdmissionHolder } from "./locks/admission.js";
 import { withPatience } from "./locks/patience.js";
+import {
+  type DeleteSessionsOptions,
+  type DeleteSessionsResult,
+  deleteSessions,
+} from "./maintenance/delete-sessions.js";
 import { type VacuumOptions, type VacuumResult, vacuum } from "./maintenance/vacuum.js";
 import { createContext, type StoreContext } from "./store/context.js";
 import {
@@ -175,6 +180,16 @@ export class Store {
    * included, arrives as a rejection. */
   backfillFts(options?: BackfillFtsOptions | null): Promise<void> {
     return runSyncYielding(this.#ctx, backfillFts(options));
+  }
+
+  /** Delete many sessions, each whole or not at all, in paced steps that let other writers in
+   * between (maintenance/delete-sessions.ts). Every failure, bad input included, arrives as a
+   * rejection. */
+  deleteSessions(
+    ids: readonly string[],
+    options?: DeleteSessionsOptions | null,
+  ): Promise<DeleteSessionsResult> {
+    return runSyncYielding(this.#ctx, deleteSessions(ids, options));
   }
 
   /** Give the space of deleted rows back to the file system in paced steps that never stall

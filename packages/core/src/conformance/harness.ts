@@ -10,6 +10,7 @@ import { join } from "node:path";
 import type { SqliteConnection, SqliteDriver } from "../driver.js";
 import type { Host } from "../host/host.js";
 import type { SqliteJournalMode } from "../journal.js";
+import type { DeleteSessionsOptions, DeleteSessionsResult } from "../maintenance/delete-sessions.js";
 import type { VacuumOptions, VacuumResult } from "../maintenance/vacuum.js";
 import type { AsyncMethods, BackfillFtsOptions, StoreOperations } from "../store/operations.js";
 import type { StoreOptions } from "../store/types.js";
@@ -40,6 +41,10 @@ export interface ConformanceStore extends AsyncMethods<StoreOperations> {
   transaction(fn: (tx: any) => any): Promise<unknown>;
   backfillFts(options?: BackfillFtsOptions | null): Promise<void>;
   vacuum(options?: VacuumOptions | null): Promise<VacuumResult>;
+  deleteSessions(
+    ids: readonly string[],
+    options?: DeleteSessionsOptions | null,
+  ): Promise<DeleteSessionsResult>;
   close(): Promise<void> | void;
 }
 

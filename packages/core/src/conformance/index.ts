@@ -11,6 +11,7 @@
 
 import { backupSuite } from "./backup.js";
 import { badInputSuite } from "./bad-input.js";
+import { deleteSessionsSuite } from "./delete-sessions.js";
 import { diskFullSuite } from "./disk-full.js";
 import { filesSuite } from "./files.js";
 import { ftsSuite } from "./fts.js";
@@ -56,6 +57,7 @@ export function runConformance(target: ConformanceTarget): void {
     suiteIf(target, "disk-full", "disk full", diskFullSuite);
     suiteIf(target, "files", "files and locks", filesSuite);
     suiteIf(target, "backup", "backup", backupSuite);
+    deleteSessionsSuite(target);
     vacuumSuite(target);
     suiteIf(target, "repair", "repair", repairSuite);
   });

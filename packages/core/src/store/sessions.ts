@@ -191,7 +191,15 @@ export function* deleteSession(id: string): Op<number> {
 }
 
 function* removeSession(id: string): Op<number> {
-  yield* requireSession(id);
+  const removed = yield* removeSessionIfPresent(id);
+  if (removed === undefined) throw new SessionNotFoundError(id);
+  return removed;
+}
+
+/** Inside a transaction: delete a session with its messages and usage; the number of messages
+ * removed, or undefined when there is no such session. */
+export function* removeSessionIfPresent(id: string): Op<number | undefined> {
+  if (!(yield* get("SELECT 1 FROM sessions WHERE id = ?", id))) return undefined;
   const { changes } = yield* run("DELETE FROM messages WHERE session_id = ?", id);
   yield* run("DELETE FROM session_model_usage WHERE session_id = ?", id);
   yield* run("DELETE FROM sessions WHERE id = ?", id);

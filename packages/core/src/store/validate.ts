@@ -50,6 +50,16 @@ function describe(value: unknown): string {
   }
 }
 
+/** A list of session ids (an array, possibly empty), each checked as `sessionId`; a repeated id
+ * is kept once, where it first appears. */
+export function sessionIds(value: unknown, field: string): string[] {
+  if (!guarded(field, () => Array.isArray(value))) {
+    throw new InvalidInputError(field, `expected an array of session ids, got ${describe(value)}`);
+  }
+  const items = guarded(field, () => Array.from(value as unknown[]));
+  return [...new Set(items.map((item, i) => sessionId(item, `${field}[${i}]`)))];
+}
+
 /** A session id: a non-empty string of at most MAX_SESSION_ID_CHARS, no control characters. */
 export function sessionId(value: unknown, field = "sessionId"): string {
   if (typeof value !== "string")

@@ -1,0 +1,148 @@
+/**
+ * `store.deleteSessions(ids)`: delete many sessions (a prune, a clean-up) while other processes
+ * keep writing to the store.
+ *
+ * Deleting one session after another as fast as they go starves the other writers: each delete
+ * is a short transaction, but the next one takes the write lock again within microseconds, while
+ * a waiting writer retries on SQLite's busy handler and the store's patience, which sleep
+ * milliseconds between tries — it wakes up to find the lock taken again, and an append waited
+ * out whole runs of deletes (a prune of 10 % of a 100k-message store: appends of 0.5 s, five
+ * appends in a second where the writer alone makes ~150). So the deletes run as a paced job
+ * (maintenance/paced.ts), as the backfill and vacuum do: steps sized to hold the write lock about
+ * 15 ms while others write, with a pause about twice as long between them; alone, steps grow
+ * and the job runs at full speed.
+ *
+ * A step deletes whole sessions — at least one, then more while their messages fit the step's
+ * chunk — in one transaction, so a crash or an abort never leaves part of a session: every
+ * session is either gone with its messages and usage, or untouched. One very large session is
+ * still one step (its delete cannot be split without leaving half of it visible).
+ */
+import { get, guard, now, type Op } from "../engine/effects.js";
+import { removeSessionIfPresent } from "../store/sessions.js";
+import * as valid from "../store/validate.js";
+import { paced, type StepMemory, type StepTiming, timedWrite } from "./paced.js";
+
+/** Where a running `deleteSessions` stands. */
+export interface DeleteSessionsProgress {
+  /** Sessions deleted so far, and their messages. */
+  sessions: number;
+  messages: number;
+  /** Distinct ids asked for (deleted, missing or still to come). */
+  totalSessions: number;
+  done: boolean;
+}
+
+export interface DeleteSessionsOptions {
+  /** Called after each step (one transaction of one or more whole sessions). */
+  onProgress?: (progress: DeleteSessionsProgress) => void;
+  /** Stop between steps; the sessions deleted so far stay deleted, the rest are untouched. */
+  signal?: AbortSignal;
+}
+
+export interface DeleteSessionsResult {
+  /** Sessions deleted, and the messages deleted with them. */
+  sessions: number;
+  messages: number;
+  /** Ids that named no session when their turn came (never existed, or deleted meanwhile). */
+  notFound: string[];
+  durationMs: number;
+}
+
+/** Messages per step. The first step about PACE_TARGET_HOLD_MS long (deletes cost ~0.07 ms a
+ * message on the bench corpus, plus the commit): a writer may be waiting already, and while
+ * others write a chunk never grows, so a smaller start would leave the whole job at one small
+ * session per step — a pause of 30 ms or more after each. Never below one session; at most
+ * DELETE_MAX_CHUNK_MESSAGES (~0.15 s of deletes) when nobody else writes. */
+const DELETE_START_CHUNK_MESSAGES = 200;
+const DELETE_MIN_CHUNK_MESSAGES = 1;
+const DELETE_MAX_CHUNK_MESSAGES = 2000;
+
+/** What a step deleted, where the next one starts, and how its transaction went. */
+type DeleteStep = { next: number; sessions: number; messages: number; notFound: string[] } & StepTiming;
+
+function* messagesOf(id: string): Op<number> {
+  return Number((yield* get("SELECT count(*) AS n FROM messages WHERE session_id = ?", id))?.n ?? 0);
+}
+
+/** Inside a transaction: delete `ids[from]`, then the sessions after it while their messages keep
+ * the step within `chunk`. */
+function* deleteStepTx(ids: readonly string[], from: number, chunk: number) {
+  const step = { next: from, sessions: 0, messages: 0, notFound: [] as string[] };
+  while (step.next < ids.length) {
+    const id = ids[step.next] as string;
+    if (step.next > from && step.messages + (yield* messagesOf(id)) > chunk) break;
+    step.next++;
+    const removed = yield* removeSessionIfPresent(id);
+    if (removed === undefined) step.notFound.push(id);
+    else {
+      step.sessions++;
+      step.messages += removed;
+    }
+  }
+  return step;
+}
+
+function* timedDeleteStep(
+  ids: readonly string[],
+  from: number,
+  chunk: number,
+  memory: StepMemory,
+): Op<DeleteStep> {
+  const { outcome, timing } = yield* timedWrite(() => deleteStepTx(ids, from, chunk), memory);
+  return { ...outcome, ...timing };
+}
+
+/** `store.deleteSessions` for either store (see the module comment). The sync store runs it with
+ * `runSyncYielding`, so it returns a promise there too and the event loop runs between steps. */
+export function* deleteSessions(
+  ids: readonly string[],
+  options?: DeleteSessionsOptions | null,
+): Op<DeleteSessionsResult> {
+  const queue = valid.sessionIds(ids, "ids");
+  const o = valid.options(options, "deleteSessions", ["onProgress", "signal"]);
+  const onProgress = valid.callbackOption<(progress: DeleteSessionsProgress) => void>(
+    o.onProgress,
+    "deleteSessions.onProgress",
+  );
+  const signal = valid.signalOption(o.signal, "deleteSessions.signal");
+  yield* guard("writable", "deleteSessions");
+  signal?.throwIfAborted();
+  const started = yield* now();
+  const done = { next: 0, sessions: 0, messages: 0, notFound: [] as string[] };
+  if (queue.length > 0) {
+    const memory: StepMemory = {};
+    yield* paced<DeleteStep>({
+      step: (chunk) => timedDeleteStep(queue, done.next, chunk, memory),
+      after: (step) => tally(step, done, queue.length, onProgress),
+      startChunk: DELETE_START_CHUNK_MESSAGES,
+      minChunk: DELETE_MIN_CHUNK_MESSAGES,
+      maxChunk: DELETE_MAX_CHUNK_MESSAGES,
+      signal,
+    });
+  } else {
+    onProgress?.({ sessions: 0, messages: 0, totalSessions: 0, done: true });
+  }
+  return {
+    sessions: done.sessions,
+    messages: done.messages,
+    notFound: done.notFound,
+    durationMs: (yield* now()) - started,
+  };
+}
+
+/** Add a step to the tally and report it; true while sessions remain. */
+// biome-ignore lint/correctness/useYield: an operation that needs no statement
+function* tally(
+  step: DeleteStep,
+  done: { next: number; sessions: number; messages: number; notFound: string[] },
+  total: number,
+  onProgress: ((progress: DeleteSessionsProgress) => void) | undefined,
+): Op<boolean> {
+  done.next = step.next;
+  done.sessions += step.sessions;
+  done.messages += step.messages;
+  done.notFound.push(...step.notFound);
+  const more = done.next < total;
+  onProgress?.({ sessions: done.sessions, messages: done.messages, totalSessions: total, done: !more });
+  return more;
+}
