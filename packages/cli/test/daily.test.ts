@@ -580,4 +580,46 @@ describe("on a terminal (node)", () => {
     expect(appended).toBeGreaterThan(0);
     expect(withStore(file, (s) => s.messageCount("writer"), { readOnly: true })).toBe(appended);
   });
+
+  it("Ctrl-C mid-prune: exit 130, every session gone whole or untouched", async () => {
+    const file = path.join(dir, "prune-interrupted.db");
+    corpusStore(file, 20_000, 3);
+    const counts = () =>
+      withStore(
+        file,
+        (s) =>
+          new Map(
+            s.listSessions({ limit: 1_000_000, includeArchived: true }).map((x) => [x.id, x.messageCount]),
+          ),
+        { readOnly: true },
+      );
+    const before = counts();
+    withStore(file, (s) => s.createSession({ id: "writer", source: "cli" }));
+    const { spawn } = await import("node:child_process");
+    const child = spawn(
+      node.runtime[0] as string,
+      [CLI, "--db", file, "prune", "--older-than", "1d", "--yes"],
+      { env: { ...process.env, ...node.env }, stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let stderr = "";
+    child.stderr?.on("data", (d: Buffer) => {
+      stderr += d.toString();
+    });
+    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
+    // A writer next to the prune keeps it paced (a pause after each short step), so it is still
+    // running when the first sessions are gone.
+    for (let i = 0; counts().size > before.size; i++) {
+      withStore(file, (s) => s.appendMessage("writer", { role: "user", content: `m${i}` }));
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    child.kill("SIGINT");
+    expect(await exited).toBe(130);
+    expect(stderr).toMatch(/interrupted after deleting [\d,]+ sessions? of [\d,]+; the rest are intact/);
+    const after = counts();
+    expect(after.size).toBeGreaterThan(1);
+    for (const [id, messages] of before) {
+      if (after.has(id)) expect(after.get(id), id).toBe(messages);
+    }
+    expect(withStore(file, (s) => s.checkIntegrity(), { readOnly: true }).ok).toBe(true);
+  });
 });

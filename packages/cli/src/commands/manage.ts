@@ -1,11 +1,10 @@
 /**
- * Session upkeep: delete, prune by age, rename, archive. Every change is one Store call, so one
- * short write transaction per session: a prune of thousands of sessions never holds the write
- * lock for longer than one session's delete, and agents writing at the same time interleave.
+ * Session upkeep: delete, prune by age, rename, archive. Deletes go through
+ * `store.deleteSessions`: every session is deleted whole in a short write transaction, paced so
+ * that agents writing at the same time get the lock between two (see deleteAll).
  */
 import process from "node:process";
 import * as readline from "node:readline";
-import { setImmediate } from "node:timers";
 import type { Session, SessionSummary } from "@sessiondb/core";
 import type { Command, CommandContext } from "../command.js";
 import { EXIT, ExitError, UsageError } from "../exit.js";
@@ -53,7 +52,11 @@ async function existing({ store, shown }: Opened, ids: string[]): Promise<Sessio
   return found.map(([, s]) => s as Session);
 }
 
-/** Delete sessions one transaction each, with progress on a terminal; Ctrl-C stops between two. */
+/**
+ * Delete sessions with `store.deleteSessions`: each whole or not at all, in paced steps that let
+ * agents writing meanwhile in between (back-to-back deletes would starve them). Progress on a
+ * terminal; Ctrl-C stops between two steps.
+ */
 async function deleteAll(
   store: CliStore,
   ids: string[],
@@ -63,30 +66,29 @@ async function deleteAll(
     !quiet && process.stderr.isTTY && ids.length > 1
       ? new Progress({ unit: "sessions", label: "delete" })
       : undefined;
-  let stop = false;
-  const onSigint = () => {
-    stop = true;
-  };
+  const stop = new AbortController();
+  const onSigint = () => stop.abort();
   process.on("SIGINT", onSigint);
   const done = { sessions: 0, messages: 0 };
   try {
-    for (const id of ids) {
-      if (stop) {
-        progress?.finish("interrupted");
-        throw new ExitError(
-          EXIT.INTERRUPTED,
-          `interrupted after deleting ${plural(done.sessions, "session")} of ${count(ids.length)}; the rest are intact — run the command again to finish`,
-          "INTERRUPTED",
-        );
-      }
-      done.messages += await store.deleteSession(id);
-      done.sessions++;
-      progress?.update(done.sessions, ids.length);
-      // Between two transactions: let a Ctrl-C (and other writers' turns) through.
-      await new Promise((resolve) => setImmediate(resolve));
-    }
+    await store.deleteSessions(ids, {
+      signal: stop.signal,
+      onProgress: (p) => {
+        done.sessions = p.sessions;
+        done.messages = p.messages;
+        progress?.update(p.sessions, ids.length);
+      },
+    });
     progress?.finish();
     return done;
+  } catch (error) {
+    if (!stop.signal.aborted) throw error;
+    progress?.finish("interrupted");
+    throw new ExitError(
+      EXIT.INTERRUPTED,
+      `interrupted after deleting ${plural(done.sessions, "session")} of ${count(ids.length)}; the rest are intact — run the command again to finish`,
+      "INTERRUPTED",
+    );
   } finally {
     process.off("SIGINT", onSigint);
   }
@@ -99,7 +101,7 @@ export const sessionsDelete: Command = {
   help: [
     YES_HELP,
     "",
-    "Each session is deleted in its own transaction. Children of a deleted session are kept and",
+    "Each session is deleted whole in a short transaction. Children of a deleted session are kept and",
     "lose their parent link. Exit 7, with nothing deleted, when any ID does not exist.",
   ].join("\n"),
   options: { yes: { type: "boolean" } },
@@ -140,9 +142,9 @@ export const prune: Command = {
     "  --dry-run         list what would be deleted; change nothing",
     YES_HELP,
     "",
-    "Pinned sessions are never pruned. Sessions are deleted one transaction each, so agents",
-    "writing at the same time wait at most one session's delete. Ctrl-C stops between two",
-    "sessions (exit 130); the ones left are intact and a second run finishes the job.",
+    "Pinned sessions are never pruned. Each session is deleted whole in a short transaction,",
+    "paced so that agents writing at the same time get their turn in between. Ctrl-C stops",
+    "between two (exit 130); the sessions left are intact and a second run finishes the job.",
     "The space freed is reused by the store; the file itself does not shrink.",
   ].join("\n"),
   options: {
