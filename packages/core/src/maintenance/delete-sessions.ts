@@ -10,13 +10,15 @@
  * appends in a second where the writer alone makes ~150). So the deletes run as a paced job
  * (maintenance/paced.ts), as the backfill and vacuum do: steps sized to hold the write lock about
  * 15 ms while others write, with a pause about twice as long between them; alone, steps grow
- * and the job runs at full speed.
+ * and the job runs at nearly full speed, still pausing PACE_MIN_PAUSE_MS after each step: a
+ * writer that is waiting for the lock does not show until it gets it.
  *
  * A step deletes whole sessions — at least one, then more while their messages fit the step's
  * chunk — in one transaction, so a crash or an abort never leaves part of a session: every
  * session is either gone with its messages and usage, or untouched. One very large session is
  * still one step (its delete cannot be split without leaving half of it visible).
  */
+import { PACE_MIN_PAUSE_MS } from "../constants.js";
 import { get, guard, now, type Op } from "../engine/effects.js";
 import { removeSessionIfPresent } from "../store/sessions.js";
 import * as valid from "../store/validate.js";
@@ -117,6 +119,9 @@ export function* deleteSessions(
       startChunk: DELETE_START_CHUNK_MESSAGES,
       minChunk: DELETE_MIN_CHUNK_MESSAGES,
       maxChunk: DELETE_MAX_CHUNK_MESSAGES,
+      // Deletes are many short steps: a waiting writer must find a gap after every one. Alone,
+      // steps grow to DELETE_MAX_CHUNK_MESSAGES, so this costs a prune a few per cent at most.
+      minPauseMs: PACE_MIN_PAUSE_MS,
       signal,
     });
   } else {

@@ -101,6 +101,11 @@ export interface PacedJob<S extends StepTiming> {
   startChunk: number;
   minChunk: number;
   maxChunk: number;
+  /** The shortest pause between two steps, even when no one else seems to write. A writer that
+   * waits for the lock is invisible until it gets it (it commits nothing, and the job's own BEGIN
+   * does not wait): a job of many short steps with gaps of a millisecond or two would keep it out
+   * for good. Default: none (the pause `pace` chose). */
+  minPauseMs?: number;
   signal?: AbortSignal;
 }
 
@@ -116,6 +121,6 @@ export function* paced<S extends StepTiming>(job: PacedJob<S>): Op<void> {
     quiet = contended(step) ? 0 : quiet + 1;
     const next = pace(step, chunk, maxChunk, quiet, job.minChunk);
     chunk = next.chunk;
-    yield* pause(next.pauseMs);
+    yield* pause(Math.max(next.pauseMs, job.minPauseMs ?? 0));
   }
 }
