@@ -96,9 +96,8 @@ export const METRICS: Record<string, MetricDef> = {
   "writer.prune.max": ms("writer append max during a prune"),
   // Tracked: the stall a prune adds, against the same writer's idle p99 in the same run.
   "writer.prune.ratio": ratio("writer append p99 during a prune / idle p99", "lower", 1),
-  "prune.ms": ms("prune: deleting the oldest sessions one transaction each, total"),
-  "prune.delete.p50": ms("prune: one session's deleteSession, p50"),
-  "prune.delete.max": ms("prune: the slowest session's deleteSession"),
+  "prune.ms": ms("prune: store.deleteSessions of the oldest sessions, total"),
+  "prune.step.max": ms("prune: longest step (one transaction of whole sessions, with the pause before it)"),
   "writer.vacuum.idle.p99": ms("writer append p99, no background job (vacuum run)"),
   "writer.vacuum.p50": ms("writer append p50 during store.vacuum after the prune"),
   "writer.vacuum.p99": {

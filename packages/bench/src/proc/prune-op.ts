@@ -1,18 +1,17 @@
 /**
  * A destructive upkeep job in a fresh process: `prune` does what `sessiondb prune --older-than`
- * does — one `store.deleteSession` per session (one write transaction each), oldest last
- * activity first, pinned sessions and the bench writer's own ("bench" source) left alone — until
- * `share` of the store's messages are gone and at least `min-ms` have passed, or `max-ms` have
- * passed (a large store), or nothing is left to delete. `vacuum` runs `store.vacuum()` (paced
+ * does — `store.deleteSessions` of the sessions with the oldest last activity (pinned sessions and
+ * the bench writer's own, source "bench", left alone) — choosing the oldest that hold `share` of
+ * the store's messages; with `min-ms` > 0 (a tiny store) it goes on past the share until that
+ * long has passed; `max-ms` stops it early (a large store). `vacuum` runs `store.vacuum()` (paced
  * incremental vacuum), stopped through its AbortSignal after `max-ms` if given.
  * Usage: <runtime> dist/proc/prune-op.js <target> <db> prune <share> <min-ms> [max-ms]
  *        <runtime> dist/proc/prune-op.js <target> <db> vacuum [max-ms]
  * Prints one JSON line.
  */
 import process from "node:process";
-import { setImmediate } from "node:timers";
 import { loadEngine, type TargetId } from "../engine.js";
-import { median, now } from "../stats.js";
+import { now } from "../stats.js";
 
 const [target, path, op, ...rest] = process.argv.slice(2) as [
   TargetId,
@@ -41,25 +40,47 @@ if (op === "prune") {
     .listSessions({ includeArchived: true, limit: Number.MAX_SAFE_INTEGER, orderBy: "activity" })
     .filter((s) => !s.pinned && s.source !== "bench")
     .reverse();
-  const deletes: Array<{ ms: number; messages: number }> = [];
-  let messages = 0;
+  // The oldest sessions that hold `share` of the messages (on a tiny store: all of them, so the
+  // job runs at least min-ms — see below).
+  const chosen: typeof oldestFirst = [];
+  for (let messages = 0; chosen.length < oldestFirst.length && (messages < share * total || minMs > 0); ) {
+    const next = oldestFirst[chosen.length] as (typeof oldestFirst)[number];
+    chosen.push(next);
+    messages += next.messageCount;
+  }
   const startedAt = Date.now();
   const t0 = now();
-  for (const session of oldestFirst) {
-    const elapsed = now() - t0;
-    if (messages >= share * total && elapsed >= minMs) break;
-    if (maxMs !== undefined && elapsed >= maxMs) break;
-    const d0 = now();
-    const removed = store.deleteSession(session.id);
-    deletes.push({ ms: now() - d0, messages: removed });
-    messages += removed;
-    // As the CLI does between two sessions: let the event loop (and Ctrl-C) through.
-    await new Promise((resolve) => setImmediate(resolve));
+  let last = t0;
+  let longestStep = 0;
+  let steps = 0;
+  const stop = new AbortController();
+  const bound = maxMs === undefined ? undefined : setTimeout(() => stop.abort(), maxMs);
+  let done = { sessions: 0, messages: 0 };
+  try {
+    // What `sessiondb prune` does with the sessions it chose.
+    await store.deleteSessions(
+      chosen.map((s) => s.id),
+      {
+        signal: stop.signal,
+        onProgress: (p) => {
+          const at = now();
+          longestStep = Math.max(longestStep, at - last);
+          last = at;
+          steps++;
+          done = { sessions: p.sessions, messages: p.messages };
+          // A tiny store: past its share once min-ms have passed.
+          if (minMs > 0 && p.messages >= share * total && at - t0 >= minMs) stop.abort();
+        },
+      },
+    );
+  } catch (error) {
+    if (!stop.signal.aborted) throw error;
   }
+  clearTimeout(bound);
   const ms = now() - t0;
   const endedAt = Date.now();
   store.close();
-  const slowest = deletes.reduce((a, b) => (b.ms > a.ms ? b : a), { ms: 0, messages: 0 });
+  const deleted = chosen.slice(0, done.sessions);
   process.stdout.write(
     `${JSON.stringify({
       op,
@@ -67,13 +88,12 @@ if (op === "prune") {
       startedAt,
       endedAt,
       total,
-      sessions: deletes.length,
-      messages,
-      largest: Math.max(0, ...deletes.map((d) => d.messages)),
-      deleteP50: median(deletes.map((d) => d.ms)),
-      slowestMs: slowest.ms,
-      slowestMessages: slowest.messages,
-      stopped: messages < share * total,
+      sessions: done.sessions,
+      messages: done.messages,
+      largest: Math.max(0, ...deleted.map((s) => s.messageCount)),
+      steps,
+      longestStep,
+      stopped: done.messages < share * total,
     })}\n`,
   );
 } else {
