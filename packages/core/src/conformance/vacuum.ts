@@ -108,6 +108,24 @@ export function vacuumSuite(target: ConformanceTarget): void {
       ["files"],
     );
 
+    test(
+      "each step frees its whole chunk of pages, on every binding",
+      async (f) => {
+        const store = await f.open({ sqliteVersion: SAFE_SQLITE });
+        await fill(store, "dropped", 1500);
+        await store.deleteSession("dropped");
+        const steps: number[] = [];
+        const result = await store.vacuum({ onProgress: (p) => steps.push(p.freedPages) });
+        // ~750 free pages, nobody else writing: chunks of 256, 256, then 512 pages. A binding
+        // whose exec steps the pragma once would free one page per step (hundreds of steps).
+        assert.ok(steps.length <= 4, `${steps.length} steps for ${steps.at(-1)} pages`);
+        assert.equal(result.reclaimableBytes, 0);
+        assert.deepEqual(await store.checkIntegrity(), { ok: true, problems: [] });
+        await store.close();
+      },
+      ["files"],
+    );
+
     if (!has("files"))
       test("where the engine owns the database file (a server), vacuum does nothing and says so", async (f) => {
         const store = await f.open();

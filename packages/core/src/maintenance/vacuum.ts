@@ -79,12 +79,23 @@ function* spaceOp(): Op<Space> {
   };
 }
 
-/** Free up to `pages` pages; returns the free list left. `exec`, not a prepared statement's
- * `run()`: better-sqlite3 and node:sqlite step a statement once, and this pragma frees one page
- * per step. */
+/** Free up to `pages` pages; returns the free list left. The pragma frees one page per step of
+ * its statement: `exec`, not a prepared statement's `run()` (better-sqlite3 and node:sqlite step
+ * a statement once) — and where even `exec` steps it once (Deno 2.9's node:sqlite: one page per
+ * call, so a vacuum next to a writer freed nothing in 90 s of steps) it is sent again for what is
+ * left until the step's pages are free. Inside the step's write transaction nobody else frees or
+ * takes pages, so a call that frees nothing means the free list is empty. */
 function* incrementalStepTx(pages: number): Op<number> {
-  yield* exec(`PRAGMA incremental_vacuum(${Math.max(1, Math.floor(pages))})`);
-  return yield* pragmaNumber("freelist_count");
+  const want = Math.max(1, Math.floor(pages));
+  const start = yield* pragmaNumber("freelist_count");
+  let free = start;
+  while (free > 0 && start - free < want) {
+    yield* exec(`PRAGMA incremental_vacuum(${want - (start - free)})`);
+    const left = yield* pragmaNumber("freelist_count");
+    if (left >= free) break;
+    free = left;
+  }
+  return free;
 }
 
 /** A step: the free list it left, and how its transaction went. */
