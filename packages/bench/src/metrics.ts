@@ -95,7 +95,7 @@ export const METRICS: Record<string, MetricDef> = {
   },
   "writer.prune.max": ms("writer append max during a prune"),
   // Tracked: the stall a prune adds, against the same writer's idle p99 in the same run.
-  "writer.prune.ratio": ratio("writer append p99 during a prune / idle p99", "lower", 1),
+  "writer.prune.ratio": ratio("writer append p99 during a prune / idle p99", "lower", 1.5),
   "prune.ms": ms("prune: store.deleteSessions of the oldest sessions, total"),
   "prune.step.max": ms("prune: longest step (one transaction of whole sessions, with the pause before it)"),
   "writer.vacuum.idle.p99": ms("writer append p99, no background job (vacuum run)"),
@@ -107,7 +107,7 @@ export const METRICS: Record<string, MetricDef> = {
     goal: 50,
   },
   "writer.vacuum.max": ms("writer append max during store.vacuum"),
-  "writer.vacuum.ratio": ratio("writer append p99 during store.vacuum / idle p99", "lower", 1),
+  "writer.vacuum.ratio": ratio("writer append p99 during store.vacuum / idle p99", "lower", 1.5),
   "vacuum.ms": ms("store.vacuum of the pruned pages, total"),
   "vacuum.freed": { label: "store.vacuum: space given back", unit: "MiB" },
   "backup.store.ms": ms("store.backup (driver's method) of the whole store"),
