@@ -57,6 +57,33 @@ export function seamSuite(h: DriverHarness): void {
       }
     });
 
+    test("a row has a key per result column, in order; a repeated name keeps the last value", (c) => {
+      const db = c.connect(c.file());
+      db.exec("CREATE TABLE t(a, b)");
+      db.exec("INSERT INTO t VALUES (1, 'one'), (2, 'two')");
+      const statement = db.prepare("SELECT b AS name, a AS n, a * 10 AS n, upper(b) FROM t ORDER BY a");
+      // Twice: a driver that builds rows itself must keep every call's rows right.
+      for (let round = 0; round < 2; round++) {
+        const rows = statement.all();
+        assert.deepEqual(
+          rows.map((row) => Object.entries(row)),
+          [
+            [
+              ["name", "one"],
+              ["n", 10],
+              ["upper(b)", "ONE"],
+            ],
+            [
+              ["name", "two"],
+              ["n", 20],
+              ["upper(b)", "TWO"],
+            ],
+          ],
+        );
+        assert.deepEqual(Object.entries(statement.get() ?? {}), Object.entries(rows[0] ?? {}));
+      }
+    });
+
     test("get() and all() on a statement without rows run it and return nothing", (c) => {
       const db = c.connect(c.file());
       db.exec("CREATE TABLE t(v TEXT)");
