@@ -126,6 +126,31 @@ export function vacuumSuite(target: ConformanceTarget): void {
       ["files"],
     );
 
+    test(
+      "a vacuum that meets another writer's lock waits for it with the store's patience, and past it is STORE_BUSY with nothing changed",
+      async (f) => {
+        const store = await f.open({ sqliteVersion: SAFE_SQLITE, patience: { writeMs: 300 } });
+        await fill(store, "kept", 50);
+        await fill(store, "dropped", 400);
+        await store.deleteSession("dropped");
+        const blocker = f.raw();
+        blocker.exec("BEGIN IMMEDIATE");
+        try {
+          await rejectsWith(store.vacuum(), "STORE_BUSY");
+        } finally {
+          blocker.exec("ROLLBACK");
+          blocker.close();
+        }
+        assert.equal(await store.messageCount("kept"), 50);
+        const result = await store.vacuum();
+        assert.equal(result.method, "incremental");
+        assert.equal(result.reclaimableBytes, 0);
+        assert.deepEqual(await store.checkIntegrity(), { ok: true, problems: [] });
+        await store.close();
+      },
+      ["files"],
+    );
+
     if (!has("files"))
       test("where the engine owns the database file (a server), vacuum does nothing and says so", async (f) => {
         const store = await f.open();

@@ -149,8 +149,10 @@ export function* vacuum(options?: VacuumOptions | null): Op<VacuumResult> {
   yield* guard("writable", "vacuum");
   signal?.throwIfAborted();
   const started = yield* now();
-  // Also what makes a full VACUUM leave the file incremental; undefined: no local file.
-  const onFile = yield* local({ name: "incrementalVacuum" });
+  // Also what makes a full VACUUM leave the file incremental; undefined: no local file. The
+  // pragma writes the file's header, so it waits for other writers with the store's patience
+  // and fails as STORE_BUSY past it (a bare call met a writer's lock as a raw SQLITE_BUSY).
+  const onFile = yield* read(() => local({ name: "incrementalVacuum" }));
   const before = yield* read(spaceOp);
   const size = (s: Space) => s.pageCount * s.pageSize;
   function* result(method: VacuumResult["method"], after: Space, note?: string): Op<VacuumResult> {
