@@ -33,6 +33,15 @@ function space(): { bytes: number; freeBytes: number } {
   return out;
 }
 
+/** Close the store and print the job's one JSON line: its times, then `fields()` (read after the
+ * close, so a size read through the raw binding sees the checkpointed file). */
+function report(startedAt: number, t0: number, fields: () => Record<string, unknown>): void {
+  const ms = now() - t0;
+  const endedAt = Date.now();
+  store.close();
+  process.stdout.write(`${JSON.stringify({ op, ms, startedAt, endedAt, ...fields() })}\n`);
+}
+
 if (op === "prune") {
   const [share, minMs, maxMs] = rest.map(Number) as [number, number, number?];
   const total = store.messageCount();
@@ -77,25 +86,15 @@ if (op === "prune") {
     if (!stop.signal.aborted) throw error;
   }
   clearTimeout(bound);
-  const ms = now() - t0;
-  const endedAt = Date.now();
-  store.close();
-  const deleted = chosen.slice(0, done.sessions);
-  process.stdout.write(
-    `${JSON.stringify({
-      op,
-      ms,
-      startedAt,
-      endedAt,
-      total,
-      sessions: done.sessions,
-      messages: done.messages,
-      largest: Math.max(0, ...deleted.map((s) => s.messageCount)),
-      steps,
-      longestStep,
-      stopped: done.messages < share * total,
-    })}\n`,
-  );
+  report(startedAt, t0, () => ({
+    total,
+    sessions: done.sessions,
+    messages: done.messages,
+    largest: Math.max(0, ...chosen.slice(0, done.sessions).map((s) => s.messageCount)),
+    steps,
+    longestStep,
+    stopped: done.messages < share * total,
+  }));
 } else {
   const [maxMs] = rest.map(Number);
   const before = space();
@@ -115,16 +114,9 @@ if (op === "prune") {
     if (!(maxMs !== undefined && error instanceof Error && /abort|timeout/i.test(error.name))) throw error;
     stopped = true;
   }
-  const ms = now() - t0;
-  const endedAt = Date.now();
-  store.close();
-  const after = space();
-  process.stdout.write(
-    `${JSON.stringify({
-      op,
-      ms,
-      startedAt,
-      endedAt,
+  report(startedAt, t0, () => {
+    const after = space();
+    return {
       steps,
       stopped,
       method: result?.method ?? "incremental",
@@ -133,6 +125,6 @@ if (op === "prune") {
       freeBefore: before.freeBytes,
       bytesAfter: after.bytes,
       freeAfter: after.freeBytes,
-    })}\n`,
-  );
+    };
+  });
 }

@@ -4,7 +4,7 @@
  * not fatal; an abort between steps leaves every session either gone or untouched. Bad input, a
  * read-only store and a transaction are refused with nothing changed.
  */
-import { assert, type ConformanceStore, type ConformanceTarget, fixtureTest } from "./harness.js";
+import { assert, type ConformanceStore, type ConformanceTarget, fixtureTest, throwsCode } from "./harness.js";
 
 async function fill(store: ConformanceStore, id: string, rows: number): Promise<void> {
   await store.createSession({ id, source: "test" });
@@ -12,13 +12,6 @@ async function fill(store: ConformanceStore, id: string, rows: number): Promise<
     id,
     Array.from({ length: rows }, (_, n) => ({ role: "user" as const, content: `${id} zebra row ${n}` })),
   );
-}
-
-async function rejectsWith(promise: Promise<unknown>, code: string): Promise<void> {
-  await assert.rejects(promise, (error: Error & { code?: string }) => {
-    assert.equal(error.code, code, error.message);
-    return true;
-  });
 }
 
 export function deleteSessionsSuite(target: ConformanceTarget): void {
@@ -70,10 +63,7 @@ export function deleteSessionsSuite(target: ConformanceTarget): void {
       await other.close();
 
       for (const id of ["big", "small", "tiny"]) assert.equal(await store.getSession(id), undefined);
-      await rejectsWith(
-        Promise.resolve().then(() => store.getUsage("big")),
-        "SESSION_NOT_FOUND",
-      );
+      await throwsCode(() => store.getUsage("big"), "SESSION_NOT_FOUND");
       assert.equal((await store.getSession("child"))?.parentSessionId, null);
       assert.equal(await store.messageCount("kept"), 10);
       assert.equal(await store.messageCount("live"), appended);
@@ -119,21 +109,21 @@ export function deleteSessionsSuite(target: ConformanceTarget): void {
         assert.doesNotThrow(() => {
           pending = call();
         }, "deleteSessions threw synchronously");
-        await rejectsWith(pending as Promise<unknown>, "INVALID_INPUT");
+        await throwsCode(() => pending as Promise<unknown>, "INVALID_INPUT");
       }
       let inside: Promise<unknown> | undefined;
       await store.transaction((tx: ConformanceStore) => {
         inside = tx.deleteSessions(["s"]);
         inside.catch(() => undefined);
       });
-      await rejectsWith(inside as Promise<unknown>, "INVALID_INPUT");
+      await throwsCode(() => inside as Promise<unknown>, "INVALID_INPUT");
       const aborted = new AbortController();
       aborted.abort();
       await assert.rejects(store.deleteSessions(["s"], { signal: aborted.signal }));
       assert.equal(await store.messageCount("s"), 20);
       await store.close();
       const reader = await f.open({ readOnly: true });
-      await rejectsWith(reader.deleteSessions(["s"]), "STORE_READONLY");
+      await throwsCode(() => reader.deleteSessions(["s"]), "STORE_READONLY");
       assert.equal(await reader.messageCount("s"), 20);
     });
   });

@@ -15,6 +15,7 @@ import {
   fixtureTest,
   SAFE_SQLITE,
   scalar,
+  throwsCode,
 } from "./harness.js";
 
 const FILLER = "vacuum filler text that takes room on its pages ".repeat(40);
@@ -30,13 +31,6 @@ async function fill(store: ConformanceStore, id: string, rows: number): Promise<
       content: `${id} row ${n} ${FILLER}`,
     })),
   );
-}
-
-async function rejectsWith(promise: Promise<unknown>, code: string): Promise<void> {
-  await assert.rejects(promise, (error: Error & { code?: string }) => {
-    assert.equal(error.code, code, error.message);
-    return true;
-  });
 }
 
 export function vacuumSuite(target: ConformanceTarget): void {
@@ -136,7 +130,7 @@ export function vacuumSuite(target: ConformanceTarget): void {
         const blocker = f.raw();
         blocker.exec("BEGIN IMMEDIATE");
         try {
-          await rejectsWith(store.vacuum(), "STORE_BUSY");
+          await throwsCode(() => store.vacuum(), "STORE_BUSY");
         } finally {
           blocker.exec("ROLLBACK");
           blocker.close();
@@ -219,20 +213,20 @@ export function vacuumSuite(target: ConformanceTarget): void {
         assert.doesNotThrow(() => {
           pending = store.vacuum(options as never);
         }, "vacuum threw synchronously");
-        await rejectsWith(pending as Promise<unknown>, "INVALID_INPUT");
+        await throwsCode(() => pending as Promise<unknown>, "INVALID_INPUT");
       }
       let inside: Promise<unknown> | undefined;
       await store.transaction((tx: ConformanceStore) => {
         inside = tx.vacuum();
         inside.catch(() => undefined);
       });
-      await rejectsWith(inside as Promise<unknown>, "INVALID_INPUT");
+      await throwsCode(() => inside as Promise<unknown>, "INVALID_INPUT");
       const aborted = new AbortController();
       aborted.abort();
       await assert.rejects(store.vacuum({ signal: aborted.signal }));
       await store.close();
       const reader = await f.open({ readOnly: true });
-      await rejectsWith(reader.vacuum(), "STORE_READONLY");
+      await throwsCode(() => reader.vacuum(), "STORE_READONLY");
       assert.equal(await reader.messageCount("s"), 20);
     });
   });
