@@ -4,7 +4,14 @@
  * not fatal; an abort between steps leaves every session either gone or untouched. Bad input, a
  * read-only store and a transaction are refused with nothing changed.
  */
-import { assert, type ConformanceStore, type ConformanceTarget, fixtureTest, throwsCode } from "./harness.js";
+import {
+  assert,
+  type ConformanceStore,
+  type ConformanceTarget,
+  fixtureTest,
+  throwsCode,
+  whileAppending,
+} from "./harness.js";
 
 async function fill(store: ConformanceStore, id: string, rows: number): Promise<void> {
   await store.createSession({ id, source: "test" });
@@ -29,28 +36,13 @@ export function deleteSessionsSuite(target: ConformanceTarget): void {
       await store.createSession({ id: "child", source: "test", parentSessionId: "big" });
       const other = await f.open();
       await other.createSession({ id: "live", source: "test" });
-      // The job yields between its steps: the other connection appends in those gaps (one append
-      // lands before it starts, so the appender is known to be running).
-      await other.appendMessage("live", { role: "user", content: "live first" });
-      let appended = 1;
-      let appending = Promise.resolve();
-      const appender = setInterval(() => {
-        appending = appending.then(async () => {
-          await other.appendMessage("live", { role: "user", content: `live ${appended}` });
-          appended++;
-        });
-      }, 2);
       const progress: Array<{ sessions: number; messages: number; totalSessions: number; done: boolean }> =
         [];
-      let result: Awaited<ReturnType<ConformanceStore["deleteSessions"]>>;
-      try {
-        result = await store.deleteSessions(["big", "small", "missing", "tiny", "small"], {
+      const { result, appended } = await whileAppending(other, "live", () =>
+        store.deleteSessions(["big", "small", "missing", "tiny", "small"], {
           onProgress: (p) => progress.push(p),
-        });
-      } finally {
-        clearInterval(appender);
-        await appending;
-      }
+        }),
+      );
       assert.equal(result.sessions, 3);
       assert.equal(result.messages, 306);
       assert.deepEqual(result.notFound, ["missing"]);

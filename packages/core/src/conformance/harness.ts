@@ -308,6 +308,36 @@ export function transact<T>(
   return pending.length === 0 ? result : Promise.all(pending).then(() => result);
 }
 
+/**
+ * Run `job` while `writer` appends to its session `sessionId` every 2 ms, as another process
+ * would. A paced job yields between its steps, so the appends land in those gaps; one append
+ * lands before `job` starts, so the appender is known to be running. Returns what `job` returned
+ * and how many messages were appended (every append has finished by then).
+ */
+export async function whileAppending<T>(
+  writer: ConformanceStore,
+  sessionId: string,
+  job: () => Promise<T>,
+): Promise<{ result: T; appended: number }> {
+  await writer.appendMessage(sessionId, { role: "user", content: "live first" });
+  let appended = 1;
+  let appending = Promise.resolve();
+  const appender = setInterval(() => {
+    appending = appending.then(async () => {
+      await writer.appendMessage(sessionId, { role: "user", content: `live ${appended}` });
+      appended++;
+    });
+  }, 2);
+  let result: T;
+  try {
+    result = await job();
+  } finally {
+    clearInterval(appender);
+    await appending;
+  }
+  return { result, appended };
+}
+
 /** What `fn` threw or rejected with (undefined when it did neither): at once when `fn` throws
  * or returns a value, as a promise when it returns one. */
 export function failureOf(fn: () => unknown): unknown {

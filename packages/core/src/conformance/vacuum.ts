@@ -16,6 +16,7 @@ import {
   SAFE_SQLITE,
   scalar,
   throwsCode,
+  whileAppending,
 } from "./harness.js";
 
 const FILLER = "vacuum filler text that takes room on its pages ".repeat(40);
@@ -50,24 +51,9 @@ export function vacuumSuite(target: ConformanceTarget): void {
         const other = await f.open({ sqliteVersion: SAFE_SQLITE });
         await other.createSession({ id: "live", source: "test" });
         const progress: Array<{ freedPages: number; totalPages: number; done: boolean }> = [];
-        // The vacuum yields between its steps: the other connection appends in those gaps (one
-        // append lands before it starts, so the appender is known to be running).
-        await other.appendMessage("live", { role: "user", content: "live first" });
-        let appended = 1;
-        let appending = Promise.resolve();
-        const appender = setInterval(() => {
-          appending = appending.then(async () => {
-            await other.appendMessage("live", { role: "user", content: `live ${appended}` });
-            appended++;
-          });
-        }, 2);
-        let result: Awaited<ReturnType<ConformanceStore["vacuum"]>>;
-        try {
-          result = await store.vacuum({ onProgress: (p) => progress.push(p) });
-        } finally {
-          clearInterval(appender);
-          await appending;
-        }
+        const { result, appended } = await whileAppending(other, "live", () =>
+          store.vacuum({ onProgress: (p) => progress.push(p) }),
+        );
         assert.equal(result.method, "incremental");
         // At least the dropped rows' text went back (their index entries stay until an FTS optimize).
         assert.ok(
