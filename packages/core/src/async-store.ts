@@ -23,6 +23,12 @@ import {
   type DeleteSessionsResult,
   deleteSessions,
 } from "./maintenance/delete-sessions.js";
+import {
+  type ImportSessionInput,
+  type ImportSessionsOptions,
+  type ImportSessionsResult,
+  importSessions,
+} from "./maintenance/import-sessions.js";
 import { type VacuumOptions, type VacuumResult, vacuum } from "./maintenance/vacuum.js";
 import { NoStoreThere, noStoreError, type OpenOutcome, openSchema } from "./store/open.js";
 import {
@@ -169,6 +175,15 @@ export class AsyncStore {
     options?: DeleteSessionsOptions | null,
   ): Promise<DeleteSessionsResult> {
     return this.#run(deleteSessions(ids, options));
+  }
+
+  /** Write many whole sessions (an import) in paced steps that let other writers in between;
+   * each session is written whole or refused alone (maintenance/import-sessions.ts). */
+  importSessions(
+    items: Iterable<ImportSessionInput> | AsyncIterable<ImportSessionInput>,
+    options?: ImportSessionsOptions | null,
+  ): Promise<ImportSessionsResult> {
+    return this.#run(importSessions(items, options));
   }
 
   /** Give the space of deleted rows back in paced steps (maintenance/vacuum.ts). */

@@ -57,6 +57,13 @@ export type {
   DeleteSessionsProgress,
   DeleteSessionsResult,
 } from "./maintenance/delete-sessions.js";
+export type {
+  ImportFailure,
+  ImportSessionInput,
+  ImportSessionsOptions,
+  ImportSessionsProgress,
+  ImportSessionsResult,
+} from "./maintenance/import-sessions.js";
 export type { VacuumOptions, VacuumProgress, VacuumResult } from "./maintenance/vacuum.js";
 export { repairStore } from "./repair/repair.js";
 export type {

@@ -27,6 +27,12 @@ import {
   type DeleteSessionsResult,
   deleteSessions,
 } from "./maintenance/delete-sessions.js";
+import {
+  type ImportSessionInput,
+  type ImportSessionsOptions,
+  type ImportSessionsResult,
+  importSessions,
+} from "./maintenance/import-sessions.js";
 import { type VacuumOptions, type VacuumResult, vacuum } from "./maintenance/vacuum.js";
 import { createContext, type StoreContext } from "./store/context.js";
 import {
@@ -190,6 +196,16 @@ export class Store {
     options?: DeleteSessionsOptions | null,
   ): Promise<DeleteSessionsResult> {
     return runSyncYielding(this.#ctx, deleteSessions(ids, options));
+  }
+
+  /** Write many whole sessions (an import) in paced steps that let other writers in between;
+   * each session is written whole or refused alone (maintenance/import-sessions.ts). Every
+   * failure, bad input included, arrives as a rejection. */
+  importSessions(
+    items: Iterable<ImportSessionInput> | AsyncIterable<ImportSessionInput>,
+    options?: ImportSessionsOptions | null,
+  ): Promise<ImportSessionsResult> {
+    return runSyncYielding(this.#ctx, importSessions(items, options));
   }
 
   /** Give the space of deleted rows back to the file system in paced steps that never stall

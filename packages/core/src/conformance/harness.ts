@@ -11,6 +11,11 @@ import type { SqliteConnection, SqliteDriver } from "../driver.js";
 import type { Host } from "../host/host.js";
 import type { SqliteJournalMode } from "../journal.js";
 import type { DeleteSessionsOptions, DeleteSessionsResult } from "../maintenance/delete-sessions.js";
+import type {
+  ImportSessionInput,
+  ImportSessionsOptions,
+  ImportSessionsResult,
+} from "../maintenance/import-sessions.js";
 import type { VacuumOptions, VacuumResult } from "../maintenance/vacuum.js";
 import type { AsyncMethods, BackfillFtsOptions, StoreOperations } from "../store/operations.js";
 import type { StoreOptions } from "../store/types.js";
@@ -45,6 +50,10 @@ export interface ConformanceStore extends AsyncMethods<StoreOperations> {
     ids: readonly string[],
     options?: DeleteSessionsOptions | null,
   ): Promise<DeleteSessionsResult>;
+  importSessions(
+    items: Iterable<ImportSessionInput> | AsyncIterable<ImportSessionInput>,
+    options?: ImportSessionsOptions | null,
+  ): Promise<ImportSessionsResult>;
   close(): Promise<void> | void;
 }
 

@@ -16,6 +16,7 @@ import { diskFullSuite } from "./disk-full.js";
 import { filesSuite } from "./files.js";
 import { ftsSuite } from "./fts.js";
 import { type ConformanceTarget, suiteIf } from "./harness.js";
+import { importSessionsSuite } from "./import-sessions.js";
 import { openSuite } from "./open.js";
 import { repairSuite } from "./repair.js";
 import { searchBoundsSuite } from "./search-bounds.js";
@@ -58,6 +59,7 @@ export function runConformance(target: ConformanceTarget): void {
     suiteIf(target, "files", "files and locks", filesSuite);
     suiteIf(target, "backup", "backup", backupSuite);
     deleteSessionsSuite(target);
+    importSessionsSuite(target);
     vacuumSuite(target);
     suiteIf(target, "repair", "repair", repairSuite);
   });

@@ -41,6 +41,10 @@ export type Effect =
    * sleeps (its caller waits for the whole job anyway), the async runner yields a macrotask
    * timer, so the host's event loop runs meanwhile. */
   | { readonly kind: "pause"; readonly ms: number }
+  /** Call a function of the caller's that may return a promise (the next item of an async
+   * iterable), outside any transaction, and answer its value: the async runner and
+   * `runSyncYielding` await it; the plain sync runner refuses a promise. */
+  | { readonly kind: "await"; readonly fn: () => unknown }
   | {
       /** Run `body` once per connection and answer its result from then on (facts about the
        * engine that need a probe, like whether its trigram tokenizer reads past a NUL). */
@@ -172,6 +176,11 @@ export function* now(): Op<number> {
 /** Pause `ms` between two steps of a long job (never inside a transaction). */
 export function* pause(ms: number): Op<void> {
   yield { kind: "pause", ms };
+}
+
+/** `fn()`'s value, awaited where the runner can wait (see the `await` effect). */
+export function* awaited<T>(fn: () => T): Op<Awaited<T>> {
+  return (yield { kind: "await", fn }) as Awaited<T>;
 }
 
 /** `body`'s result, computed once per connection. */

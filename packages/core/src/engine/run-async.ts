@@ -212,6 +212,8 @@ async function perform(env: AsyncEnvironment, effect: Effect, target: AsyncState
       return env.now();
     case "pause":
       return sleepAsync(effect.ms);
+    case "await":
+      return effect.fn();
     case "readsTextWhole":
       return env.executor.readsTextWhole;
     case "remember": {

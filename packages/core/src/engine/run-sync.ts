@@ -27,9 +27,10 @@ export function runSync<T>(ctx: StoreContext, op: Op<T>): T {
 }
 
 /**
- * Run `op` on the sync store's connection, but let its pauses pass as timers: the store's
- * promise-returning jobs (`backfillFts`, `vacuum`) give the host's event loop its turn between
- * their steps. Each step's statements still run synchronously, and a failure rejects.
+ * Run `op` on the sync store's connection, but let its pauses pass as timers and await what its
+ * `await` effects return: the store's promise-returning jobs (`backfillFts`, `vacuum`,
+ * `importSessions`) give the host's event loop its turn between their steps. Each step's
+ * statements still run synchronously, and a failure rejects.
  */
 export async function runSyncYielding<T>(ctx: StoreContext, op: Op<T>): Promise<T> {
   let step = op.next();
@@ -38,7 +39,9 @@ export async function runSyncYielding<T>(ctx: StoreContext, op: Op<T>): Promise<
     let result: unknown;
     try {
       const effect = step.value;
-      result = effect.kind === "pause" ? await sleepAsync(effect.ms) : perform(ctx, effect);
+      if (effect.kind === "pause") result = await sleepAsync(effect.ms);
+      else if (effect.kind === "await") result = await effect.fn();
+      else result = perform(ctx, effect);
     } catch (error) {
       step = op.throw(error);
       continue;
@@ -110,6 +113,12 @@ function perform(ctx: StoreContext, effect: Effect): unknown {
     case "pause":
       if (effect.ms > 0) sleepSync(effect.ms);
       return undefined;
+    case "await": {
+      const value = effect.fn();
+      if (typeof (value as { then?: unknown } | null)?.then === "function")
+        throw new Error("a promise reached the sync runner: this operation must run with runSyncYielding");
+      return value;
+    }
     case "readsTextWhole":
       return readsTextWholeOn(ctx.driver, ctx.conn);
     case "remember": {

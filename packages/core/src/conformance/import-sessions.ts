@@ -1,0 +1,256 @@
+/**
+ * Conformance: `store.importSessions(items)`. Sessions are written whole — record, messages,
+ * flags, end — in paced steps while another connection keeps appending; a session the store
+ * refuses is left out alone; sessions already stored are skipped; a child waits for a parent that
+ * comes later and goes without one that never comes. Sync and async inputs; an abort, or an input
+ * that fails, leaves each session whole or absent and lets the input go. Bad input, a read-only
+ * store and a transaction are refused with nothing changed.
+ */
+import type { ImportSessionInput, ImportSessionsProgress } from "../maintenance/import-sessions.js";
+import {
+  assert,
+  type ConformanceStore,
+  type ConformanceTarget,
+  fixtureTest,
+  throwsCode,
+  whileAppending,
+} from "./harness.js";
+
+function session(id: string, rows: number, extra: Partial<ImportSessionInput> = {}): ImportSessionInput {
+  return {
+    session: { id, source: "import", title: `title ${id}` },
+    messages: Array.from({ length: rows }, (_, n) => ({
+      role: n % 2 ? ("assistant" as const) : ("user" as const),
+      content: `${id} walrus row ${n}`,
+    })),
+    ...extra,
+  };
+}
+
+/** Each of `ids` is either absent or there with all of its `rows` messages. */
+async function wholeOrAbsent(store: ConformanceStore, rows: Record<string, number>): Promise<string[]> {
+  const present: string[] = [];
+  for (const [id, n] of Object.entries(rows)) {
+    if ((await store.getSession(id)) === undefined) continue;
+    assert.equal(await store.messageCount(id), n, `session ${id} is there, but not whole`);
+    present.push(id);
+  }
+  return present;
+}
+
+export function importSessionsSuite(target: ConformanceTarget): void {
+  const { describe } = target;
+  const test = fixtureTest(target);
+
+  describe("importSessions", () => {
+    test("writes each session whole, in steps, while another connection appends; refuses bad ones alone", async (f) => {
+      const store = await f.open();
+      await store.createSession({ id: "stored", source: "test" });
+      await store.appendMessages("stored", [{ role: "user", content: "already here" }]);
+      await store.createSession({ id: "empty", source: "test", title: "kept" });
+      const other = await f.open();
+      await other.createSession({ id: "live", source: "test" });
+      const items: unknown[] = [
+        session("big", 300, { archived: true, pinned: true, ended: { reason: "done", at: 1_700_000_000 } }),
+        // Its parent comes later in the input: imported right after it, linked.
+        session("child", 3, { session: { id: "child", source: "import", parentSessionId: "parent" } }),
+        session("bad", 4, {
+          messages: [
+            { role: "user", content: "fine" },
+            { role: "wizard" as never, content: "no" },
+          ],
+        }),
+        "not a session",
+        session("stored", 2),
+        session("empty", 2, {
+          session: { id: "empty", source: "import", title: "from the import", cwd: "/filled" },
+        }),
+        session("orphan", 1, { session: { id: "orphan", source: "import", parentSessionId: "nowhere" } }),
+        session("parent", 5),
+      ];
+      const progress: ImportSessionsProgress[] = [];
+      const { result, appended } = await whileAppending(other, "live", () =>
+        store.importSessions(items as ImportSessionInput[], { onProgress: (p) => progress.push(p) }),
+      );
+      const { durationMs, failed, ...counts } = result;
+      assert.ok(durationMs >= 0);
+      assert.deepEqual(counts, {
+        imported: 5,
+        messages: 300 + 3 + 2 + 1 + 5,
+        resumed: 1,
+        skipped: ["stored"],
+        unlinked: ["orphan"],
+      });
+      assert.deepEqual(
+        failed.map((x) => ({
+          index: x.index,
+          sessionId: x.sessionId,
+          code: x.error.code,
+          field: x.error.field,
+        })),
+        [
+          { index: 2, sessionId: "bad", code: "INVALID_INPUT", field: "messages[1].role" },
+          { index: 3, sessionId: undefined, code: "INVALID_INPUT", field: "item" },
+        ],
+      );
+      // The first step is small (200 messages): the 300-message session is a step of its own.
+      assert.ok(progress.length >= 2, `one step only (${progress.length}): the import was not paced`);
+      assert.deepEqual(progress[0], { sessions: 1, messages: 300, done: false });
+      assert.deepEqual(progress.at(-1), { sessions: 8, messages: 300 + 3 + 2 + 2 + 2 + 1 + 5, done: true });
+      assert.equal(progress.filter((p) => p.done).length, 1);
+      await other.close();
+
+      const big = await store.getSession("big");
+      assert.equal(big?.messageCount, 300);
+      assert.equal(big?.title, "title big");
+      assert.deepEqual(
+        [big?.archived, big?.pinned, big?.endedAt, big?.endReason],
+        [true, true, 1_700_000_000, "done"],
+      );
+      assert.equal((await store.getSession("child"))?.parentSessionId, "parent");
+      assert.equal((await store.getSession("orphan"))?.parentSessionId, null);
+      assert.equal(await store.getSession("bad"), undefined);
+      assert.equal(await store.messageCount("stored"), 1);
+      // Filled in: its stored values kept, the messages added.
+      const empty = await store.getSession("empty");
+      assert.deepEqual([empty?.title, empty?.cwd], ["kept", "/filled"]);
+      assert.equal(await store.messageCount("empty"), 2);
+      assert.equal(await store.messageCount("live"), appended);
+      const last = await store.getMessages("big", { last: 1 });
+      assert.equal(last[0]?.content, "big walrus row 299");
+      const hits = (await store.search("walrus", { limit: 500 })).hits;
+      assert.deepEqual([...new Set(hits.map((h) => h.sessionId))].sort(), [
+        "big",
+        "child",
+        "empty",
+        "orphan",
+        "parent",
+      ]);
+      assert.deepEqual(await store.checkIntegrity(), { ok: true, problems: [] });
+
+      // Again: everything is there already, nothing changes.
+      const again = await store.importSessions(
+        items.filter((x) => typeof x !== "string") as ImportSessionInput[],
+      );
+      assert.equal(again.imported, 0);
+      assert.deepEqual(again.skipped, ["big", "child", "stored", "empty", "orphan", "parent"]);
+      assert.equal(await store.messageCount(), 300 + 3 + 1 + 2 + 1 + 5 + appended);
+      const { durationMs: _, ...nothing } = await store.importSessions([]);
+      assert.deepEqual(nothing, {
+        imported: 0,
+        messages: 0,
+        resumed: 0,
+        skipped: [],
+        unlinked: [],
+        failed: [],
+      });
+      await store.close();
+    });
+
+    test("reads an async input one item at a time; an abort or a failing input keeps what was committed, whole", async (f) => {
+      const store = await f.open();
+      const sizes = { a: 150, b: 150, c: 150 };
+      let released = false;
+      async function* source(ids: string[], fail = false) {
+        try {
+          for (const id of ids) {
+            await new Promise((resolve) => setTimeout(resolve, 1));
+            yield session(id, 150);
+          }
+          if (fail) throw new Error("the input broke");
+        } finally {
+          released = true;
+        }
+      }
+      // Larger than the first step's chunk together (200 messages): a step each.
+      const stop = new AbortController();
+      await assert.rejects(
+        store.importSessions(source(["a", "b", "c"]), {
+          signal: stop.signal,
+          onProgress: () => stop.abort(),
+        }),
+        (error: Error) => error.name === "AbortError",
+      );
+      assert.ok(released, "the input was not let go after the abort");
+      assert.deepEqual(await wholeOrAbsent(store, sizes), ["a"]);
+
+      released = false;
+      const all = await store.importSessions(source(["a", "b", "c"]));
+      assert.deepEqual([all.imported, all.skipped], [2, ["a"]]);
+      assert.ok(released);
+
+      // The first step (d) commits before the input is read past the next item; e may or may not.
+      await assert.rejects(store.importSessions(source(["d", "e"], true)), /the input broke/);
+      assert.deepEqual((await wholeOrAbsent(store, { ...sizes, d: 150, e: 150 })).slice(0, 4), [
+        "a",
+        "b",
+        "c",
+        "d",
+      ]);
+      assert.deepEqual(await store.checkIntegrity(), { ok: true, problems: [] });
+      await store.close();
+    });
+
+    test("bad input, a read-only store and a transaction are refused with nothing changed", async (f) => {
+      const store = await f.open();
+      const calls: Array<() => Promise<unknown>> = [
+        () => store.importSessions(undefined as never),
+        () => store.importSessions(5 as never),
+        () => store.importSessions("sessions" as never),
+        () => store.importSessions({} as never),
+        () => store.importSessions([session("s", 1)], 5 as never),
+        () => store.importSessions([session("s", 1)], { onProgress: 5 } as never),
+        () => store.importSessions([session("s", 1)], { signal: {} } as never),
+      ];
+      for (const call of calls) {
+        let pending: Promise<unknown> | undefined;
+        assert.doesNotThrow(() => {
+          pending = call();
+        }, "importSessions threw synchronously");
+        await throwsCode(() => pending as Promise<unknown>, "INVALID_INPUT");
+      }
+      let inside: Promise<unknown> | undefined;
+      await store.transaction((tx: ConformanceStore) => {
+        inside = tx.importSessions([session("s", 1)]);
+        inside.catch(() => undefined);
+      });
+      await throwsCode(() => inside as Promise<unknown>, "INVALID_INPUT");
+      const aborted = new AbortController();
+      aborted.abort();
+      await assert.rejects(store.importSessions([session("s", 1)], { signal: aborted.signal }));
+      // Each item's own problems are reported, not thrown: the store refuses the values.
+      const refused = await store.importSessions([
+        { session: { source: "no id" } } as never,
+        { session: { id: "", source: "x" } },
+        { session: { id: "x" } } as never,
+        { session: { id: "y", source: "x" }, messages: "many" as never },
+        { session: { id: "z", source: "x" }, ended: { reason: 5 as never } },
+        { session: { id: "w", source: "x", parentSessionId: "w" } },
+        {
+          session: { id: "v", source: "x" },
+          messages: [{ role: "user", content: "ok" }],
+          pinned: "yes" as never,
+        },
+      ]);
+      assert.deepEqual(
+        refused.failed.map((x) => [x.index, x.sessionId, x.error.field]),
+        [
+          [0, undefined, "session.id"],
+          [1, "", "session.id"],
+          [2, "x", "source"],
+          [3, "y", "messages"],
+          [4, "z", "reason"],
+          [5, "w", "parentSessionId"],
+          [6, "v", "pinned"],
+        ],
+      );
+      assert.equal(refused.imported, 0);
+      assert.equal(await store.messageCount(), 0);
+      assert.deepEqual((await store.listSessions()).length, 0);
+      await store.close();
+      const reader = await f.open({ readOnly: true });
+      await throwsCode(() => reader.importSessions([session("s", 1)]), "STORE_READONLY");
+      assert.equal(await reader.getSession("s"), undefined);
+    });
+  });
+}

@@ -1,0 +1,409 @@
+/**
+ * `store.importSessions(items)`: write many whole sessions (an import, a migration from another
+ * store) while other processes keep writing to the store.
+ *
+ * Writing one session after another, each in a transaction of its own, starves the other
+ * writers the way a one-by-one prune did (delete-sessions.ts): the next transaction takes the
+ * write lock again within microseconds, and a waiting writer wakes up to find it taken (measured:
+ * `sessiondb import` of 250 sessions next to a writer appending every 5 ms — 98 appends where ~640
+ * were due, the slowest 0.37 s). So the import is a paced job (maintenance/paced.ts): a step is
+ * one write transaction of whole sessions, sized to hold the lock about 15 ms while others write,
+ * with a pause between steps; alone, steps grow to many sessions, and the import commits far
+ * fewer times than one transaction per session would.
+ *
+ * Each session is a savepoint of its step: a session the store refuses (a bad field, a message
+ * over the limits) is rolled back alone and reported, and the sessions around it are imported.
+ * A session already in the store with messages is skipped, so running an import again is safe.
+ * A session whose parent is neither in the store nor imported yet waits for it: it is imported
+ * right after its parent, or, when the input ends without it (or the parent's import failed),
+ * without the link and reported in `unlinked`. The items are read one at a time from any
+ * iterable, sync or async (a file read line by line), outside every transaction.
+ */
+import { PACE_MIN_PAUSE_MS } from "../constants.js";
+import { awaited, get, guard, now, type Op, POLICY, write } from "../engine/effects.js";
+import { InvalidInputError } from "../errors.js";
+import { appendMessages } from "../store/messages.js";
+import type { StorePolicy } from "../store/policy.js";
+import { createSession, endSession, updateSession } from "../store/sessions.js";
+import type { CreateSessionInput, MessageInput } from "../store/types.js";
+import * as valid from "../store/validate.js";
+import { paced, type StepMemory, type StepTiming, timedWrite } from "./paced.js";
+
+/** One session to import: what `createSession`, `appendMessages`, `updateSession` and
+ * `endSession` would take, written together or not at all. */
+export interface ImportSessionInput {
+  /** The session; `id` is required (it is what makes a second run skip the session). */
+  session: CreateSessionInput & { id: string };
+  messages?: readonly MessageInput[];
+  archived?: boolean;
+  pinned?: boolean;
+  /** The session's end (the first end wins, as with `endSession`). */
+  ended?: { reason: string; at?: number };
+}
+
+/** Where a running import stands. */
+export interface ImportSessionsProgress {
+  /** Sessions dealt with so far (imported, skipped or failed), and the messages they carried. */
+  sessions: number;
+  messages: number;
+  done: boolean;
+}
+
+export interface ImportSessionsOptions {
+  /** Called after each step (one transaction of one or more whole sessions). */
+  onProgress?: (progress: ImportSessionsProgress) => void;
+  /** Stop between steps; the sessions imported so far stay, the rest are not read. */
+  signal?: AbortSignal;
+}
+
+/** A session the store refused, by its place in the input (0 for the first item). */
+export interface ImportFailure {
+  index: number;
+  /** The item's `session.id` when it had a string there. */
+  sessionId?: string;
+  /** What `createSession`, `appendMessages`, `updateSession` or `endSession` threw for it (its
+   * `field` names the part: "source", "messages[3].content", …), or for the item's shape. */
+  error: InvalidInputError;
+}
+
+export interface ImportSessionsResult {
+  /** Sessions written, and the messages written with them. */
+  imported: number;
+  messages: number;
+  /** Of `imported`: sessions that were in the store already, without messages (their stored
+   * values kept, as `createSession` keeps them). */
+  resumed: number;
+  /** Ids of sessions already in the store with messages: left as they were. */
+  skipped: string[];
+  /** Ids of sessions imported without their `parentSessionId`: the parent was neither in the
+   * store nor imported by this call. */
+  unlinked: string[];
+  failed: ImportFailure[];
+  durationMs: number;
+}
+
+/** Messages per step. The first step small (a writer may be waiting already); while others
+ * write, steps shrink to hold the lock ~15 ms (never below one session); alone they grow to
+ * IMPORT_MAX_CHUNK_MESSAGES (a few hundred ms of inserts into both indexes). */
+const IMPORT_START_CHUNK_MESSAGES = 200;
+const IMPORT_MIN_CHUNK_MESSAGES = 1;
+const IMPORT_MAX_CHUNK_MESSAGES = 10_000;
+
+/** An item read from the input, its fields read once. */
+interface Pending {
+  index: number;
+  id: string;
+  /** The parent it names, when that is a valid id (an invalid one fails in createSession). */
+  parent: string | undefined;
+  session: Record<string, unknown>;
+  messages: unknown;
+  /** Messages it carries (0 when `messages` is not an array: that fails in appendMessages). */
+  size: number;
+  archived: unknown;
+  pinned: unknown;
+  ended: { reason: unknown; at: unknown } | undefined;
+  /** Never wait for the parent again: link it if stored, else import without it. */
+  final: boolean;
+}
+
+/** What became of one item in a step. */
+type Outcome =
+  | { kind: "imported"; item: Pending; resumed: boolean; unlinked: boolean }
+  | { kind: "skipped" | "waiting"; item: Pending }
+  | { kind: "failed"; item: Pending; error: InvalidInputError };
+
+type ImportStep = { outcomes: Outcome[] } & StepTiming;
+
+const ITEM_KEYS = ["session", "messages", "archived", "pinned", "ended"] as const;
+const SESSION_KEYS = [
+  "id",
+  "source",
+  "model",
+  "modelConfig",
+  "title",
+  "parentSessionId",
+  "startedAt",
+  "cwd",
+  "metadata",
+] as const satisfies readonly (keyof CreateSessionInput)[];
+
+/** Read an item's fields once; an item of the wrong shape is a failure of its own. */
+function readItem(value: unknown, index: number): Pending | ImportFailure {
+  let sessionId: string | undefined;
+  try {
+    const item = valid.record(value, "item", ITEM_KEYS);
+    const session = valid.record(item.session, "session", SESSION_KEYS, "session");
+    if (typeof session.id === "string") sessionId = session.id;
+    const id = valid.sessionId(session.id, "session.id");
+    let parent: string | undefined;
+    try {
+      if (session.parentSessionId !== undefined) parent = valid.sessionId(session.parentSessionId);
+    } catch {
+      // createSession refuses it under its own field name.
+    }
+    // So does a session named as its own parent: it must not wait for itself.
+    if (parent === id) parent = undefined;
+    const ended =
+      item.ended === undefined ? undefined : valid.record(item.ended, "ended", ["reason", "at"], "ended");
+    return {
+      index,
+      id,
+      parent,
+      session,
+      messages: item.messages,
+      size: Array.isArray(item.messages) ? item.messages.length : 0,
+      archived: item.archived,
+      pinned: item.pinned,
+      ended: ended && { reason: ended.reason, at: ended.at },
+      final: false,
+    };
+  } catch (error) {
+    if (!(error instanceof InvalidInputError)) throw error;
+    return { index, ...(sessionId === undefined ? {} : { sessionId }), error };
+  }
+}
+
+/** Inside the step's transaction: write one session, its messages, flags and end. */
+function* writeSession(item: Pending, linked: boolean, patienceMs: number): Op<void> {
+  const session = linked ? item.session : { ...item.session, parentSessionId: undefined };
+  yield* createSession(session as unknown as CreateSessionInput);
+  if (item.messages !== undefined)
+    yield* appendMessages(item.id, item.messages as MessageInput[], patienceMs);
+  if (item.archived !== undefined || item.pinned !== undefined) {
+    yield* updateSession(item.id, {
+      ...(item.archived === undefined ? {} : { archived: item.archived as boolean }),
+      ...(item.pinned === undefined ? {} : { pinned: item.pinned as boolean }),
+    });
+  }
+  if (item.ended) {
+    const at = item.ended.at;
+    yield* endSession(
+      item.id,
+      item.ended.reason as string,
+      at === undefined ? undefined : { at: at as number },
+    );
+  }
+}
+
+function* stored(id: string): Op<{ messages: number } | undefined> {
+  const row = yield* get("SELECT message_count AS n FROM sessions WHERE id = ?", id);
+  return row && { messages: Number(row.n) };
+}
+
+/** Inside a transaction: what becomes of one item (each written session is a savepoint). */
+function* importOne(item: Pending, failedIds: ReadonlySet<string>, patienceMs: number): Op<Outcome> {
+  const existing = yield* stored(item.id);
+  if (existing && existing.messages > 0) return { kind: "skipped", item };
+  let linked = true;
+  if (item.parent !== undefined && !(yield* stored(item.parent))) {
+    if (!item.final && !failedIds.has(item.parent)) return { kind: "waiting", item };
+    linked = false;
+  }
+  try {
+    yield* write(() => writeSession(item, linked, patienceMs));
+  } catch (error) {
+    // Only a refused value is this session's alone; anything else (busy, read-only, full,
+    // corrupt) would fail every session after it, so it ends the import.
+    if (!(error instanceof InvalidInputError)) throw error;
+    return { kind: "failed", item, error };
+  }
+  return { kind: "imported", item, resumed: existing !== undefined, unlinked: !linked };
+}
+
+function* importStepTx(batch: readonly Pending[], failedIds: ReadonlySet<string>, patienceMs: number) {
+  const outcomes: Outcome[] = [];
+  for (const item of batch) outcomes.push(yield* importOne(item, failedIds, patienceMs));
+  return outcomes;
+}
+
+/** The job between its steps: the input, the items read ahead, and the ones waiting for a parent. */
+class ImportQueue {
+  readonly #source: Iterator<unknown> | AsyncIterator<unknown>;
+  #index = 0;
+  #ended = false;
+  ready: Pending[] = [];
+  /** Items waiting for a parent, by the parent's id. */
+  readonly waiting = new Map<string, Pending[]>();
+  readonly failedIds = new Set<string>();
+  /** Failures of items that never reached a step (their shape). */
+  readonly refused: ImportFailure[] = [];
+
+  constructor(source: Iterator<unknown> | AsyncIterator<unknown>) {
+    this.#source = source;
+  }
+
+  get more(): boolean {
+    return this.ready.length > 0 || this.waiting.size > 0 || !this.#ended;
+  }
+
+  /** Read items until those ready carry `chunk` messages or the input ends; then, with nothing
+   * ready, the waiting items go without waiting any more. */
+  *fill(chunk: number): Op<void> {
+    let size = this.ready.reduce((n, item) => n + item.size, 0);
+    while (!this.#ended && (this.ready.length === 0 || size < chunk)) {
+      const next = yield* awaited(() => this.#source.next());
+      if (next.done) {
+        this.#ended = true;
+        break;
+      }
+      const read = readItem(next.value, this.#index++);
+      if ("error" in read) {
+        this.refused.push(read);
+        continue;
+      }
+      this.ready.push(read);
+      size += read.size;
+    }
+    if (this.#ended && this.ready.length === 0) this.#release();
+  }
+
+  /** The next step's items: the first ready one, then more while they fit `chunk`. */
+  take(chunk: number): Pending[] {
+    let size = 0;
+    let n = 0;
+    while (n < this.ready.length && (n === 0 || size + (this.ready[n] as Pending).size <= chunk)) {
+      size += (this.ready[n] as Pending).size;
+      n++;
+    }
+    return this.ready.splice(0, n);
+  }
+
+  /** After a step: a waiting item goes on with its parent. */
+  settled(outcome: Outcome): void {
+    const { item } = outcome;
+    if (outcome.kind === "waiting") {
+      const list = this.waiting.get(item.parent as string) ?? [];
+      list.push(item);
+      this.waiting.set(item.parent as string, list);
+      return;
+    }
+    if (outcome.kind === "failed") this.failedIds.add(item.id);
+    const children = this.waiting.get(item.id);
+    if (!children) return;
+    this.waiting.delete(item.id);
+    // Imported or skipped, the parent is stored now; failed, its children go without it.
+    this.ready = children.concat(this.ready);
+  }
+
+  /** The input ended and nothing is ready: the waiting items whose parent is not waiting itself
+   * (or, for a cycle of parents, all of them) go now, linked if their parent was stored
+   * meanwhile. */
+  #release(): void {
+    const waitingIds = new Set([...this.waiting.values()].flat().map((item) => item.id));
+    let parents = [...this.waiting.keys()].filter((parent) => !waitingIds.has(parent));
+    if (parents.length === 0) parents = [...this.waiting.keys()];
+    for (const parent of parents) {
+      for (const item of this.waiting.get(parent) as Pending[]) this.ready.push({ ...item, final: true });
+      this.waiting.delete(parent);
+    }
+  }
+}
+
+/** Where the import stands. */
+interface Tally {
+  result: Omit<ImportSessionsResult, "durationMs">;
+  sessions: number;
+  messages: number;
+}
+
+/** `store.importSessions` for either store (see the module comment). The sync store runs it with
+ * `runSyncYielding`, so it returns a promise there too and the event loop runs between steps. */
+export function* importSessions(
+  items: Iterable<ImportSessionInput> | AsyncIterable<ImportSessionInput>,
+  options?: ImportSessionsOptions | null,
+): Op<ImportSessionsResult> {
+  const source = iteratorOf(items);
+  const o = valid.options(options, "importSessions", ["onProgress", "signal"]);
+  const onProgress = valid.callbackOption<(progress: ImportSessionsProgress) => void>(
+    o.onProgress,
+    "importSessions.onProgress",
+  );
+  const signal = valid.signalOption(o.signal, "importSessions.signal");
+  yield* guard("writable", "importSessions");
+  signal?.throwIfAborted();
+  const started = yield* now();
+  const patienceMs = ((yield POLICY) as StorePolicy).patience.appendMs;
+  const queue = new ImportQueue(source);
+  const tally: Tally = {
+    result: { imported: 0, messages: 0, resumed: 0, skipped: [], unlinked: [], failed: [] },
+    sessions: 0,
+    messages: 0,
+  };
+  const memory: StepMemory = {};
+  try {
+    yield* queue.fill(IMPORT_START_CHUNK_MESSAGES);
+    yield* paced<ImportStep>({
+      step: (chunk) => importStep(queue, chunk, patienceMs, memory),
+      after: (step) => settle(step, queue, tally, onProgress),
+      startChunk: IMPORT_START_CHUNK_MESSAGES,
+      minChunk: IMPORT_MIN_CHUNK_MESSAGES,
+      maxChunk: IMPORT_MAX_CHUNK_MESSAGES,
+      // Like deleteSessions: many short steps, and a waiting writer must find a gap after each.
+      minPauseMs: PACE_MIN_PAUSE_MS,
+      signal,
+    });
+  } finally {
+    // An import stopped early (an abort, a store error) lets the input go (a file it reads).
+    if (queue.more) yield* awaited(() => source.return?.());
+  }
+  const failed = tally.result.failed.concat(queue.refused).sort((a, b) => a.index - b.index);
+  return { ...tally.result, failed, durationMs: (yield* now()) - started };
+}
+
+function iteratorOf(items: unknown): Iterator<unknown> | AsyncIterator<unknown> {
+  const value = items as { [Symbol.iterator]?: unknown; [Symbol.asyncIterator]?: unknown } | null;
+  const open =
+    typeof value?.[Symbol.asyncIterator] === "function"
+      ? value[Symbol.asyncIterator]
+      : typeof value?.[Symbol.iterator] === "function" && typeof value !== "string"
+        ? value[Symbol.iterator]
+        : undefined;
+  if (!open)
+    throw new InvalidInputError("items", "expected an iterable or async iterable of sessions to import");
+  return (open as () => Iterator<unknown> | AsyncIterator<unknown>).call(value);
+}
+
+function* importStep(
+  queue: ImportQueue,
+  chunk: number,
+  patienceMs: number,
+  memory: StepMemory,
+): Op<ImportStep> {
+  yield* queue.fill(chunk);
+  const batch = queue.take(chunk);
+  if (batch.length === 0) return { outcomes: [], waitedMs: 0, heldMs: 0, othersWrote: false };
+  const failedIds = queue.failedIds;
+  const { outcome, timing } = yield* timedWrite(() => importStepTx(batch, failedIds, patienceMs), memory);
+  return { outcomes: outcome, ...timing };
+}
+
+/** Count a step's outcomes, pass waiting items on, report; true while the import goes on. */
+// biome-ignore lint/correctness/useYield: an operation that needs no statement
+function* settle(
+  step: ImportStep,
+  queue: ImportQueue,
+  tally: Tally,
+  onProgress: ((progress: ImportSessionsProgress) => void) | undefined,
+): Op<boolean> {
+  const result = tally.result;
+  for (const outcome of step.outcomes) {
+    const { item } = outcome;
+    queue.settled(outcome);
+    if (outcome.kind === "waiting") continue;
+    tally.sessions++;
+    tally.messages += item.size;
+    if (outcome.kind === "skipped") result.skipped.push(item.id);
+    else if (outcome.kind === "failed")
+      result.failed.push({ index: item.index, sessionId: item.id, error: outcome.error });
+    else if (outcome.kind === "imported") {
+      result.imported++;
+      result.messages += item.size;
+      if (outcome.resumed) result.resumed++;
+      if (outcome.unlinked) result.unlinked.push(item.id);
+    }
+  }
+  const more = queue.more;
+  // Items of the wrong shape never reach a step; they count as dealt with all the same.
+  onProgress?.({ sessions: tally.sessions + queue.refused.length, messages: tally.messages, done: !more });
+  return more;
+}
