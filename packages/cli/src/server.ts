@@ -19,22 +19,6 @@ export type CliStore = {
     : Store[K];
 };
 
-/**
- * Run store calls one after another inside `store.transaction(fn)`, whichever kind of store: a
- * file store's transaction needs `fn` to finish synchronously (it cannot stay open across an
- * await) and its calls answer at once, so this returns at once; a server store's calls answer
- * with promises, and each is awaited before the next (the transaction stays open until the
- * returned promise settles).
- */
-export function inOrder(steps: ReadonlyArray<() => unknown>, from = 0): undefined | Promise<undefined> {
-  for (let i = from; i < steps.length; i++) {
-    const result = (steps[i] as () => unknown)();
-    if (typeof (result as { then?: unknown } | null)?.then === "function")
-      return (result as Promise<unknown>).then(() => inOrder(steps, i + 1));
-  }
-  return undefined;
-}
-
 /** What talks to the store: a file store's SQLite binding, or the server's client. */
 export function driverOf(store: CliStore): string {
   // A server store has no SQLite binding in this process (no driverName).

@@ -1,7 +1,7 @@
 import * as fs from "node:fs";
 import process from "node:process";
 import * as readline from "node:readline";
-import type { CreateSessionInput, MessageInput, Session } from "@sessiondb/core";
+import type { CreateSessionInput, ImportSessionInput, MessageInput } from "@sessiondb/core";
 import type { Command } from "../command.js";
 import { EXIT, ExitError, UsageError } from "../exit.js";
 import { count, plural, print, printJson } from "../format.js";
@@ -9,7 +9,7 @@ import { type ParsedLine, parseLine, type SessionRecord } from "../jsonl.js";
 import { localStoreFile, openFor } from "../open.js";
 import { fileError, refuseDatabases, refuseStoreFiles, resolvePath } from "../paths.js";
 import { Progress } from "../progress.js";
-import { type CliStore, inOrder } from "../server.js";
+import type { CliStore } from "../server.js";
 
 interface LineProblem {
   line: number;
@@ -189,7 +189,20 @@ interface Outcome {
   warnings: LineProblem[];
 }
 
-/** Pass 2: import every session whose lines were all good, one session at a time. */
+/** A session handed to the store, for reporting its problems by line. */
+interface Handed {
+  id: string;
+  recordLine: number;
+  messageLines: number[];
+  parent: string | undefined;
+}
+
+/**
+ * Pass 2: the sessions whose lines were all good, in file order, written by
+ * `store.importSessions` — whole, in paced steps that let agents writing meanwhile in between,
+ * a session the store refuses left out alone, sessions already stored skipped, a child imported
+ * after a parent that comes later in the file.
+ */
 class Importer {
   readonly outcome: Outcome = {
     imported: 0,
@@ -202,19 +215,58 @@ class Importer {
   };
   readonly #store: CliStore;
   readonly #plan: Plan;
-  readonly #done = new Set<string>();
-  readonly #waiting = new Map<string, Group[]>();
-  /** Messages of the sessions dealt with so far (imported, skipped or failed), for the bar. */
-  readonly #progress: { bar: Progress; total: number; done: number } | undefined;
+  /** What was handed to the store, by the item's index. */
+  readonly #handed: Handed[] = [];
+  readonly #progress: Progress | undefined;
+  /** Sessions dealt with so far (imported, skipped or failed). */
+  sessionsDone = 0;
 
   constructor(store: CliStore, plan: Plan, progress?: Progress) {
     this.#store = store;
     this.#plan = plan;
-    const total = [...plan.sessions.values()].reduce((n, s) => n + (s.errors.length ? 0 : s.messages), 0);
-    this.#progress = progress && { bar: progress, total, done: 0 };
+    this.#progress = progress;
   }
 
-  async run(source: string | string[]): Promise<void> {
+  async run(source: string | string[], signal: AbortSignal): Promise<void> {
+    const total = [...this.#plan.sessions.values()].reduce(
+      (n, s) => n + (s.errors.length ? 0 : s.messages),
+      0,
+    );
+    const result = await this.#store.importSessions(this.#items(source), {
+      signal,
+      onProgress: (p) => {
+        this.sessionsDone = p.sessions;
+        this.#progress?.update(p.messages, total);
+      },
+    });
+    const o = this.outcome;
+    Object.assign(o, {
+      imported: result.imported,
+      resumed: result.resumed,
+      skipped: result.skipped,
+      failed: result.failed.length,
+      messages: result.messages,
+    });
+    for (const { index, error } of result.failed) {
+      const handed = this.#handed[index] as Handed;
+      const at = /^messages\[(\d+)\]/.exec(error.field ?? "");
+      const line = at ? (handed.messageLines[Number(at[1])] ?? handed.recordLine) : handed.recordLine;
+      const message = error.message.replace(/ Nothing was stored\.$/, "");
+      o.errors.push({ line, sessionId: handed.id, message });
+    }
+    const lines = new Map(this.#handed.map((h) => [h.id, h]));
+    for (const id of result.unlinked) {
+      const handed = lines.get(id) as Handed;
+      o.warnings.push({
+        line: handed.recordLine,
+        sessionId: id,
+        message: `parent session ${JSON.stringify(handed.parent)} is neither in the store nor imported from the file; imported without a parent`,
+      });
+    }
+  }
+
+  /** The good sessions, each as soon as its last line is read. */
+  async *#items(source: string | string[]): AsyncGenerator<ImportSessionInput> {
     const groups = new Map<string, Partial<Group> & Pick<Group, "messages">>();
     const attribution = new Attribution();
     for await (const [line, text] of numberedLines(source)) {
@@ -232,134 +284,41 @@ class Importer {
       if (parsed.kind === "session")
         Object.assign(group, { record: parsed.record, input: parsed.input, recordLine: line });
       else if (parsed.kind === "message") group.messages.push({ line, input: parsed.input });
-      if (line === info.lastLine) {
-        groups.delete(owner);
-        if (group.record && group.input && group.recordLine !== undefined) {
-          await this.#commit({
-            record: group.record,
-            input: group.input,
-            recordLine: group.recordLine,
-            messages: group.messages,
-          });
-        }
-      }
+      if (line !== info.lastLine) continue;
+      groups.delete(owner);
+      const { record, input, recordLine } = group;
+      if (!record || !input || recordLine === undefined) continue;
+      this.#handed.push({
+        id: record.id,
+        recordLine,
+        messageLines: group.messages.map((m) => m.line),
+        parent: input.parentSessionId,
+      });
+      const { ended_at: at, end_reason: reason } = record;
+      yield {
+        session: { ...input, id: record.id },
+        messages: group.messages.map((m) => m.input),
+        ...(record.archived ? { archived: true } : {}),
+        ...(record.pinned ? { pinned: true } : {}),
+        ...(at !== undefined && reason !== undefined ? { ended: { reason, at } } : {}),
+      };
     }
-    // Children whose parent never arrived (it failed): imported without the link, with a warning.
-    for (const [parent, children] of this.#waiting) {
-      this.#waiting.delete(parent);
-      for (const child of children) await this.#commit(child, true);
-    }
-  }
-
-  async #commit(group: Group, parentGone = false): Promise<void> {
-    const store = this.#store;
-    const { record, input } = group;
-    const id = record.id;
-    let existing: Session | undefined;
-    try {
-      // Inside the try: the store refuses some ids (control characters, lone surrogates) already
-      // on lookup, and that is this session's problem, not the import's.
-      existing = await store.getSession(id);
-      if (existing && existing.messageCount > 0) {
-        this.outcome.skipped.push(id);
-        await this.#finished(id);
-        return;
-      }
-      const parent = input.parentSessionId;
-      if (parent !== undefined && !(await this.#stored(parent))) {
-        const parentPlan = this.#plan.sessions.get(parent);
-        if (!parentGone && parentPlan && parentPlan.errors.length === 0 && !this.#done.has(parent)) {
-          // The parent comes later in the file: import this one right after it.
-          const list = this.#waiting.get(parent) ?? [];
-          list.push(group);
-          this.#waiting.set(parent, list);
-          return;
-        }
-        this.outcome.warnings.push({
-          line: group.recordLine,
-          sessionId: id,
-          message: `parent session ${JSON.stringify(parent)} is neither in the store nor imported from the file; imported without a parent`,
-        });
-        delete input.parentSessionId;
-      }
-      // One transaction: the session, its messages, flags and end are all stored or none is.
-      const { ended_at: endedAt, end_reason: endReason } = record;
-      await store.transaction((tx) =>
-        inOrder([
-          () => tx.createSession(input),
-          () =>
-            tx.appendMessages(
-              id,
-              group.messages.map((m) => m.input),
-            ),
-          ...(record.archived || record.pinned
-            ? [
-                () =>
-                  tx.updateSession(id, {
-                    ...(record.archived ? { archived: true } : {}),
-                    ...(record.pinned ? { pinned: true } : {}),
-                  }),
-              ]
-            : []),
-          ...(endedAt !== undefined && endReason !== undefined
-            ? [() => tx.endSession(id, endReason, { at: endedAt })]
-            : []),
-        ]),
-      );
-    } catch (error) {
-      // Only a refused value is this session's alone; anything else (busy, read-only, full,
-      // corrupt) would fail every session after it, so it ends the import.
-      if ((error as { code?: unknown }).code !== "INVALID_INPUT") throw error;
-      const field = String((error as { field?: unknown }).field ?? "");
-      const index = /^messages\[(\d+)\]/.exec(field);
-      const line = index ? (group.messages[Number(index[1])]?.line ?? group.recordLine) : group.recordLine;
-      const message = (error as Error).message.replace(/ Nothing was stored\.$/, "");
-      this.outcome.errors.push({ line, sessionId: id, message });
-      this.outcome.failed++;
-      await this.#finished(id);
-      return;
-    }
-    if (existing) this.outcome.resumed++;
-    this.outcome.imported++;
-    this.outcome.messages += group.messages.length;
-    await this.#finished(id);
-  }
-
-  /** Whether session `id` is in the store. An id the store refuses counts as there: createSession
-   * then refuses it under its own field name ("parentSessionId"). */
-  async #stored(id: string): Promise<boolean> {
-    try {
-      return (await this.#store.getSession(id)) !== undefined;
-    } catch (error) {
-      if ((error as { code?: unknown }).code === "INVALID_INPUT") return true;
-      throw error;
-    }
-  }
-
-  async #finished(id: string): Promise<void> {
-    this.#done.add(id);
-    if (this.#progress) {
-      this.#progress.done += this.#plan.sessions.get(id)?.messages ?? 0;
-      this.#progress.bar.update(this.#progress.done, this.#progress.total);
-    }
-    const children = this.#waiting.get(id);
-    if (!children) return;
-    this.#waiting.delete(id);
-    for (const child of children) await this.#commit(child);
   }
 }
 
 export const importCommand: Command = {
   name: "import",
-  summary: "import a JSONL export (one transaction per session; bad sessions are left out)",
+  summary: "import a JSONL export (each session whole; bad sessions are left out)",
   usage: "import FILE|- [--dry-run] [--json]",
   help: [
     "Reads the format `sessiondb export` writes (see `sessiondb export --help`); creates the store",
     "if it does not exist. The file is read twice: first every line is checked, then each session",
-    "whose lines are all good is written in one transaction — its record, messages, flags and end",
-    "are stored together or not at all. A session with any bad",
-    "line is not imported at all, and every bad line is reported with its line number. Sessions",
-    "already in the store with messages are skipped, so re-running an import is safe.",
+    "whose lines are all good is written whole — its record, messages, flags and end are stored",
+    "together or not at all. A session with any bad line is not imported at all, and every bad",
+    "line is reported with its line number. Sessions already in the store with messages are",
+    "skipped, so re-running an import is safe. The sessions are written in short transactions with",
+    "pauses between them, so agents writing to the store meanwhile are not held up; Ctrl-C stops",
+    "between two of them (exit 130).",
     "",
     "  --dry-run   check the file only; write nothing",
     "",
@@ -409,15 +368,29 @@ export const importCommand: Command = {
             ? new Progress({ label: "import", unit: "messages" })
             : undefined;
         const importer = new Importer(store, checked, bar);
+        // Ctrl-C stops between two steps: every session is then imported whole or not at all.
+        const stop = new AbortController();
+        const onSigint = () => stop.abort();
+        process.on("SIGINT", onSigint);
         try {
-          await importer.run(source);
+          await importer.run(source, stop.signal);
           bar?.finish();
         } catch (error) {
+          if (stop.signal.aborted) {
+            bar?.finish("interrupted");
+            throw new ExitError(
+              EXIT.INTERRUPTED,
+              `interrupted after ${plural(importer.sessionsDone, "session")} of ${count(good.length)}; each session is imported whole or not at all — run the import again to finish (sessions already imported are skipped)`,
+              "INTERRUPTED",
+            );
+          }
           throw fileError(
             error,
             `cannot read ${file} again`,
             "the sessions imported before this are kept; run the import again to finish it",
           );
+        } finally {
+          process.off("SIGINT", onSigint);
         }
         const o = importer.outcome;
         outcome = {

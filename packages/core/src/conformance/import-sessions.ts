@@ -235,8 +235,8 @@ export function importSessionsSuite(target: ConformanceTarget): void {
       assert.deepEqual(
         refused.failed.map((x) => [x.index, x.sessionId, x.error.field]),
         [
-          [0, undefined, "session.id"],
-          [1, "", "session.id"],
+          [0, undefined, "id"],
+          [1, "", "id"],
           [2, "x", "source"],
           [3, "y", "messages"],
           [4, "z", "reason"],

@@ -134,7 +134,7 @@ function readItem(value: unknown, index: number): Pending | ImportFailure {
     const item = valid.record(value, "item", ITEM_KEYS);
     const session = valid.record(item.session, "session", SESSION_KEYS, "session");
     if (typeof session.id === "string") sessionId = session.id;
-    const id = valid.sessionId(session.id, "session.id");
+    const id = valid.sessionId(session.id, "id");
     let parent: string | undefined;
     try {
       if (session.parentSessionId !== undefined) parent = valid.sessionId(session.parentSessionId);
