@@ -105,7 +105,7 @@ const suites: Array<[string, () => unknown]> = [
   ["fts throughput", () => ftsThroughput(engine, ctx)],
   ["writer under load", () => writerUnderLoad(engine, ctx)],
   ["backup", () => backupSuite(engine, ctx)],
-  ["prune and vacuum", () => pruneSuite(engine, ctx)],
+  ["prune and vacuum then import", () => pruneSuite(engine, ctx)],
 ];
 // --only: suites to run (substrings of their names); --skip: suites to leave out (exact names).
 const only = process.argv.includes("--only") ? arg("only").split(",") : undefined;

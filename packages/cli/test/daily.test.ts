@@ -622,4 +622,61 @@ describe("on a terminal (node)", () => {
     }
     expect(withStore(file, (s) => s.checkIntegrity(), { readOnly: true }).ok).toBe(true);
   });
+
+  it("Ctrl-C mid-import next to a writer: exit 130, each session whole or absent; a second run finishes", async () => {
+    const counts = (file: string) =>
+      withStore(
+        file,
+        (s) =>
+          new Map(
+            s
+              .listSessions({ limit: 1_000_000, includeArchived: true })
+              .filter((x) => x.id !== "writer")
+              .map((x) => [x.id, x.messageCount]),
+          ),
+        { readOnly: true },
+      );
+    const source = path.join(dir, "import-source.db");
+    corpusStore(source, 20_000, 5);
+    const jsonl = path.join(dir, "import-interrupted.jsonl");
+    expect(cli(["--db", source, "export", "--output", jsonl]).code).toBe(0);
+    const expected = counts(source);
+    const file = path.join(dir, "import-interrupted.db");
+    withStore(file, (s) => s.createSession({ id: "writer", source: "cli" }));
+    const { spawn } = await import("node:child_process");
+    const child = spawn(node.runtime[0] as string, [CLI, "--db", file, "import", jsonl], {
+      env: { ...process.env, ...node.env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    child.stderr?.on("data", (d: Buffer) => {
+      stderr += d.toString();
+    });
+    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
+    // The writer keeps the import paced (short steps, a pause after each), so it is still running
+    // when its first sessions are in; the writer's appends never wait past a short patience.
+    let appended = 0;
+    for (; counts(file).size === 0; appended++) {
+      withStore(file, (s) => s.appendMessage("writer", { role: "user", content: `m${appended}` }), {
+        patience: { openMs: 2000, writeMs: 2000, appendMs: 2000 },
+      });
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    child.kill("SIGINT");
+    expect(await exited).toBe(130);
+    expect(stderr).toMatch(
+      /interrupted after [\d,]+ sessions? of [\d,]+; each session is imported whole or not at all/,
+    );
+    const mid = counts(file);
+    expect(mid.size).toBeGreaterThan(0);
+    expect(mid.size).toBeLessThan(expected.size);
+    for (const [id, messages] of mid) expect(messages, id).toBe(expected.get(id));
+    expect(withStore(file, (s) => s.messageCount("writer"), { readOnly: true })).toBe(appended);
+
+    const again = cli(["--db", file, "import", jsonl, "--json"]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(json(again).sessions).toMatchObject({ imported: expected.size - mid.size, skipped: mid.size });
+    expect(counts(file)).toEqual(expected);
+    expect(withStore(file, (s) => s.checkIntegrity(), { readOnly: true }).ok).toBe(true);
+  });
 });

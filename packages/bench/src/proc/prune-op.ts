@@ -1,22 +1,27 @@
 /**
- * A destructive upkeep job in a fresh process: `prune` does what `sessiondb prune --older-than`
- * does — `store.deleteSessions` of the sessions with the oldest last activity (pinned sessions and
- * the bench writer's own, source "bench", left alone) — choosing the oldest that hold `share` of
- * the store's messages; with `min-ms` > 0 (a tiny store) it goes on past the share until that
- * long has passed; `max-ms` stops it early (a large store). `vacuum` runs `store.vacuum()` (paced
- * incremental vacuum), stopped through its AbortSignal after `max-ms` if given.
+ * A destructive upkeep job in a fresh process, and the import that undoes it: `prune` does what
+ * `sessiondb prune --older-than` does — `store.deleteSessions` of the sessions with the oldest
+ * last activity (pinned sessions and the bench writer's own, source "bench", left alone) —
+ * choosing the oldest that hold `share` of the store's messages; with `min-ms` > 0 (a tiny store)
+ * it goes on past the share until that long has passed; `max-ms` stops it early (a large store).
+ * `vacuum` runs `store.vacuum()` (paced incremental vacuum), stopped through its AbortSignal
+ * after `max-ms` if given. `import` writes the same sessions back with `store.importSessions`, as
+ * `sessiondb import` does, reading them one at a time from `corpus` (the untouched original),
+ * stopped after `max-ms` if given.
  * Usage: <runtime> dist/proc/prune-op.js <target> <db> prune <share> <min-ms> [max-ms]
  *        <runtime> dist/proc/prune-op.js <target> <db> vacuum [max-ms]
+ *        <runtime> dist/proc/prune-op.js <target> <db> import <corpus> <share> <min-ms> [max-ms]
  * Prints one JSON line.
  */
 import process from "node:process";
+import type { ImportSessionInput, Message, Session, Store } from "@sessiondb/core";
 import { loadEngine, type TargetId } from "../engine.js";
 import { now } from "../stats.js";
 
 const [target, path, op, ...rest] = process.argv.slice(2) as [
   TargetId,
   string,
-  "prune" | "vacuum",
+  "prune" | "vacuum" | "import",
   ...string[],
 ];
 const engine = await loadEngine(target);
@@ -42,21 +47,52 @@ function report(startedAt: number, t0: number, fields: () => Record<string, unkn
   process.stdout.write(`${JSON.stringify({ op, ms, startedAt, endedAt, ...fields() })}\n`);
 }
 
-if (op === "prune") {
-  const [share, minMs, maxMs] = rest.map(Number) as [number, number, number?];
-  const total = store.messageCount();
-  const oldestFirst = store
+/** The oldest sessions of `from` that hold `share` of its messages (on a tiny store, `minMs` > 0:
+ * all of them, so the prune runs at least min-ms — see below). */
+function oldest(from: Store, share: number, minMs: number): { chosen: Session[]; total: number } {
+  const total = from.messageCount();
+  const oldestFirst = from
     .listSessions({ includeArchived: true, limit: Number.MAX_SAFE_INTEGER, orderBy: "activity" })
     .filter((s) => !s.pinned && s.source !== "bench")
     .reverse();
-  // The oldest sessions that hold `share` of the messages (on a tiny store: all of them, so the
-  // job runs at least min-ms — see below).
-  const chosen: typeof oldestFirst = [];
+  const chosen: Session[] = [];
   for (let messages = 0; chosen.length < oldestFirst.length && (messages < share * total || minMs > 0); ) {
-    const next = oldestFirst[chosen.length] as (typeof oldestFirst)[number];
+    const next = oldestFirst[chosen.length] as Session;
     chosen.push(next);
     messages += next.messageCount;
   }
+  return { chosen, total };
+}
+
+/** `value` without its null fields (what the store returns as null, an input leaves out). */
+function given<T extends object>(value: T): { [K in keyof T]: Exclude<T[K], null> } {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null)) as never;
+}
+
+function toInput(m: Message): NonNullable<ImportSessionInput["messages"]>[number] {
+  const { id: _id, sessionId: _session, active: _active, ...rest } = m;
+  return given(rest);
+}
+
+/** The sessions read back from `from`, one at a time, as an import file would give them. */
+async function* sessionsOf(from: Store, chosen: Session[]): AsyncGenerator<ImportSessionInput> {
+  for (const s of chosen) {
+    const { id, source, model, modelConfig, title, parentSessionId, startedAt, cwd, metadata } = s;
+    yield {
+      session: given({ id, source, model, modelConfig, title, parentSessionId, startedAt, cwd, metadata }),
+      messages: from.getMessages(id, { includeInactive: true }).map(toInput),
+      archived: s.archived,
+      pinned: s.pinned,
+      ...(s.endedAt !== null && s.endReason !== null
+        ? { ended: { reason: s.endReason, at: s.endedAt } }
+        : {}),
+    };
+  }
+}
+
+if (op === "prune") {
+  const [share, minMs, maxMs] = rest.map(Number) as [number, number, number?];
+  const { chosen, total } = oldest(store, share, minMs);
   const startedAt = Date.now();
   const t0 = now();
   let last = t0;
@@ -94,6 +130,50 @@ if (op === "prune") {
     steps,
     longestStep,
     stopped: done.messages < share * total,
+  }));
+} else if (op === "import") {
+  const [corpus, share, minMs, maxMs] = [rest[0] as string, ...rest.slice(1).map(Number)] as [
+    string,
+    number,
+    number,
+    number?,
+  ];
+  const from = engine.openStore(corpus, { readOnly: true });
+  const { chosen } = oldest(from, share, minMs);
+  const startedAt = Date.now();
+  const t0 = now();
+  let last = t0;
+  let longestStep = 0;
+  let steps = 0;
+  let done = { sessions: 0, messages: 0 };
+  const stop = new AbortController();
+  const bound = maxMs === undefined ? undefined : setTimeout(() => stop.abort(), maxMs);
+  let result: Awaited<ReturnType<Store["importSessions"]>> | undefined;
+  try {
+    result = await store.importSessions(sessionsOf(from, chosen), {
+      signal: stop.signal,
+      onProgress: (p) => {
+        const at = now();
+        longestStep = Math.max(longestStep, at - last);
+        last = at;
+        steps++;
+        done = p;
+      },
+    });
+  } catch (error) {
+    if (!stop.signal.aborted) throw error;
+  }
+  clearTimeout(bound);
+  from.close();
+  report(startedAt, t0, () => ({
+    chosen: chosen.length,
+    sessions: result?.imported ?? done.sessions,
+    messages: result?.messages ?? done.messages,
+    skipped: result?.skipped.length ?? 0,
+    failed: result?.failed.length ?? 0,
+    steps,
+    longestStep,
+    stopped: result === undefined,
   }));
 } else {
   const [maxMs] = rest.map(Number);

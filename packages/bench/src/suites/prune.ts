@@ -1,12 +1,16 @@
 /**
- * Prune and vacuum, the upkeep that destroys data, each with a writer appending next to it.
- * Both run on a copy of the corpus of their own (made here, deleted afterwards), so no other
- * suite sees a pruned store and the figures do not depend on what ran before.
+ * Prune and vacuum, the upkeep that destroys data, and the import that writes it back, each with
+ * a writer appending next to it. All three run on a copy of the corpus of their own (made here,
+ * deleted afterwards), so no other suite sees a pruned store and the figures do not depend on
+ * what ran before.
  * Prune: a fresh process deletes the oldest sessions that hold PRUNE_SHARE of the messages with
  * `store.deleteSessions`, as `sessiondb prune --older-than` does (on a large store for at most
  * `writerMaxJobMs`). Vacuum: right after it, `store.vacuum()` gives the freed pages
  * back in paced steps (the corpus is created with auto_vacuum=INCREMENTAL; a store without it
- * would do nothing, so the suite fails rather than report a writer next to no job).
+ * would do nothing, so the suite fails rather than report a writer next to no job). Import:
+ * last, a fresh process writes the pruned sessions back with `store.importSessions`, as
+ * `sessiondb import` does, reading them one at a time from the untouched corpus (on a large
+ * store for at most `writerMaxJobMs`).
  */
 import { copyFileSync, rmSync } from "node:fs";
 import type { Engine } from "../engine.js";
@@ -43,6 +47,20 @@ interface VacuumJob {
   freeBefore: number;
   bytesAfter: number;
   freeAfter: number;
+}
+
+interface ImportJob {
+  ms: number;
+  startedAt: number;
+  endedAt: number;
+  chosen: number;
+  sessions: number;
+  messages: number;
+  skipped: number;
+  failed: number;
+  steps: number;
+  longestStep: number;
+  stopped: boolean;
 }
 
 const MiB = 1024 * 1024;
@@ -106,6 +124,29 @@ export async function pruneSuite(engine: Engine, ctx: SuiteContext): Promise<voi
       `${(v.bytesBefore / MiB).toFixed(1)} → ${(v.bytesAfter / MiB).toFixed(1)} MiB (${(v.freeBefore / MiB).toFixed(1)} MiB free before, ${(v.freeAfter / MiB).toFixed(1)} after) in ${v.steps} steps${v.stopped ? `, stopped after ${ctx.plan.writerMaxJobMs} ms` : ""}`,
     );
     ctx.note("writer.vacuum", describeWriter(vacuum, `vacuum (${v.steps} steps)`));
+
+    const imported = await writerDuring(
+      engine,
+      own,
+      "import",
+      job<ImportJob>(engine, own, [
+        "import",
+        ctx.corpus,
+        String(PRUNE_SHARE),
+        String(ctx.plan.pruneMinMs),
+        ...max,
+      ]),
+    );
+    const i = imported.job;
+    if (i.failed > 0) throw new Error(`the import refused ${i.failed} of the sessions it read back`);
+    writerMetrics(ctx, "import", imported);
+    ctx.metric("import.ms", i.ms);
+    ctx.metric("import.step.max", i.longestStep);
+    ctx.note(
+      "import",
+      `${i.sessions} sessions, ${i.messages} messages written back (${i.skipped} still there, skipped) in ${i.steps} steps${i.stopped ? `, stopped after ${ctx.plan.writerMaxJobMs} ms` : ""}`,
+    );
+    ctx.note("writer.import", describeWriter(imported, `import of ${i.sessions} sessions`));
   } finally {
     clean();
   }
