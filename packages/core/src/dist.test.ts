@@ -11,10 +11,12 @@ import { describe, expect, it } from "vitest";
 const DIST = new URL("../dist/", import.meta.url).pathname;
 
 /** The specifiers of a built file's static imports. The build strips whitespace, so one reads
- * `import{a as b}from"./x.js"`, and it may follow other code directly (`…}import*as c from…`). */
+ * `import{a as b}from"./x.js"`, and it may follow other code directly (`…}import*as c from…`);
+ * a statement starts the file or follows `;`, `}` or a line break — never a space, which keeps
+ * the word "import" at the end of a string (`"… to import"`) from reading as one. */
 function importsOf(file: string): string[] {
   const code = readFileSync(join(DIST, file), "utf8");
-  const found = [...code.matchAll(/(?<![\w$.])import\s*(?:[\w$*{][^;"]*?from\s*)?"([^"]+)"/g)];
+  const found = [...code.matchAll(/(?<=^|[;}\n])import\s*(?:[\w$*{][^;"]*?from\s*)?"([^"]+)"/g)];
   return found.map((m) => m[1] as string);
 }
 

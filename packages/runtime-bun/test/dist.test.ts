@@ -19,7 +19,7 @@ describe("dist/", () => {
 
   it("imports bun:sqlite by its full name and no built-in by a bare name", () => {
     const code = readFileSync(DIST, "utf8");
-    const specifiers = [...code.matchAll(/(?<![\w$.])import\s*(?:[\w$*{][^;"]*?from\s*)?"([^"]+)"/g)].map(
+    const specifiers = [...code.matchAll(/(?<=^|[;}\n])import\s*(?:[\w$*{][^;"]*?from\s*)?"([^"]+)"/g)].map(
       (m) => m[1],
     );
     expect(specifiers).toContain("bun:sqlite");

@@ -18,7 +18,7 @@ describe("dist/", () => {
   it("exists, and imports node:sqlite by its full name", () => {
     assert.ok(existsSync(DIST), "dist/index.js is missing: run npm run build");
     const code = readFileSync(DIST, "utf8");
-    const specifiers = [...code.matchAll(/(?<![\w$.])import\s*(?:[\w$*{][^;"]*?from\s*)?"([^"]+)"/g)].map(
+    const specifiers = [...code.matchAll(/(?<=^|[;}\n])import\s*(?:[\w$*{][^;"]*?from\s*)?"([^"]+)"/g)].map(
       (m) => m[1],
     );
     assert.ok(specifiers.includes("node:sqlite"), specifiers.join(", "));

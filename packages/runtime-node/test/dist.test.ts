@@ -11,7 +11,7 @@ const DIST = new URL("../dist/index.js", import.meta.url).pathname;
 
 describe.skipIf(!existsSync(DIST))("dist/ (needs npm run build)", () => {
   const code = existsSync(DIST) ? readFileSync(DIST, "utf8") : "";
-  const specifiers = [...code.matchAll(/(?<![\w$.])import\s*(?:[\w$*{][^;"]*?from\s*)?"([^"]+)"/g)].map(
+  const specifiers = [...code.matchAll(/(?<=^|[;}\n])import\s*(?:[\w$*{][^;"]*?from\s*)?"([^"]+)"/g)].map(
     (m) => m[1],
   );
 

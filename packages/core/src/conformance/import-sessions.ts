@@ -147,6 +147,38 @@ export function importSessionsSuite(target: ConformanceTarget): void {
       await store.close();
     });
 
+    test("parents: a chain given children first, a parent that fails, a cycle", async (f) => {
+      const store = await f.open();
+      const child = (id: string, parent: string, rows = 1) =>
+        session(id, rows, { session: { id, source: "import", parentSessionId: parent } });
+      const refused = { session: { id: "refused", source: "" } } as ImportSessionInput;
+      const result = await store.importSessions([
+        child("grandchild", "middle"),
+        child("middle", "root"),
+        session("root", 2),
+        // The parent fails before its child in the same step, and after it.
+        refused,
+        child("after", "refused"),
+        child("before", "refused-later"),
+        { session: { id: "refused-later", source: "" } } as ImportSessionInput,
+        // Each the other's parent: neither comes first, so one goes without its parent.
+        child("x", "y"),
+        child("y", "x"),
+      ]);
+      assert.deepEqual(
+        result.failed.map((x) => x.sessionId),
+        ["refused", "refused-later"],
+      );
+      assert.deepEqual([...result.unlinked].sort(), ["after", "before", "x"]);
+      assert.equal(result.imported, 7);
+      const parentOf = async (id: string) => (await store.getSession(id))?.parentSessionId;
+      assert.deepEqual(
+        await Promise.all(["grandchild", "middle", "root", "after", "before", "x", "y"].map(parentOf)),
+        ["middle", "root", null, null, null, null, "x"],
+      );
+      await store.close();
+    });
+
     test("reads an async input one item at a time; an abort or a failing input keeps what was committed, whole", async (f) => {
       const store = await f.open();
       const sizes = { a: 150, b: 150, c: 150 };

@@ -272,6 +272,11 @@ class ImportQueue {
   settled(outcome: Outcome): void {
     const { item } = outcome;
     if (outcome.kind === "waiting") {
+      // Its parent failed earlier in the same step: it goes on at once, without the link.
+      if (this.failedIds.has(item.parent as string)) {
+        this.ready.unshift(item);
+        return;
+      }
       const list = this.waiting.get(item.parent as string) ?? [];
       list.push(item);
       this.waiting.set(item.parent as string, list);
