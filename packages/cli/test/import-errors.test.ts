@@ -122,6 +122,63 @@ describe.each(TARGETS)("$name", (target) => {
     expect(asJson.sessions).toMatchObject({ imported: 4, failed: 9 });
   });
 
+  it("parents: one later in the file is waited for; one in neither the file nor the store is dropped with a warning", () => {
+    const db = path.join(dir, `${name}-parents.db`);
+    const first = path.join(dir, `${name}-parents-1.jsonl`);
+    fs.writeFileSync(first, `${[session("stored-parent", 1), message("p")].join("\n")}\n`);
+    expect(run(["--db", db, "import", first]).code).toBe(0);
+    const second = path.join(dir, `${name}-parents-2.jsonl`);
+    const lines = [
+      session("child-early", 2, { parent_session_id: "late-parent" }), // 1
+      message("a"),
+      session("orphan", 3, { parent_session_id: "nowhere" }), // 3
+      message("b"),
+      session("kept", 4, { parent_session_id: "stored-parent" }), // 5
+      message("c"),
+      session("late-parent", 5), // 7
+      message("d"),
+      session("child-of-broken", 6, { parent_session_id: "broken" }), // 9
+      message("e"),
+      session("broken", 7), // 11
+      JSON.stringify({ role: "wizard", content: "x" }), // 12
+    ];
+    fs.writeFileSync(second, `${lines.join("\n")}\n`);
+    const r = json(run(["--db", db, "import", second, "--json"]));
+    expect(r.sessions).toMatchObject({ imported: 5, failed: 1 });
+    expect(r.errors.map((e: { line: number }) => e.line)).toEqual([12]);
+    expect(r.warnings).toEqual([
+      {
+        line: 3,
+        sessionId: "orphan",
+        message:
+          'parent session "nowhere" is neither in the store nor imported from the file; imported without a parent',
+      },
+      {
+        line: 9,
+        sessionId: "child-of-broken",
+        message:
+          'parent session "broken" is neither in the store nor imported from the file; imported without a parent',
+      },
+    ]);
+    const parents = withStore(
+      db,
+      (s) =>
+        Object.fromEntries(
+          ["child-early", "orphan", "kept", "child-of-broken"].map((id) => [
+            id,
+            s.getSession(id)?.parentSessionId,
+          ]),
+        ),
+      { readOnly: true },
+    );
+    expect(parents).toEqual({
+      "child-early": "late-parent",
+      orphan: null,
+      kept: "stored-parent",
+      "child-of-broken": null,
+    });
+  });
+
   it("NUL in content is imported and exported whole", () => {
     const db = path.join(dir, `${name}-nul.db`);
     const input = path.join(dir, `${name}-nul.jsonl`);

@@ -189,6 +189,14 @@ interface Outcome {
   warnings: LineProblem[];
 }
 
+function unlinkedWarning(line: number, sessionId: string, parent: string): LineProblem {
+  return {
+    line,
+    sessionId,
+    message: `parent session ${JSON.stringify(parent)} is neither in the store nor imported from the file; imported without a parent`,
+  };
+}
+
 /** A session handed to the store, for reporting its problems by line. */
 interface Handed {
   id: string;
@@ -257,11 +265,19 @@ class Importer {
     const lines = new Map(this.#handed.map((h) => [h.id, h]));
     for (const id of result.unlinked) {
       const handed = lines.get(id) as Handed;
-      o.warnings.push({
-        line: handed.recordLine,
-        sessionId: id,
-        message: `parent session ${JSON.stringify(handed.parent)} is neither in the store nor imported from the file; imported without a parent`,
-      });
+      o.warnings.push(unlinkedWarning(handed.recordLine, id, handed.parent as string));
+    }
+    o.warnings.sort((a, b) => a.line - b.line);
+  }
+
+  /** Whether session `id` is in the store. An id the store refuses counts as there: the import
+   * then refuses it under its own field name ("parentSessionId"). */
+  async #stored(id: string): Promise<boolean> {
+    try {
+      return (await this.#store.getSession(id)) !== undefined;
+    } catch (error) {
+      if ((error as { code?: unknown }).code === "INVALID_INPUT") return true;
+      throw error;
     }
   }
 
@@ -288,15 +304,24 @@ class Importer {
       groups.delete(owner);
       const { record, input, recordLine } = group;
       if (!record || !input || recordLine === undefined) continue;
+      const parent = input.parentSessionId;
       this.#handed.push({
         id: record.id,
         recordLine,
         messageLines: group.messages.map((m) => m.line),
-        parent: input.parentSessionId,
+        parent,
       });
+      const session = { ...input, id: record.id };
+      // The store waits for a parent it has not seen, holding the child in memory until the end
+      // of the file: only for a parent that is in the file. Any other goes at once.
+      const parentInFile = parent !== undefined && this.#plan.sessions.get(parent)?.errors.length === 0;
+      if (parent !== undefined && !parentInFile && !(await this.#stored(parent))) {
+        this.outcome.warnings.push(unlinkedWarning(recordLine, record.id, parent));
+        delete session.parentSessionId;
+      }
       const { ended_at: at, end_reason: reason } = record;
       yield {
-        session: { ...input, id: record.id },
+        session,
         messages: group.messages.map((m) => m.input),
         ...(record.archived ? { archived: true } : {}),
         ...(record.pinned ? { pinned: true } : {}),

@@ -277,6 +277,23 @@ export function importSessionsSuite(target: ConformanceTarget): void {
         ],
       );
       assert.equal(refused.imported, 0);
+      // An item whose getter throws is refused alone; an iterator that breaks the protocol ends
+      // the import with INVALID_INPUT.
+      const getter = await store.importSessions([
+        {
+          get session(): never {
+            throw new Error("no session here");
+          },
+        } as never,
+      ]);
+      assert.deepEqual(
+        getter.failed.map((x) => [x.index, x.error.field]),
+        [[0, "session"]],
+      );
+      await throwsCode(
+        () => store.importSessions({ [Symbol.iterator]: () => ({ next: () => 5 }) } as never),
+        "INVALID_INPUT",
+      );
       assert.equal(await store.messageCount(), 0);
       assert.deepEqual((await store.listSessions()).length, 0);
       await store.close();

@@ -242,6 +242,10 @@ class ImportQueue {
     let size = this.ready.reduce((n, item) => n + item.size, 0);
     while (!this.#ended && (this.ready.length === 0 || size < chunk)) {
       const next = yield* awaited(() => this.#source.next());
+      // What for…of would refuse too; without it, an iterator that never says `done` this way
+      // would be read forever.
+      if (next === null || typeof next !== "object")
+        throw new InvalidInputError("items", "its iterator returned something other than an iterator result");
       if (next.done) {
         this.#ended = true;
         break;
