@@ -235,6 +235,41 @@ const EPISODES: Record<string, Body> = {
     await ep.check({ expectFts: ["ready"], label: "final" });
   },
 
+  /**
+   * An import (`store.importSessions`, paced around the writers) killed mid-run — twice, on
+   * different runtimes — then one on a third runtime that runs to its end. Each session an
+   * importer handed over must be stored whole (record and every message) or not at all, and the
+   * writers' acknowledged appends are untouched. A kill waits for a step to have committed, then
+   * lands at a seeded moment: inside a step, in the pause after one, or while the input is read.
+   */
+  async "kill9-import"(ep) {
+    await writers(ep, 2, { pace: 5 });
+    reader(ep);
+    let previous = ep.pickRuntime();
+    for (let k = 0; k < 2; k++) {
+      const victim = ep.spawn("importer", previous, { maxMessages: 40 });
+      await victim.waitFor((ev) => ev.some((e) => e.t === "step"), 60_000, "its first step");
+      await sleep(ep.rng.int(0, ms(400)));
+      victim.kill9();
+      await victim.exited;
+      const steps = victim.events().filter((e) => e.t === "step").length;
+      const acks = victim.events().filter((e) => e.t === "ack").length;
+      const handed = victim.events().filter((e) => e.t === "intent").length;
+      ep.note(
+        `${victim.runtime.id} importer killed after ${steps} steps (${handed} sessions handed over, ${acks} acknowledged)`,
+      );
+      if (victim.events().some((e) => e.t === "done")) ep.fail(`${victim.name} finished before its kill`);
+      previous = ep.pickRuntime([previous.id]);
+    }
+    const last = ep.spawn("importer", previous, { maxSessions: 40, maxMessages: 20 });
+    if (!(await last.waitExit(120_000))) ep.fail(`${last.name} did not finish 40 sessions in 120 s`);
+    const done = last.events().find((e) => e.t === "done");
+    if (done?.imported !== 40 || done?.failed !== 0)
+      ep.fail(`${last.name} ended with ${JSON.stringify(done ?? last.events().at(-1))}`);
+    await ep.stopAll();
+    await ep.check();
+  },
+
   /** FTS data blocks overwritten in the file under live writers; fail-open; recovery by rebuild. */
   async "fts-corrupt"(ep) {
     if (RUNTIMES.node20.unavailable) {

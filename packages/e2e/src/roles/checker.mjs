@@ -2,7 +2,8 @@
  * Checker: the invariants of spec §11 on a short-lived read-only connection, after an episode.
  * Reads every role's report (the ledger) and every stored row, and writes a verdict to `cfg.out`:
  * required acknowledged appends stored exactly once with the exact body, every other intended
- * one at most once and never torn (a batch is all or nothing), refused ones not at all, no
+ * one at most once and never torn (a batch is all or nothing; an imported session, record and
+ * messages, too), refused ones not at all, no
  * phantom rows or sessions, the stored appends closed under "committed before" (prefix), counters
  * equal to the rows, counts not below what any reader saw, integrity_check and FTS5
  * integrity-check (checkIntegrity), the arm's journal mode, and a seeded sample of required
@@ -190,10 +191,16 @@ export async function checker({ cfg, report, adapter }) {
       if (ackedId !== undefined && ids.length === 1 && ids[0] !== ackedId)
         problem("acked-wrong-id", `${token}: acknowledged as id ${ackedId}, stored as id ${ids[0]}`);
     }
-    for (const { tokens } of ledger.groups) {
+    const storedIds = new Set(sessions.map((s) => s.id));
+    for (const { tokens, session, whole } of ledger.groups) {
       const counts = tokens.map((t) => (found.get(t) ?? []).length);
       if (counts.some((c) => c !== counts[0]))
         problem("torn-batch", `batch ${tokens.join(",")} stored partially: ${counts.join(",")}`);
+      else if (whole && storedIds.has(session) !== (counts[0] === 1))
+        problem(
+          "torn-session",
+          `imported session ${session} is ${storedIds.has(session) ? "there" : "absent"} with ${counts[0]} of each of its ${tokens.length} messages`,
+        );
     }
     if (!cfg.live) for (const p of prefixProblems(ledger, found)) problem("not-prefix", p);
 

@@ -9,6 +9,7 @@ import { checker } from "./checker.mjs";
 import { churn } from "./churn.mjs";
 import { corruptor } from "./corruptor.mjs";
 import { fts } from "./fts.mjs";
+import { importer } from "./importer.mjs";
 import { readConfig, runRole } from "./lib/runtime.mjs";
 import { opener } from "./opener.mjs";
 import { reader } from "./reader.mjs";
@@ -16,7 +17,20 @@ import { repair } from "./repair.mjs";
 import { salvage } from "./salvage.mjs";
 import { writer } from "./writer.mjs";
 
-const ROLES = { backfill, backup, checker, churn, corruptor, fts, opener, reader, repair, salvage, writer };
+const ROLES = {
+  backfill,
+  backup,
+  checker,
+  churn,
+  corruptor,
+  fts,
+  importer,
+  opener,
+  reader,
+  repair,
+  salvage,
+  writer,
+};
 
 const role = ROLES[readConfig().role];
 if (!role) throw new Error(`unknown role ${JSON.stringify(readConfig().role)}`);

@@ -9,7 +9,7 @@ export interface Intent {
 }
 export interface Ledger {
   intents: Map<string, Intent>;
-  groups: Array<{ tokens: string[]; writer: string; at: number }>;
+  groups: Array<{ tokens: string[]; writer: string; at: number; session: string; whole: boolean }>;
   acks: Map<string, number>;
   ackAt: Map<string, number>;
   fails: Map<string, unknown>;

@@ -38,7 +38,7 @@ export function reportCut(dir) {
 export function readLedger(dir, { cut } = {}) {
   const ledger = {
     intents: new Map(), // token -> { session, role, len, writer, group, at }
-    groups: [], // one per append: { tokens, writer, at } in each writer's order
+    groups: [], // one per append: { tokens, writer, at, session, whole } in each writer's order
     acks: new Map(), // token -> id
     ackAt: new Map(), // token -> when the ack was recorded (ms)
     fails: new Map(), // token -> error
@@ -54,7 +54,14 @@ export function readLedger(dir, { cut } = {}) {
       const ev = JSON.parse(line);
       if (ev.t === "intent") {
         const group = ledger.groups.length;
-        ledger.groups.push({ tokens: ev.msgs.map((m) => m.token), writer: ev.role, at: ev.at });
+        ledger.groups.push({
+          tokens: ev.msgs.map((m) => m.token),
+          writer: ev.role,
+          at: ev.at,
+          session: ev.session,
+          // An imported session: its record and its messages are stored together or not at all.
+          whole: ev.whole === true,
+        });
         for (const m of ev.msgs)
           ledger.intents.set(m.token, {
             session: ev.session,
