@@ -236,15 +236,18 @@ const EPISODES: Record<string, Body> = {
   },
 
   /**
-   * An import (`store.importSessions`, paced around the writers) killed mid-run — twice, on
-   * different runtimes — then one on a third runtime that runs to its end. Each session an
-   * importer handed over must be stored whole (record and every message) or not at all, and the
-   * writers' acknowledged appends are untouched. A kill waits for a step to have committed, then
-   * lands at a seeded moment: inside a step, in the pause after one, or while the input is read.
+   * The bulk jobs next to the writers, killed mid-run. Imports (`store.importSessions`): two
+   * killed on different runtimes, then one on a third runtime that runs to its end; each session
+   * an importer handed over must be stored whole (record and every message) or not at all. Then
+   * prunes (`store.deleteSessions` of the imported sessions): two killed, then one that deletes
+   * half of what is left and runs to its end; each session a pruner set out to delete must be
+   * there whole or gone whole, and gone once a pruner saw its deletion return. The writers' acknowledged appends are untouched
+   * throughout. A kill waits for a step to have committed, then lands at a seeded moment: inside
+   * a step, in the pause after one, or (an import) while the input is read.
    */
-  async "kill9-import"(ep) {
+  async "kill9-bulk"(ep) {
     await writers(ep, 2, { pace: 5 });
-    reader(ep);
+    const watcher = reader(ep);
     let previous = ep.pickRuntime();
     for (let k = 0; k < 2; k++) {
       const victim = ep.spawn("importer", previous, { maxMessages: 40 });
@@ -266,6 +269,31 @@ const EPISODES: Record<string, Body> = {
     const done = last.events().find((e) => e.t === "done");
     if (done?.imported !== 40 || done?.failed !== 0)
       ep.fail(`${last.name} ended with ${JSON.stringify(done ?? last.events().at(-1))}`);
+    // The reader holds counts to never go down; from here on sessions are deleted on purpose.
+    watcher.term();
+    if (!(await watcher.waitExit(20_000))) ep.fail(`${watcher.name} did not exit within 20 s of SIGTERM`);
+    for (let k = 0; k < 2; k++) {
+      // Set out to delete every imported session: dozens of steps, so the kill lands mid-prune.
+      const victim = ep.spawn("pruner", previous, { share: 1 });
+      await victim.waitFor(
+        (ev) => ev.some((e) => e.t === "step" || e.t === "deleted"),
+        60_000,
+        "its first step",
+      );
+      await sleep(ep.rng.int(0, 40));
+      victim.kill9();
+      await victim.exited;
+      const steps = victim.events().filter((e) => e.t === "step").length;
+      const asked = (victim.events().find((e) => e.t === "delete")?.sessions as unknown[] | undefined)
+        ?.length;
+      ep.note(`${victim.runtime.id} pruner killed after ${steps} steps (of ${String(asked)} sessions)`);
+      if (victim.events().some((e) => e.t === "deleted")) ep.fail(`${victim.name} finished before its kill`);
+      previous = ep.pickRuntime([previous.id]);
+    }
+    const pruner = ep.spawn("pruner", previous, { share: 0.5 });
+    if (!(await pruner.waitExit(120_000))) ep.fail(`${pruner.name} did not finish in 120 s`);
+    if (!pruner.events().some((e) => e.t === "deleted"))
+      ep.fail(`${pruner.name} ended with ${JSON.stringify(pruner.events().at(-1))}`);
     await ep.stopAll();
     await ep.check();
   },

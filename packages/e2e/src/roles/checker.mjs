@@ -3,7 +3,8 @@
  * Reads every role's report (the ledger) and every stored row, and writes a verdict to `cfg.out`:
  * required acknowledged appends stored exactly once with the exact body, every other intended
  * one at most once and never torn (a batch is all or nothing; an imported session, record and
- * messages, too), refused ones not at all, no
+ * messages, too — and one a pruner was deleting, unless the deletion was acknowledged: then it
+ * is gone), refused ones not at all, no
  * phantom rows or sessions, the stored appends closed under "committed before" (prefix), counters
  * equal to the rows, counts not below what any reader saw, integrity_check and FTS5
  * integrity-check (checkIntegrity), the arm's journal mode, and a seeded sample of required
@@ -169,7 +170,10 @@ export async function checker({ cfg, report, adapter }) {
     for (const [token, intent] of ledger.intents) {
       const ids = found.get(token) ?? [];
       const ackedId = ledger.acks.get(token);
-      if (early.acks.has(token)) {
+      if (ledger.deleting.has(intent.session)) {
+        // A pruner set out to delete its session: whole or absent, judged per session below.
+        if (ids.length > 1) problem("stored-twice", `${token} (${intent.writer}) stored ${ids.length} times`);
+      } else if (early.acks.has(token)) {
         if (ids.length !== 1)
           problem(
             "acked-not-once",
@@ -201,11 +205,15 @@ export async function checker({ cfg, report, adapter }) {
           "torn-session",
           `imported session ${session} is ${storedIds.has(session) ? "there" : "absent"} with ${counts[0]} of each of its ${tokens.length} messages`,
         );
+      else if (ledger.deleted.has(session) && storedIds.has(session))
+        problem("deleted-stored", `session ${session} is still there after its deletion was acknowledged`);
     }
-    if (!cfg.live) for (const p of prefixProblems(ledger, found)) problem("not-prefix", p);
+    // A deleted session's appends are gone by design, not by a lost commit.
+    const kept = { ...ledger, groups: ledger.groups.filter((g) => !ledger.deleting.has(g.session)) };
+    if (!cfg.live) for (const p of prefixProblems(kept, found)) problem("not-prefix", p);
 
     // Search: a seeded sample of acknowledged tokens, exactly once.
-    const acked = [...early.acks.keys()];
+    const acked = [...early.acks.keys()].filter((t) => !ledger.deleting.has(ledger.intents.get(t)?.session));
     const sample = Array.from({ length: Math.min(cfg.searchSample ?? 40, acked.length) }, () =>
       rng.pick(acked),
     );

@@ -12,6 +12,7 @@ import { fts } from "./fts.mjs";
 import { importer } from "./importer.mjs";
 import { readConfig, runRole } from "./lib/runtime.mjs";
 import { opener } from "./opener.mjs";
+import { pruner } from "./pruner.mjs";
 import { reader } from "./reader.mjs";
 import { repair } from "./repair.mjs";
 import { salvage } from "./salvage.mjs";
@@ -26,6 +27,7 @@ const ROLES = {
   fts,
   importer,
   opener,
+  pruner,
   reader,
   repair,
   salvage,

@@ -15,6 +15,8 @@ export interface Ledger {
   fails: Map<string, unknown>;
   sessions: Set<string>;
   observedCounts: Map<string, number>;
+  deleting: Set<string>;
+  deleted: Set<string>;
 }
 export declare function reportCut(dir: string): Record<string, number>;
 export declare function readLedger(dir: string, options?: { cut?: Record<string, number> }): Ledger;

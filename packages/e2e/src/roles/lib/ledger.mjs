@@ -44,6 +44,8 @@ export function readLedger(dir, { cut } = {}) {
     fails: new Map(), // token -> error
     sessions: new Set(),
     observedCounts: new Map(), // session -> max count any reader saw
+    deleting: new Set(), // sessions a pruner set out to delete
+    deleted: new Set(), // … and whose deletion it saw committed
   };
   for (const file of reportFiles(dir)) {
     if (cut && !(file in cut)) continue;
@@ -80,6 +82,10 @@ export function readLedger(dir, { cut } = {}) {
         for (const token of ev.tokens) ledger.fails.set(token, ev.error);
       } else if (ev.t === "session") {
         ledger.sessions.add(ev.id);
+      } else if (ev.t === "delete") {
+        for (const id of ev.sessions) ledger.deleting.add(id);
+      } else if (ev.t === "deleted") {
+        for (const id of ev.sessions) ledger.deleted.add(id);
       } else if (ev.t === "stats" && ev.counts) {
         for (const [id, n] of Object.entries(ev.counts))
           ledger.observedCounts.set(id, Math.max(ledger.observedCounts.get(id) ?? 0, n));
