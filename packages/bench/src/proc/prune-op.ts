@@ -90,14 +90,29 @@ async function* sessionsOf(from: Store, chosen: Session[]): AsyncGenerator<Impor
   }
 }
 
+/** Steps of a paced job, counted from its progress calls: how many, and the longest gap
+ * between two (a step with the pause before it). */
+class StepClock {
+  readonly startedAt = Date.now();
+  readonly t0 = now();
+  #last = this.t0;
+  steps = 0;
+  longestStep = 0;
+
+  /** A progress call: the time now. */
+  tick(): number {
+    const at = now();
+    this.longestStep = Math.max(this.longestStep, at - this.#last);
+    this.#last = at;
+    this.steps++;
+    return at;
+  }
+}
+
 if (op === "prune") {
   const [share, minMs, maxMs] = rest.map(Number) as [number, number, number?];
   const { chosen, total } = oldest(store, share, minMs);
-  const startedAt = Date.now();
-  const t0 = now();
-  let last = t0;
-  let longestStep = 0;
-  let steps = 0;
+  const clock = new StepClock();
   const stop = new AbortController();
   const bound = maxMs === undefined ? undefined : setTimeout(() => stop.abort(), maxMs);
   let done = { sessions: 0, messages: 0 };
@@ -108,13 +123,10 @@ if (op === "prune") {
       {
         signal: stop.signal,
         onProgress: (p) => {
-          const at = now();
-          longestStep = Math.max(longestStep, at - last);
-          last = at;
-          steps++;
+          const at = clock.tick();
           done = { sessions: p.sessions, messages: p.messages };
           // A tiny store: past its share once min-ms have passed.
-          if (minMs > 0 && p.messages >= share * total && at - t0 >= minMs) stop.abort();
+          if (minMs > 0 && p.messages >= share * total && at - clock.t0 >= minMs) stop.abort();
         },
       },
     );
@@ -122,13 +134,13 @@ if (op === "prune") {
     if (!stop.signal.aborted) throw error;
   }
   clearTimeout(bound);
-  report(startedAt, t0, () => ({
+  report(clock.startedAt, clock.t0, () => ({
     total,
     sessions: done.sessions,
     messages: done.messages,
     largest: Math.max(0, ...chosen.slice(0, done.sessions).map((s) => s.messageCount)),
-    steps,
-    longestStep,
+    steps: clock.steps,
+    longestStep: clock.longestStep,
     stopped: done.messages < share * total,
   }));
 } else if (op === "import") {
@@ -140,11 +152,7 @@ if (op === "prune") {
   ];
   const from = engine.openStore(corpus, { readOnly: true });
   const { chosen } = oldest(from, share, minMs);
-  const startedAt = Date.now();
-  const t0 = now();
-  let last = t0;
-  let longestStep = 0;
-  let steps = 0;
+  const clock = new StepClock();
   let done = { sessions: 0, messages: 0 };
   const stop = new AbortController();
   const bound = maxMs === undefined ? undefined : setTimeout(() => stop.abort(), maxMs);
@@ -153,10 +161,7 @@ if (op === "prune") {
     result = await store.importSessions(sessionsOf(from, chosen), {
       signal: stop.signal,
       onProgress: (p) => {
-        const at = now();
-        longestStep = Math.max(longestStep, at - last);
-        last = at;
-        steps++;
+        clock.tick();
         done = p;
       },
     });
@@ -165,39 +170,35 @@ if (op === "prune") {
   }
   clearTimeout(bound);
   from.close();
-  report(startedAt, t0, () => ({
+  report(clock.startedAt, clock.t0, () => ({
     chosen: chosen.length,
     sessions: result?.imported ?? done.sessions,
     messages: result?.messages ?? done.messages,
     skipped: result?.skipped.length ?? 0,
     failed: result?.failed.length ?? 0,
-    steps,
-    longestStep,
+    steps: clock.steps,
+    longestStep: clock.longestStep,
     stopped: result === undefined,
   }));
 } else {
   const [maxMs] = rest.map(Number);
   const before = space();
-  let steps = 0;
   let stopped = false;
-  const startedAt = Date.now();
-  const t0 = now();
+  const clock = new StepClock();
   let result: Awaited<ReturnType<typeof store.vacuum>> | undefined;
   try {
     result = await store.vacuum({
-      onProgress: () => {
-        steps++;
-      },
+      onProgress: () => clock.tick(),
       ...(maxMs === undefined ? {} : { signal: AbortSignal.timeout(maxMs) }),
     });
   } catch (error) {
     if (!(maxMs !== undefined && error instanceof Error && /abort|timeout/i.test(error.name))) throw error;
     stopped = true;
   }
-  report(startedAt, t0, () => {
+  report(clock.startedAt, clock.t0, () => {
     const after = space();
     return {
-      steps,
+      steps: clock.steps,
       stopped,
       method: result?.method ?? "incremental",
       note: result?.note,

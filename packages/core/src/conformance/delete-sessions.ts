@@ -9,6 +9,7 @@ import {
   type ConformanceStore,
   type ConformanceTarget,
   fixtureTest,
+  rejectsEach,
   throwsCode,
   whileAppending,
 } from "./harness.js";
@@ -96,13 +97,7 @@ export function deleteSessionsSuite(target: ConformanceTarget): void {
         () => store.deleteSessions(["s"], { onProgress: 5 } as never),
         () => store.deleteSessions(["s"], { signal: {} } as never),
       ];
-      for (const call of calls) {
-        let pending: Promise<unknown> | undefined;
-        assert.doesNotThrow(() => {
-          pending = call();
-        }, "deleteSessions threw synchronously");
-        await throwsCode(() => pending as Promise<unknown>, "INVALID_INPUT");
-      }
+      await rejectsEach(calls, "deleteSessions", "INVALID_INPUT");
       let inside: Promise<unknown> | undefined;
       await store.transaction((tx: ConformanceStore) => {
         inside = tx.deleteSessions(["s"]);

@@ -265,6 +265,23 @@ export function throwsCode(
   return expectCode(undefined, code, false);
 }
 
+/** Assert that each call returns a promise — never throws synchronously — that rejects with a
+ * sessiondb error with `code` (a promise-returning method reports every failure, bad input
+ * included, as a rejection). `name` names the method in the message. */
+export async function rejectsEach(
+  calls: ReadonlyArray<() => Promise<unknown>>,
+  name: string,
+  code: string,
+): Promise<void> {
+  for (const call of calls) {
+    let pending: Promise<unknown> | undefined;
+    assert.doesNotThrow(() => {
+      pending = call();
+    }, `${name} threw synchronously`);
+    await throwsCode(() => pending as Promise<unknown>, code);
+  }
+}
+
 function expectCode(caught: unknown, code: string, thrown: boolean): Error & { code: string } {
   assert.ok(thrown, `expected an error with code ${code}, but nothing was thrown`);
   assert.ok(caught instanceof Error, `expected an error with code ${code}, but nothing was thrown`);

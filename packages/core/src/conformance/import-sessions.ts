@@ -12,6 +12,7 @@ import {
   type ConformanceStore,
   type ConformanceTarget,
   fixtureTest,
+  rejectsEach,
   throwsCode,
   whileAppending,
 } from "./harness.js";
@@ -234,13 +235,7 @@ export function importSessionsSuite(target: ConformanceTarget): void {
         () => store.importSessions([session("s", 1)], { onProgress: 5 } as never),
         () => store.importSessions([session("s", 1)], { signal: {} } as never),
       ];
-      for (const call of calls) {
-        let pending: Promise<unknown> | undefined;
-        assert.doesNotThrow(() => {
-          pending = call();
-        }, "importSessions threw synchronously");
-        await throwsCode(() => pending as Promise<unknown>, "INVALID_INPUT");
-      }
+      await rejectsEach(calls, "importSessions", "INVALID_INPUT");
       let inside: Promise<unknown> | undefined;
       await store.transaction((tx: ConformanceStore) => {
         inside = tx.importSessions([session("s", 1)]);

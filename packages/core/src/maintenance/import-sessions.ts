@@ -24,7 +24,7 @@ import { awaited, get, guard, now, type Op, POLICY, write } from "../engine/effe
 import { InvalidInputError } from "../errors.js";
 import { appendMessages } from "../store/messages.js";
 import type { StorePolicy } from "../store/policy.js";
-import { createSession, endSession, updateSession } from "../store/sessions.js";
+import { CREATE_FIELDS, createSession, endSession, updateSession } from "../store/sessions.js";
 import type { CreateSessionInput, MessageInput } from "../store/types.js";
 import * as valid from "../store/validate.js";
 import { paced, type StepMemory, type StepTiming, timedWrite } from "./paced.js";
@@ -115,24 +115,13 @@ type Outcome =
 type ImportStep = { outcomes: Outcome[] } & StepTiming;
 
 const ITEM_KEYS = ["session", "messages", "archived", "pinned", "ended"] as const;
-const SESSION_KEYS = [
-  "id",
-  "source",
-  "model",
-  "modelConfig",
-  "title",
-  "parentSessionId",
-  "startedAt",
-  "cwd",
-  "metadata",
-] as const satisfies readonly (keyof CreateSessionInput)[];
 
 /** Read an item's fields once; an item of the wrong shape is a failure of its own. */
 function readItem(value: unknown, index: number): Pending | ImportFailure {
   let sessionId: string | undefined;
   try {
     const item = valid.record(value, "item", ITEM_KEYS);
-    const session = valid.record(item.session, "session", SESSION_KEYS, "session");
+    const session = valid.record(item.session, "session", CREATE_FIELDS, "session");
     if (typeof session.id === "string") sessionId = session.id;
     const id = valid.sessionId(session.id, "id");
     let parent: string | undefined;

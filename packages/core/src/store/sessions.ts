@@ -22,8 +22,8 @@ export function* requireSession(id: string): Op<void> {
   if (!(yield* get("SELECT 1 FROM sessions WHERE id = ?", id))) throw new SessionNotFoundError(id);
 }
 
-/** Create a session, or fill in what an existing one lacks (stored non-null values are kept). */
-const CREATE_FIELDS = [
+/** The fields `createSession` reads (importSessions reads an item's session by the same list). */
+export const CREATE_FIELDS = [
   "id",
   "source",
   "model",
