@@ -9,6 +9,7 @@ import {
   type ConformanceStore,
   type ConformanceTarget,
   fixtureTest,
+  refusesInTransactionAndAborted,
   rejectsEach,
   throwsCode,
   whileAppending,
@@ -98,15 +99,7 @@ export function deleteSessionsSuite(target: ConformanceTarget): void {
         () => store.deleteSessions(["s"], { signal: {} } as never),
       ];
       await rejectsEach(calls, "deleteSessions", "INVALID_INPUT");
-      let inside: Promise<unknown> | undefined;
-      await store.transaction((tx: ConformanceStore) => {
-        inside = tx.deleteSessions(["s"]);
-        inside.catch(() => undefined);
-      });
-      await throwsCode(() => inside as Promise<unknown>, "INVALID_INPUT");
-      const aborted = new AbortController();
-      aborted.abort();
-      await assert.rejects(store.deleteSessions(["s"], { signal: aborted.signal }));
+      await refusesInTransactionAndAborted(store, (s, signal) => s.deleteSessions(["s"], { signal }));
       assert.equal(await store.messageCount("s"), 20);
       await store.close();
       const reader = await f.open({ readOnly: true });

@@ -282,6 +282,24 @@ export async function rejectsEach(
   }
 }
 
+/** A paced job's two early refusals: inside `store.transaction` it is INVALID_INPUT (it runs
+ * transactions of its own), and with a signal already aborted it rejects. `start(s, signal)`
+ * starts the job on `s`. */
+export async function refusesInTransactionAndAborted(
+  store: ConformanceStore,
+  start: (s: ConformanceStore, signal?: AbortSignal) => Promise<unknown>,
+): Promise<void> {
+  let inside: Promise<unknown> | undefined;
+  await store.transaction((tx: ConformanceStore) => {
+    inside = start(tx);
+    inside.catch(() => undefined);
+  });
+  await throwsCode(() => inside as Promise<unknown>, "INVALID_INPUT");
+  const aborted = new AbortController();
+  aborted.abort();
+  await assert.rejects(start(store, aborted.signal));
+}
+
 function expectCode(caught: unknown, code: string, thrown: boolean): Error & { code: string } {
   assert.ok(thrown, `expected an error with code ${code}, but nothing was thrown`);
   assert.ok(caught instanceof Error, `expected an error with code ${code}, but nothing was thrown`);

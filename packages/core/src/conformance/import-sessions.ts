@@ -12,6 +12,7 @@ import {
   type ConformanceStore,
   type ConformanceTarget,
   fixtureTest,
+  refusesInTransactionAndAborted,
   rejectsEach,
   throwsCode,
   whileAppending,
@@ -236,15 +237,9 @@ export function importSessionsSuite(target: ConformanceTarget): void {
         () => store.importSessions([session("s", 1)], { signal: {} } as never),
       ];
       await rejectsEach(calls, "importSessions", "INVALID_INPUT");
-      let inside: Promise<unknown> | undefined;
-      await store.transaction((tx: ConformanceStore) => {
-        inside = tx.importSessions([session("s", 1)]);
-        inside.catch(() => undefined);
-      });
-      await throwsCode(() => inside as Promise<unknown>, "INVALID_INPUT");
-      const aborted = new AbortController();
-      aborted.abort();
-      await assert.rejects(store.importSessions([session("s", 1)], { signal: aborted.signal }));
+      await refusesInTransactionAndAborted(store, (s, signal) =>
+        s.importSessions([session("s", 1)], { signal }),
+      );
       // Each item's own problems are reported, not thrown: the store refuses the values.
       const refused = await store.importSessions([
         { session: { source: "no id" } } as never,

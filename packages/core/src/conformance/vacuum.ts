@@ -13,6 +13,7 @@ import {
   type ConformanceTarget,
   capabilitiesOf,
   fixtureTest,
+  refusesInTransactionAndAborted,
   rejectsEach,
   SAFE_SQLITE,
   scalar,
@@ -201,15 +202,7 @@ export function vacuumSuite(target: ConformanceTarget): void {
         "vacuum",
         "INVALID_INPUT",
       );
-      let inside: Promise<unknown> | undefined;
-      await store.transaction((tx: ConformanceStore) => {
-        inside = tx.vacuum();
-        inside.catch(() => undefined);
-      });
-      await throwsCode(() => inside as Promise<unknown>, "INVALID_INPUT");
-      const aborted = new AbortController();
-      aborted.abort();
-      await assert.rejects(store.vacuum({ signal: aborted.signal }));
+      await refusesInTransactionAndAborted(store, (s, signal) => s.vacuum({ signal }));
       await store.close();
       const reader = await f.open({ readOnly: true });
       await throwsCode(() => reader.vacuum(), "STORE_READONLY");
