@@ -304,7 +304,7 @@ class Importer {
       groups.delete(owner);
       const { record, input, recordLine } = group;
       if (!record || !input || recordLine === undefined) continue;
-      const parent = input.parentSessionId;
+      const parent = input.parentSessionId ?? undefined;
       this.#handed.push({
         id: record.id,
         recordLine,

@@ -181,6 +181,75 @@ export function importSessionsSuite(target: ConformanceTarget): void {
       await store.close();
     });
 
+    test("a store's own sessions and messages, as they read back (nulls and all), import as they are", async (f) => {
+      const store = await f.open();
+      await store.createSession({
+        id: "root",
+        source: "cli",
+        model: "m-1",
+        modelConfig: { temperature: 0.2 },
+        title: "the root",
+        cwd: "/work",
+        metadata: { team: "a" },
+        startedAt: 1_700_000_000,
+      });
+      await store.createSession({
+        id: "child",
+        source: "cli",
+        parentSessionId: "root",
+        startedAt: 1_700_000_100,
+      });
+      await store.appendMessages("root", [
+        { role: "user", content: "deploy it", timestamp: 1_700_000_001 },
+        {
+          role: "assistant",
+          content: [{ type: "text", text: "on it" }],
+          toolCalls: [{ id: "c1", name: "shell" }],
+          tokenCount: 12,
+          finishReason: "tool_calls",
+          reasoning: "because",
+          metadata: { k: 1 },
+          timestamp: 1_700_000_002,
+        },
+        { role: "tool", content: "ok", toolName: "shell", toolCallId: "c1", timestamp: 1_700_000_003 },
+      ]);
+      await store.appendMessage("child", {
+        role: "user",
+        content: "and the child",
+        timestamp: 1_700_000_101,
+      });
+      await store.updateSession("root", { archived: true, pinned: true });
+      await store.endSession("root", "done", { at: 1_700_000_010 });
+
+      const copy = (id: string | null) => (id === null ? null : `copy-${id}`);
+      const items: ImportSessionInput[] = [];
+      for (const id of ["child", "root"]) {
+        const s = await store.getSession(id);
+        assert.ok(s);
+        items.push({
+          session: { ...s, id: `copy-${s.id}`, parentSessionId: copy(s.parentSessionId) },
+          messages: await store.getMessages(id),
+          archived: s.archived,
+          pinned: s.pinned,
+          ...(s.endedAt === null ? {} : { ended: { reason: s.endReason as string, at: s.endedAt } }),
+        });
+      }
+      const result = await store.importSessions(items);
+      assert.deepEqual([result.imported, result.failed, result.unlinked], [2, [], []]);
+      for (const id of ["root", "child"]) {
+        const { id: _a, parentSessionId: parentA, ...was } = (await store.getSession(id)) ?? {};
+        const { id: _b, parentSessionId: parentB, ...is } = (await store.getSession(`copy-${id}`)) ?? {};
+        assert.deepEqual(is, was);
+        assert.equal(parentB, copy(parentA ?? null));
+        const strip = (m: { id: number; sessionId: string }) => ({ ...m, id: 0, sessionId: "" });
+        assert.deepEqual(
+          (await store.getMessages(`copy-${id}`)).map(strip),
+          (await store.getMessages(id)).map(strip),
+        );
+      }
+      await store.close();
+    });
+
     test("reads an async input one item at a time; an abort or a failing input keeps what was committed, whole", async (f) => {
       const store = await f.open();
       const sizes = { a: 150, b: 150, c: 150 };

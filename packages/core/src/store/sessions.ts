@@ -46,8 +46,11 @@ export function* createSession(given: CreateSessionInput): Op<Session> {
   const input = valid.record(given, "input", CREATE_FIELDS);
   const id = input.id === undefined ? globalThis.crypto.randomUUID() : valid.sessionId(input.id, "id");
   const source = valid.requiredText(input.source, "source", 200);
+  // null is "no parent", as a session reads back (createSession(getSession(id)) round-trips).
   const parent =
-    input.parentSessionId === undefined ? null : valid.sessionId(input.parentSessionId, "parentSessionId");
+    input.parentSessionId === undefined || input.parentSessionId === null
+      ? null
+      : valid.sessionId(input.parentSessionId, "parentSessionId");
   if (parent === id) throw new InvalidInputError("parentSessionId", "a session cannot be its own parent");
   const values: SqlValue[] = [
     id,

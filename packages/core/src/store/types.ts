@@ -37,15 +37,16 @@ export interface StoreOptions extends JournalPolicyOptions {
   now?: () => number;
 }
 
+/** A session to create. The optional fields take null as "none", as a session reads back. */
 export interface CreateSessionInput {
   id?: string;
   source: string;
-  model?: string;
+  model?: string | null;
   modelConfig?: Json;
-  title?: string;
-  parentSessionId?: string;
-  cwd?: string;
-  metadata?: { [key: string]: Json };
+  title?: string | null;
+  parentSessionId?: string | null;
+  cwd?: string | null;
+  metadata?: { [key: string]: Json } | null;
   startedAt?: number;
 }
 
@@ -102,17 +103,18 @@ export interface UpdateSessionInput {
   metadata?: { [key: string]: Json } | null;
 }
 
+/** A message to append. The optional fields take null as "none", as a message reads back. */
 export interface MessageInput {
   role: Role;
   content?: string | StructuredContent | null;
-  toolName?: string;
-  toolCallId?: string;
-  toolCalls?: Json[];
-  tokenCount?: number;
-  finishReason?: string;
-  reasoning?: string;
+  toolName?: string | null;
+  toolCallId?: string | null;
+  toolCalls?: Json[] | null;
+  tokenCount?: number | null;
+  finishReason?: string | null;
+  reasoning?: string | null;
   timestamp?: number;
-  metadata?: { [key: string]: Json };
+  metadata?: { [key: string]: Json } | null;
 }
 
 export interface Message {
