@@ -14,7 +14,7 @@
  * Prints one JSON line.
  */
 import process from "node:process";
-import type { ImportSessionInput, Message, Session, Store } from "@sessiondb/core";
+import type { ImportSessionInput, Session, Store } from "@sessiondb/core";
 import { loadEngine, type TargetId } from "../engine.js";
 import { now } from "../stats.js";
 
@@ -64,23 +64,13 @@ function oldest(from: Store, share: number, minMs: number): { chosen: Session[];
   return { chosen, total };
 }
 
-/** `value` without its null fields (what the store returns as null, an input leaves out). */
-function given<T extends object>(value: T): { [K in keyof T]: Exclude<T[K], null> } {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null)) as never;
-}
-
-function toInput(m: Message): NonNullable<ImportSessionInput["messages"]>[number] {
-  const { id: _id, sessionId: _session, active: _active, ...rest } = m;
-  return given(rest);
-}
-
-/** The sessions read back from `from`, one at a time, as an import file would give them. */
+/** The sessions read back from `from`, one at a time, as an import file would give them: the
+ * store's own sessions and messages, written back as they read (nulls and extra fields too). */
 async function* sessionsOf(from: Store, chosen: Session[]): AsyncGenerator<ImportSessionInput> {
   for (const s of chosen) {
-    const { id, source, model, modelConfig, title, parentSessionId, startedAt, cwd, metadata } = s;
     yield {
-      session: given({ id, source, model, modelConfig, title, parentSessionId, startedAt, cwd, metadata }),
-      messages: from.getMessages(id, { includeInactive: true }).map(toInput),
+      session: s,
+      messages: from.getMessages(s.id, { includeInactive: true }),
       archived: s.archived,
       pinned: s.pinned,
       ...(s.endedAt !== null && s.endReason !== null
