@@ -43,15 +43,15 @@ const utf8 = new TextDecoder();
 /** A text column's value as a string: bytes (a guarded TEXT, or a BLOB another tool wrote) are
  * decoded as UTF-8, invalid sequences becoming U+FFFD. */
 export function text(value: unknown): string | null {
+  if (typeof value === "string") return value;
   if (value === null || value === undefined) return null;
   return value instanceof Uint8Array ? utf8.decode(value) : String(value);
 }
 
 function parseJson<T>(value: unknown): T | null {
-  const json = text(value);
-  if (json === null) return null;
+  if (value === null || value === undefined) return null;
   try {
-    return JSON.parse(json) as T;
+    return JSON.parse(text(value) as string) as T;
   } catch {
     return null;
   }
