@@ -15,6 +15,7 @@
 import type * as NodeFs from "node:fs";
 import type * as NodeOs from "node:os";
 import type * as NodeWorkerThreads from "node:worker_threads";
+import { DriverUnavailableError } from "../errors.js";
 import type { Host, PathInfo } from "./host.js";
 
 /** The built-in modules the host works with. */
@@ -75,6 +76,7 @@ function pathInfo(isFile: boolean, isDirectory: boolean, mode: number, size: num
 /** The part of the global `process` (Node, Bun, Deno) the host uses. */
 interface HostProcess {
   pid: number;
+  versions?: Record<string, string | undefined>;
   getBuiltinModule?: (id: string) => unknown;
 }
 
@@ -89,8 +91,11 @@ function builtinModules(): FsModules {
   const process = hostProcess();
   const getBuiltin = process.getBuiltinModule;
   if (typeof getBuiltin !== "function") {
-    throw new Error(
-      "this runtime has no process.getBuiltinModule (Node ≥ 20.16 or ≥ 22.3, Bun, Deno ≥ 2.1): use nodeFsHost from @sessiondb/core/host",
+    // Typed, so the open passes it on as it is: the fix is the runtime, not the file.
+    const node = process.versions?.node;
+    const running = node === undefined ? "" : ` (this is Node ${node})`;
+    throw new DriverUnavailableError(
+      `sessiondb needs process.getBuiltinModule, which this runtime lacks${running}: run Node ≥ 20.16 (or ≥ 22.3), Bun, or Deno ≥ 2.1.`,
     );
   }
   return {
