@@ -20,7 +20,8 @@ function launchingBun(): string | undefined {
   if ("Bun" in globalThis || "Deno" in globalThis) return undefined;
   if (process.env.npm_lifecycle_event !== "bunx") return undefined;
   const exe = process.env.npm_execpath;
-  return exe && /(^|[\\/])bun(\.exe)?$/.test(exe) ? exe : undefined;
+  // Bun from npm launches as bunx.exe, a second name of the same binary.
+  return exe && /(^|[\\/])bunx?(\.exe)?$/.test(exe) ? exe : undefined;
 }
 
 /** The version in package.json, put in at build time (tsup.config.ts). */
@@ -49,7 +50,8 @@ if (!bun && args.length === 1 && (args[0] === "--version" || args[0] === "-V")) 
   process.stdout.write(`${__SESSIONDB_CLI_VERSION__}\n`);
 } else if (bun) {
   const cli = fileURLToPath(new URL("./cli.js", import.meta.url));
-  const child = spawn(bun, [cli, ...process.argv.slice(2)], { stdio: "inherit" });
+  // argv0 "bun": the binary reads its name to decide whether it is `bun` or `bunx`.
+  const child = spawn(bun, [cli, ...process.argv.slice(2)], { stdio: "inherit", argv0: "bun" });
   // Ctrl-C reaches both processes (one process group); the CLI under Bun decides what it means.
   process.on("SIGINT", () => {});
   for (const signal of ["SIGTERM", "SIGHUP"] as const) process.on(signal, () => child.kill(signal));

@@ -25,6 +25,8 @@ import {
 } from "./packed.js";
 
 const BUN = path.join(ROOT_BIN, "bun");
+/** Bun from npm installs bunx as a second name of its binary (bin/bunx.exe). */
+const BUNX = path.join(ROOT_BIN, "bunx");
 const DENO = path.join(ROOT_BIN, "deno");
 const NODE24 = path.join(ROOT_BIN, "node");
 const README = fs.readFileSync(path.join(REPO, "packages", "cli", "README.md"), "utf8");
@@ -213,6 +215,15 @@ describe.skipIf(!fs.existsSync(BUN))("bunx", () => {
     expect(s.runtime).toMatch(/^bun /);
     expect(s.driver).toBe("bun:sqlite");
     expect(s.messages.total).toBe(messages);
+  });
+
+  it("bunx, the README's command, runs it on Bun too", async () => {
+    const r = await run(BUNX, ["sessiondb", "--db", store, "stats", "--json"], {
+      cwd: project,
+      env: userEnv(),
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).runtime).toMatch(/^bun /);
   });
 
   it("a closed reader ends it quietly", async () => {
