@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 /**
  * CI check: every public package packs cleanly — only its built dist/, README.md, package.json
- * and LICENSE, no test files; its README links only to absolute URLs or its own anchors; its
+ * and LICENSE (and, in @sessiondb/core, the user docs: docs/*.md, every one of the repository's),
+ * no test files; its README links only to absolute URLs or its own anchors, and every
+ * `@sessiondb/core/docs/<name>.md` it names is in core's package; its
  * package.json has the license and keywords npm shows; and its type declarations import only
  * what a consumer has installed (its dependencies and node: modules), so `skipLibCheck: false`
  * compiles without extra @types packages.
@@ -28,6 +30,12 @@ const manifests = new Map(
   }),
 );
 const ALLOWED = /^(dist\/.+\.(js|d\.ts)|README\.md|package\.json|LICENSE)$/;
+/** The user docs core carries for every package (copied from docs/ by its build). */
+const DOCS_PACKAGE = "@sessiondb/core";
+const DOC_FILE = /^docs\/[A-Za-z-]+\.md$/;
+const docs = readdirSync("docs")
+  .filter((name) => name.endsWith(".md"))
+  .map((name) => `docs/${name}`);
 const problems = [];
 
 const packs = JSON.parse(
@@ -38,18 +46,27 @@ const packs = JSON.parse(
 );
 for (const pack of packs) {
   const files = pack.files.map((file) => file.path);
+  const carriesDocs = pack.name === DOCS_PACKAGE;
   for (const file of files) {
-    if (!ALLOWED.test(file)) problems.push(`${pack.name}: unexpected file in the package: ${file}`);
+    if (!ALLOWED.test(file) && !(carriesDocs && DOC_FILE.test(file)))
+      problems.push(`${pack.name}: unexpected file in the package: ${file}`);
     if (/\.test\./.test(file)) problems.push(`${pack.name}: test file in the package: ${file}`);
   }
+  if (carriesDocs)
+    for (const doc of docs)
+      if (!files.includes(doc)) problems.push(`${pack.name}: ${doc} is not in the package`);
   if (!files.includes("README.md")) problems.push(`${pack.name}: no README.md`);
   if (!files.includes("LICENSE")) problems.push(`${pack.name}: no LICENSE`);
   // npm and JSR show the README away from the repository: a relative link leads nowhere there.
-  for (const [, target] of readFileSync(join(manifests.get(pack.name).dir, "README.md"), "utf8").matchAll(
-    /\]\(([^)\s]+)\)/g,
-  )) {
+  const readme = readFileSync(join(manifests.get(pack.name).dir, "README.md"), "utf8");
+  for (const [, target] of readme.matchAll(/\]\(([^)\s]+)\)/g)) {
     if (!/^(https?:\/\/|#)/.test(target))
       problems.push(`${pack.name}: README.md links to "${target}", which is not there on npm`);
+  }
+  // Docs are named by their path in the installed core package instead; each must exist.
+  for (const [, doc] of readme.matchAll(/@sessiondb\/core\/(docs\/[\w.-]+)/g)) {
+    if (!docs.includes(doc))
+      problems.push(`${pack.name}: README.md names @sessiondb/core/${doc}, which is not shipped`);
   }
   const { dir, manifest } = manifests.get(pack.name);
   if (manifest.license !== "MIT") problems.push(`${pack.name}: license is not "MIT"`);
