@@ -136,7 +136,7 @@ export const prune: Command = {
   summary: "delete sessions inactive for longer than an age (--dry-run lists them)",
   usage: "prune --older-than AGE [--source S] [--archived-only] [--dry-run] [--yes] [--json]",
   help: [
-    "  --older-than AGE  last activity longer ago than AGE: 90d, 12h, 2w, 30m (required)",
+    "  --older-than AGE  last activity longer ago than AGE: 90d, 12h, 2w, 30m; at most 36500d (required)",
     "  --source S        only sessions from this source",
     "  --archived-only   only archived sessions",
     "  --dry-run         list what would be deleted; change nothing",
