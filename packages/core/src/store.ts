@@ -4,7 +4,7 @@
  * class owns the connection, the open sequence's file-local steps, `transaction(fn)`,
  * `backfillFts`, `backup` and `close`.
  */
-import { type BackupOptions, type BackupResult, backupStore } from "./backup/backup.js";
+import { type BackupOptions, type BackupResult, backupOptions, backupStore } from "./backup/backup.js";
 import { sqliteVersionOf } from "./binding-facts.js";
 import { ADMISSION_TIMEOUT_MS, STATEMENT_BUSY_TIMEOUT_MS } from "./constants.js";
 import type { SqliteConnection, SqliteDriver } from "./driver.js";
@@ -216,10 +216,12 @@ export class Store {
   }
 
   /** Copy the store, consistently while other processes keep writing, to a new private file
-   * (backup/backup.ts). Never a file-system copy of the live file. */
-  backup(destination: string, options: BackupOptions = {}): Promise<BackupResult> {
+   * (backup/backup.ts). Never a file-system copy of the live file. Every failure, bad options
+   * and a closed store included, arrives as a rejection. */
+  async backup(destination: string, options?: BackupOptions | null): Promise<BackupResult> {
+    const checked = backupOptions(options);
     checkGuard(this.#ctx.policy, "open", this.#ctx.transactions.active, "backup");
-    return backupStore(this.#ctx, destination, options, (path) => {
+    return backupStore(this.#ctx, destination, checked, (path) => {
       const copy = new Store(this.#ctx.driver, path, { readOnly: true, host: this.#ctx.host });
       try {
         return copy.ftsStatus();

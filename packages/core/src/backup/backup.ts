@@ -11,6 +11,7 @@ import type { FtsStatus } from "../fts/index.js";
 import type { Host } from "../host/host.js";
 import { type JournalMode, readJournalMode } from "../journal.js";
 import type { StoreContext } from "../store/context.js";
+import * as valid from "../store/validate.js";
 import { beginTransaction, rollbackQuietly } from "../transaction.js";
 import { type BackupMethod, onlineCopy, vacuumInto } from "./copy.js";
 import { checkDestination } from "./destination.js";
@@ -50,6 +51,19 @@ export interface BackupResult {
   notes: string[];
   /** Wall time in milliseconds. */
   durationMs: number;
+}
+
+/** `backup`'s options, read once and checked by the input rules (null or undefined: the defaults). */
+export function backupOptions(value: unknown): BackupOptions {
+  const o = valid.options(value, "backup", ["onProgress", "signal", "overwrite"]);
+  const checked: BackupOptions = {};
+  const onProgress = valid.callbackOption<BackupOptions["onProgress"]>(o.onProgress, "backup.onProgress");
+  const signal = valid.signalOption(o.signal, "backup.signal");
+  const overwrite = valid.flagOption(o.overwrite, "backup.overwrite");
+  if (onProgress) checked.onProgress = onProgress;
+  if (signal) checked.signal = signal;
+  if (overwrite !== undefined) checked.overwrite = overwrite;
+  return checked;
 }
 
 /** Opens the copy the way a user would and reports its index (the Store supplies this). */

@@ -274,6 +274,58 @@ export function backupSuite(target: ConformanceTarget): void {
       assert.equal(copy.messageCount(), 50);
     });
 
+    test("bad backup options and a closed store are rejections (INVALID_INPUT, STORE_CLOSED) with nothing written", async (f) => {
+      const store = f.open({ sqliteVersion: SAFE_SQLITE });
+      seed(store, 20);
+      writeFileSync(f.file("taken.db"), "keep me");
+      const files = listing(f);
+      const throwing = Object.defineProperty({}, "overwrite", {
+        enumerable: true,
+        get() {
+          throw new Error("getter");
+        },
+      });
+      const bad: Array<[unknown, string]> = [
+        [5, "backup options"],
+        ["str", "backup options"],
+        [[], "backup options"],
+        [() => undefined, "backup options"],
+        [{ overwrite: "yes" }, "backup.overwrite"],
+        [{ overwrite: 1 }, "backup.overwrite"],
+        [{ onProgress: 5 }, "backup.onProgress"],
+        [{ signal: {} }, "backup.signal"],
+        [throwing, "backup.overwrite"],
+      ];
+      for (const [options, field] of bad) {
+        for (const dest of [f.file("new.db"), f.file("taken.db")]) {
+          let pending: Promise<unknown> | undefined;
+          assert.doesNotThrow(
+            () => {
+              pending = store.backup(dest, options as never);
+            },
+            `backup(dest, ${String(options)}) threw synchronously`,
+          );
+          const error = await (pending as Promise<unknown>).then(
+            () => assert.fail(`backup(dest, ${JSON.stringify(options)}) was not refused`),
+            (caught: unknown) => caught as { code?: string; field?: string },
+          );
+          assert.equal(error.code, "INVALID_INPUT", String(error));
+          assert.equal(error.field, field);
+        }
+      }
+      assert.deepEqual(listing(f), files);
+      assert.equal(readFileSync(f.file("taken.db"), "utf8"), "keep me");
+      // null and undefined options are the defaults.
+      assert.equal((await store.backup(f.file("a.db"), null)).path, f.file("a.db"));
+      store.close();
+      let closed: Promise<unknown> | undefined;
+      assert.doesNotThrow(() => {
+        closed = store.backup(f.file("c.db"));
+      }, "backup on a closed store threw synchronously");
+      await assert.rejects(closed as Promise<unknown>, { code: "STORE_CLOSED" });
+      assert.ok(!existsSync(f.file("c.db")));
+    });
+
     test("an aborted backup leaves nothing behind and the store keeps working", async (f) => {
       const store = f.open({ sqliteVersion: SAFE_SQLITE });
       seed(store, 500);

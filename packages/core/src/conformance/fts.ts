@@ -302,6 +302,33 @@ export function ftsSuite(target: ConformanceTarget): void {
       },
     );
 
+    test("a rebuild called from its own onProgress is refused at once: the store holds the admission itself", async ({
+      open,
+    }) => {
+      const store = await open();
+      await seed(store);
+      let inner: ReturnType<typeof throwsCode> | undefined;
+      let tick: unknown;
+      const result = await store.rebuildFts({
+        onProgress: () => {
+          if (inner !== undefined) return;
+          // Before, this waited out the whole admission timeout (120 s, the thread blocked on a
+          // sync store) for a lock its own store held, then blamed "another process".
+          inner = throwsCode(() => store.rebuildFts(), "INVALID_INPUT");
+          // The periodic recovery leaves the running rebuild alone instead of deferring it.
+          tick = store.retryDeferredFtsRecovery();
+        },
+      });
+      const refused = await inner;
+      assert.ok(refused, "onProgress was never called");
+      assert.match(refused.message, /already running in this store/);
+      assert.equal(await tick, false);
+      assert.deepEqual(result, { rebuilt: true });
+      // Refused while running, not for good: the next call rebuilds.
+      assert.deepEqual(await store.rebuildFts(), { rebuilt: true });
+      assert.equal((await store.search("flamingo")).hits.length, 3);
+    });
+
     test("repair at open: a detached index is rebuilt by the next writable open", async ({ open, raw }) => {
       await seed(await open());
       const conn = raw();

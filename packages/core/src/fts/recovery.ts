@@ -15,7 +15,8 @@
  */
 import { BACKFILL_MAX_CHUNK_IDS } from "../constants.js";
 import { admitted, now, type Op, policy, read, write } from "../engine/effects.js";
-import { StoreFullError } from "../errors.js";
+import { InvalidInputError, StoreFullError } from "../errors.js";
+import type { StorePolicy } from "../store/policy.js";
 import { healMarkersTx, seed } from "./backfill.js";
 import { type BackfillProgress, backfillLoop } from "./backfill-loop.js";
 import { FTS_INDEXES, triggerNames } from "./projection.js";
@@ -61,6 +62,22 @@ export function* rebuild(
   onProgress?: (progress: BackfillProgress) => void,
 ): Op<RebuildResult> {
   const state = yield* policy();
+  if (state.rebuilding) {
+    // Waiting would wait for this store itself (its own onProgress calling it, or a second call
+    // on an async store while the first runs): the lock would never come free in time.
+    throw new InvalidInputError(
+      "rebuildFts",
+      "a full FTS rebuild is already running in this store (called from its own onProgress, or while an earlier call has not finished); one store runs one rebuild at a time, so this call was refused instead of waiting for the admission lock the store itself holds. Let the running rebuild finish",
+    );
+  }
+  return yield* asTheRebuild(state, () => admittedRebuild(state, timeoutMs, onProgress));
+}
+
+function* admittedRebuild(
+  state: StorePolicy,
+  timeoutMs: number | undefined,
+  onProgress: ((progress: BackfillProgress) => void) | undefined,
+): Op<RebuildResult> {
   if (state.readOnly) return { rebuilt: false, reason: "the store is read-only", blocked: "read-only" };
   if (presentIndexes(yield* read(loadSnapshot)).length === 0) {
     return {
@@ -80,13 +97,25 @@ export function* rebuild(
   return { rebuilt: true };
 }
 
+/** Run `body` as this store's one rebuild: marked from before the admission wait to the end
+ * (set with no effect between the caller's check and the mark). */
+function* asTheRebuild<T>(state: StorePolicy, body: () => Op<T>): Op<T> {
+  state.rebuilding = true;
+  try {
+    return yield* body();
+  } finally {
+    state.rebuilding = false;
+  }
+}
+
 const DETACHED_MEANWHILE =
   "the index was detached again while it was being rebuilt (FTS corruption met by a write or search); search answers by LIKE until the next rebuild";
 
 /** Deferred recovery: no-op unless stale, writable and due; non-blocking admission; true when it rebuilt. */
 export function* retryRecovery(): Op<boolean> {
   const state = yield* policy();
-  if (state.readOnly) return false;
+  // A rebuild of this store is running (a tick from its onProgress): it brings the index back.
+  if (state.readOnly || state.rebuilding) return false;
   const snap = yield* read(loadSnapshot);
   if (presentIndexes(snap).length === 0 || !isStale(snap)) return false;
   if (!state.backoff.due(yield* now())) return false;
@@ -98,7 +127,7 @@ function* repair(): Op<boolean> {
   const state = yield* policy();
   let failure: string;
   try {
-    const outcome = yield* admitted(0, () => pacedRebuild());
+    const outcome = yield* asTheRebuild(state, () => admitted(0, () => pacedRebuild()));
     if (outcome.admitted && outcome.value) {
       state.backoff.succeeded();
       return true;

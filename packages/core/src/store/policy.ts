@@ -51,6 +51,9 @@ export interface StorePolicy {
   writesSinceCheckpoint: number;
   /** This store committed a write (close checkpoints only then). */
   wrote: boolean;
+  /** A full FTS rebuild of this store holds its admission or is waiting for it (fts/recovery.ts):
+   * another one from the same store is refused at once, since it would wait for itself. */
+  rebuilding: boolean;
 }
 
 export function createPolicy(
@@ -76,6 +79,7 @@ export function createPolicy(
     failingOpen: false,
     writesSinceCheckpoint: 0,
     wrote: false,
+    rebuilding: false,
   };
 }
 
