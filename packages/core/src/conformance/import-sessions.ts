@@ -294,6 +294,50 @@ export function importSessionsSuite(target: ConformanceTarget): void {
       await store.close();
     });
 
+    test("a slow input gets what it gave written; an abort while it works on an item stops at once", async (f) => {
+      const store = await f.open();
+      const stop = new AbortController();
+      let returned = false;
+      let read = 0;
+      // Hands over one session, then another once the first is stored (so the import wrote it
+      // without waiting for a full step), then never answers again; it is aborted once the
+      // second is stored too.
+      const input: AsyncIterable<ImportSessionInput> = {
+        [Symbol.asyncIterator]: () => ({
+          async next() {
+            read++;
+            if (read === 1) return { value: session("first", 2), done: false };
+            if (read === 2) {
+              while ((await store.getSession("first")) === undefined)
+                await new Promise((resolve) => setTimeout(resolve, 10));
+              return { value: session("second", 2), done: false };
+            }
+            // Stuck: the second is written all the same, and the abort then ends the wait.
+            const stuck = new Promise<never>(() => {});
+            const abortOnceStored = async () => {
+              while ((await store.getSession("second")) === undefined)
+                await new Promise((resolve) => setTimeout(resolve, 10));
+              stop.abort();
+            };
+            void abortOnceStored();
+            return stuck;
+          },
+          async return() {
+            returned = true;
+            return { value: undefined, done: true };
+          },
+        }),
+      };
+      await assert.rejects(store.importSessions(input, { signal: stop.signal }), (error: Error) => {
+        assert.equal(error.name, "AbortError");
+        return true;
+      });
+      assert.deepEqual(await wholeOrAbsent(store, { first: 2, second: 2 }), ["first", "second"]);
+      assert.equal(read, 3);
+      assert.ok(returned, "the input was not told to stop");
+      await store.close();
+    });
+
     test("bad input, a read-only store and a transaction are refused with nothing changed", async (f) => {
       const store = await f.open();
       const calls: Array<() => Promise<unknown>> = [

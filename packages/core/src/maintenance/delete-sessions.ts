@@ -19,7 +19,7 @@
  * still one step (its delete cannot be split without leaving half of it visible).
  */
 import { PACE_MIN_PAUSE_MS } from "../constants.js";
-import { get, guard, now, type Op } from "../engine/effects.js";
+import { all, get, guard, now, type Op } from "../engine/effects.js";
 import { removeSessionIfPresent } from "../store/sessions.js";
 import * as valid from "../store/validate.js";
 import { paced, type StepMemory, type StepTiming, timedWrite } from "./paced.js";
@@ -58,6 +58,11 @@ export interface DeleteSessionsResult {
 const DELETE_START_CHUNK_MESSAGES = 200;
 const DELETE_MIN_CHUNK_MESSAGES = 1;
 const DELETE_MAX_CHUNK_MESSAGES = 2000;
+/** Ids a step looks up at once (one query). The ids that name no session cost nothing more, and
+ * a step ends with its window: a list of unknown ids (a prune racing another prune, a typo'd
+ * export list) goes by in short steps with pauses between them, not in one long transaction of
+ * a few statements per id — on a server engine, a round trip each. */
+const DELETE_LOOKUP_IDS = 2000;
 
 /** What a step deleted, where the next one starts, and how its transaction went. */
 type DeleteStep = { next: number; sessions: number; messages: number; notFound: string[] } & StepTiming;
@@ -66,13 +71,29 @@ function* messagesOf(id: string): Op<number> {
   return Number((yield* get("SELECT count(*) AS n FROM messages WHERE session_id = ?", id))?.n ?? 0);
 }
 
+/** The ids of `window` that name a session. */
+function* existing(window: readonly string[]): Op<Set<string>> {
+  const rows = yield* all(
+    "SELECT id FROM sessions WHERE id IN (SELECT value FROM json_each(?))",
+    JSON.stringify(window),
+  );
+  return new Set(rows.map((row) => row.id as string));
+}
+
 /** Inside a transaction: delete `ids[from]`, then the sessions after it while their messages keep
- * the step within `chunk`. */
+ * the step within `chunk`, up to DELETE_LOOKUP_IDS ids in all. */
 function* deleteStepTx(ids: readonly string[], from: number, chunk: number) {
   const step = { next: from, sessions: 0, messages: 0, notFound: [] as string[] };
-  while (step.next < ids.length) {
+  const end = Math.min(ids.length, from + DELETE_LOOKUP_IDS);
+  const present = yield* existing(ids.slice(from, end));
+  while (step.next < end) {
     const id = ids[step.next] as string;
-    if (step.next > from && step.messages + (yield* messagesOf(id)) > chunk) break;
+    if (!present.has(id)) {
+      step.next++;
+      step.notFound.push(id);
+      continue;
+    }
+    if (step.sessions > 0 && step.messages + (yield* messagesOf(id)) > chunk) break;
     step.next++;
     const removed = yield* removeSessionIfPresent(id);
     if (removed === undefined) step.notFound.push(id);
@@ -146,7 +167,8 @@ function* tally(
   done.next = step.next;
   done.sessions += step.sessions;
   done.messages += step.messages;
-  done.notFound.push(...step.notFound);
+  // One at a time: a step can hold more unknown ids than a spread may pass as arguments.
+  for (const id of step.notFound) done.notFound.push(id);
   const more = done.next < total;
   onProgress?.({ sessions: done.sessions, messages: done.messages, totalSessions: total, done: !more });
   return more;

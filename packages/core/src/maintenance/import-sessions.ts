@@ -88,6 +88,10 @@ export interface ImportSessionsResult {
 const IMPORT_START_CHUNK_MESSAGES = 200;
 const IMPORT_MIN_CHUNK_MESSAGES = 1;
 const IMPORT_MAX_CHUNK_MESSAGES = 10_000;
+/** How long a step waits for more input once it has a session to write: an input that hands
+ * items over slowly (a live feed, a slow network) gets what it gave written in steps, instead
+ * of held in memory until a whole chunk arrived. */
+const IMPORT_READ_AHEAD_MS = 100;
 
 /** An item read from the input, its fields read once. */
 interface Pending {
@@ -205,9 +209,17 @@ function* importStepTx(batch: readonly Pending[], failedIds: ReadonlySet<string>
   return outcomes;
 }
 
+/** What `ImportQueue.#read` gives when the read-ahead time ran out first. */
+const SLOW = Symbol("slow input");
+
 /** The job between its steps: the input, the items read ahead, and the ones waiting for a parent. */
 class ImportQueue {
   readonly #source: Iterator<unknown> | AsyncIterator<unknown>;
+  readonly #signal: AbortSignal | undefined;
+  /** An async input's `next()` that has not settled yet: asked again only once it has. */
+  #pending: Promise<unknown> | undefined;
+  /** Whether the input answers with promises (only then can it keep a step waiting). */
+  #async = false;
   #index = 0;
   #ended = false;
   ready: Pending[] = [];
@@ -217,37 +229,90 @@ class ImportQueue {
   /** Failures of items that never reached a step (their shape). */
   readonly refused: ImportFailure[] = [];
 
-  constructor(source: Iterator<unknown> | AsyncIterator<unknown>) {
+  constructor(source: Iterator<unknown> | AsyncIterator<unknown>, signal: AbortSignal | undefined) {
     this.#source = source;
+    this.#signal = signal;
   }
 
   get more(): boolean {
     return this.ready.length > 0 || this.waiting.size > 0 || !this.#ended;
   }
 
-  /** Read items until those ready carry `chunk` messages or the input ends; then, with nothing
-   * ready, the waiting items go without waiting any more. */
+  /** Whether the input is still working on an item: its `return()` would wait for that item. */
+  get reading(): boolean {
+    return this.#pending !== undefined;
+  }
+
+  /** Read items until those ready carry `chunk` messages, the input ends, or — with something
+   * ready — it has kept the step waiting IMPORT_READ_AHEAD_MS; then, with nothing ready and the
+   * input ended, the waiting items go without waiting any more. */
   *fill(chunk: number): Op<void> {
     let size = this.ready.reduce((n, item) => n + item.size, 0);
-    while (!this.#ended && (this.ready.length === 0 || size < chunk)) {
-      const next = yield* awaited(() => this.#source.next());
-      // What for…of would refuse too; without it, an iterator that never says `done` this way
-      // would be read forever.
-      if (next === null || typeof next !== "object")
-        throw new InvalidInputError("items", "its iterator returned something other than an iterator result");
-      if (next.done) {
-        this.#ended = true;
-        break;
+    let deadline: Deadline | undefined;
+    try {
+      while (!this.#ended && (this.ready.length === 0 || size < chunk)) {
+        if (this.ready.length > 0 && this.#async) deadline ??= startDeadline(IMPORT_READ_AHEAD_MS);
+        const next = yield* awaited(() => this.#read(deadline));
+        if (next === SLOW) break;
+        size += this.#take(next);
       }
-      const read = readItem(next.value, this.#index++);
-      if ("error" in read) {
-        this.refused.push(read);
-        continue;
-      }
-      this.ready.push(read);
-      size += read.size;
+    } finally {
+      deadline?.clear();
     }
     if (this.#ended && this.ready.length === 0) this.#release();
+  }
+
+  /** The input's next result: at once from a sync input; from an async one, unless the signal
+   * aborts (its reason is thrown) or `deadline` passes (SLOW: the same `next()` is awaited again
+   * by the next read) first. */
+  #read(deadline: Deadline | undefined): unknown {
+    if (this.#pending === undefined) {
+      const next = this.#source.next();
+      if (typeof (next as { then?: unknown } | null)?.then !== "function") return next;
+      this.#async = true;
+      const pending = Promise.resolve(next);
+      // Settled while nobody waits (after an abort): not an unhandled rejection.
+      pending.catch(() => {});
+      this.#pending = pending;
+    }
+    return this.#settle(this.#pending, deadline);
+  }
+
+  async #settle(pending: Promise<unknown>, deadline: Deadline | undefined): Promise<unknown> {
+    const stop = abortion(this.#signal);
+    try {
+      const settled = pending.then(
+        (value) => ({ value }),
+        (error: unknown) => ({ error }),
+      );
+      const first = await Promise.race([settled, stop.promise, ...(deadline ? [deadline.promise] : [])]);
+      if (first === SLOW) return SLOW;
+      this.#pending = undefined;
+      if ("error" in (first as object)) throw (first as { error: unknown }).error;
+      return (first as { value: unknown }).value;
+    } finally {
+      stop.clear();
+    }
+  }
+
+  /** Take one iterator result: the item read (its messages counted), or the input's end. */
+  #take(next: unknown): number {
+    // What for…of would refuse too; without it, an iterator that never says `done` this way
+    // would be read forever.
+    if (next === null || typeof next !== "object")
+      throw new InvalidInputError("items", "its iterator returned something other than an iterator result");
+    const result = next as IteratorResult<unknown>;
+    if (result.done) {
+      this.#ended = true;
+      return 0;
+    }
+    const read = readItem(result.value, this.#index++);
+    if ("error" in read) {
+      this.refused.push(read);
+      return 0;
+    }
+    this.ready.push(read);
+    return read.size;
   }
 
   /** The next step's items: the first ready one, then more while they fit `chunk`. */
@@ -297,6 +362,32 @@ class ImportQueue {
   }
 }
 
+/** A timer that resolves SLOW once, and can be cleared so it keeps no event loop alive. */
+interface Deadline {
+  promise: Promise<typeof SLOW>;
+  clear(): void;
+}
+
+function startDeadline(ms: number): Deadline {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const promise = new Promise<typeof SLOW>((resolve) => {
+    timer = setTimeout(() => resolve(SLOW), ms);
+  });
+  return { promise, clear: () => clearTimeout(timer) };
+}
+
+/** A promise that rejects with the signal's reason when it aborts (never, without a signal). */
+function abortion(signal: AbortSignal | undefined): { promise: Promise<never>; clear(): void } {
+  if (!signal) return { promise: new Promise<never>(() => {}), clear: () => {} };
+  let onAbort = () => {};
+  const promise = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+  });
+  return { promise, clear: () => signal.removeEventListener("abort", onAbort) };
+}
+
 /** Where the import stands. */
 interface Tally {
   result: Omit<ImportSessionsResult, "durationMs">;
@@ -321,7 +412,7 @@ export function* importSessions(
   signal?.throwIfAborted();
   const started = yield* now();
   const patienceMs = ((yield POLICY) as StorePolicy).patience.appendMs;
-  const queue = new ImportQueue(source);
+  const queue = new ImportQueue(source, signal);
   const tally: Tally = {
     result: { imported: 0, messages: 0, resumed: 0, skipped: [], unlinked: [], failed: [] },
     sessions: 0,
@@ -341,11 +432,22 @@ export function* importSessions(
       signal,
     });
   } finally {
-    // An import stopped early (an abort, a store error) lets the input go (a file it reads).
-    if (queue.more) yield* awaited(() => source.return?.());
+    // An import stopped early (an abort, a store error) lets the input go (a file it reads). An
+    // input still working on an item would make `return()` wait for it (an async generator
+    // queues the call): it is told to stop, not waited for.
+    if (queue.reading) stopUnawaited(source);
+    else if (queue.more) yield* awaited(() => source.return?.());
   }
   const failed = tally.result.failed.concat(queue.refused).sort((a, b) => a.index - b.index);
   return { ...tally.result, failed, durationMs: (yield* now()) - started };
+}
+
+function stopUnawaited(source: Iterator<unknown> | AsyncIterator<unknown>): void {
+  try {
+    Promise.resolve(source.return?.()).catch(() => {});
+  } catch {
+    // Its own failure to stop is the input's business: the import's outcome stands.
+  }
 }
 
 function iteratorOf(items: unknown): Iterator<unknown> | AsyncIterator<unknown> {
