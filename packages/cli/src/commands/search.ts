@@ -42,7 +42,7 @@ export const search: Command = {
     "Tool output is searched by a prefix only: a word search reads the first 8,192 characters of",
     "each tool result, --substring reads none of it, and a word past the prefix is not found.",
     "--role tool (alone or with other roles) scans those roles' messages whole instead: every term",
-    "matches as a substring, newest first, in time that grows with the size of those messages.",
+    "matches as a substring, newest first; a rare term reads every message of those roles.",
     "",
     'The count says how many hits are shown and whether more match ("20 shown, more available":',
     "counting every match would run the whole query); --offset pages on. --json adds `more`.",
