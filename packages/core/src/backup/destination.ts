@@ -72,7 +72,8 @@ export function checkDestination(
   }
   const existing = host.stat(destination);
   if (existing && existing.kind !== "file") {
-    throw new BackupDestinationError(destination, "not-a-file", `is a ${existing.kind}, not a regular file`);
+    const what = existing.kind === "directory" ? "a directory" : "a device, FIFO or socket";
+    throw new BackupDestinationError(destination, "not-a-file", `is ${what}, not a regular file`);
   }
   if (existing && !overwrite) throw new BackupDestinationError(destination, "exists", "already exists");
 }
