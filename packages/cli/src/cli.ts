@@ -28,10 +28,12 @@ import { stats } from "./commands/stats.js";
 import { usage } from "./commands/usage.js";
 import { vacuum } from "./commands/vacuum.js";
 import { classify, describe, EXIT, redactSecrets, UsageError } from "./exit.js";
+import { type GlobalOptions, shownLocation, storeLocation } from "./open.js";
 import { flushOut, guardOutput, writeErr, writeOut } from "./output.js";
 import { envIfAllowed } from "./permissions.js";
 import { loadRuntime, type Runtime } from "./runtime.js";
 import { closest } from "./suggest.js";
+import { rememberStore } from "./wording.js";
 
 /** The version in package.json, put in at build time (tsup.config.ts): no file read at startup. */
 declare const __SESSIONDB_CLI_VERSION__: string;
@@ -198,6 +200,7 @@ async function run(argv: string[]): Promise<number> {
       `${name} takes ${command.args.max === 0 ? "no arguments" : `only ${command.args.names}`}, got ${JSON.stringify(positionals.join(" "))}`,
     );
   }
+  nameTheStore(parsed.values as GlobalOptions);
   let runtime: Promise<Runtime> | undefined;
   return command.run({
     values: parsed.values as Parameters<Command["run"]>[0]["values"],
@@ -207,6 +210,17 @@ async function run(argv: string[]): Promise<number> {
       return runtime;
     },
   });
+}
+
+/** Tell the error wording which store this is. A --db that is wrong is left for the command to
+ * report as it opens the store. */
+function nameTheStore(values: GlobalOptions): void {
+  try {
+    const where = storeLocation(values);
+    rememberStore(shownLocation(where), where.kind === "server");
+  } catch {
+    // Reported by the command itself.
+  }
 }
 
 function wantsJson(argv: string[]): boolean {

@@ -6,6 +6,7 @@
  * `instanceof`, so a second copy of @sessiondb/core in node_modules cannot change an exit code.
  */
 import { denial, denialMessage } from "./permissions.js";
+import { cliMessage } from "./wording.js";
 
 export const EXIT = {
   /** Success; for doctor/check: healthy. */
@@ -147,11 +148,16 @@ export function classify(error: unknown): { exitCode: number; code: string } {
   return { exitCode: EXIT.FAILURE, code: code || "INTERNAL" };
 }
 
-/** The one line that explains `error` to the user (without the `sessiondb:` prefix and code). */
+/** The one line that explains `error` to the user (without the `sessiondb:` prefix and code):
+ * in the CLI's words where the library's name its API (wording.ts). */
 export function describe(error: unknown): string {
   const refused = denial(error);
   if (refused) return denialMessage(refused);
-  return redactSecrets(oneLine(error instanceof Error ? error.message : String(error)));
+  // The CLI's own errors (ExitError may carry a library code) are worded already.
+  const own = error instanceof ExitError || error instanceof UsageError;
+  const message =
+    (own ? undefined : cliMessage(error)) ?? (error instanceof Error ? error.message : String(error));
+  return redactSecrets(oneLine(message));
 }
 
 /** Credentials this process holds (a server token, a URL's password): never printed. */

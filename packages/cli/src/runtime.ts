@@ -62,6 +62,12 @@ export async function loadRuntime(): Promise<Runtime> {
     );
   }
   const choice = process.env.SESSIONDB_DRIVER || undefined;
+  if (choice !== undefined && !adapter.driverNames.includes(choice)) {
+    const known = adapter.driverNames.map((n) => JSON.stringify(n)).join(" or ");
+    throw new DriverUnavailableError(
+      `SESSIONDB_DRIVER=${JSON.stringify(choice)} is not a SQLite driver sessiondb has on ${adapter.name}: set it to ${known}, or unset it for the default`,
+    );
+  }
   let driver: SqliteDriver;
   try {
     driver = adapter.resolveDriver(choice);

@@ -222,5 +222,14 @@ describe.skipIf(reason !== undefined)("a store on a libSQL server", () => {
     expect(again.code, again.stderr).toBe(0);
     expect(json(again).sessions.imported).toBe(0);
     expect(run(["check"]).code).toBe(0);
+    // The server keeps its own file: vacuum says so and offers no --full, which could not
+    // reclaim the free pages there either.
+    const report = json(run(["vacuum", "--json"]));
+    expect(report).toMatchObject({ method: "none", note: expect.stringContaining("engine's own tools") });
+    expect(report.reclaimableBytes).toBeGreaterThan(0);
+    const vacuum = run(["vacuum"]);
+    expect(vacuum.code, vacuum.stderr).toBe(0);
+    expect(vacuum.stdout).toContain("engine's own tools");
+    expect(vacuum.stdout).not.toContain("--full");
   });
 });

@@ -6,6 +6,7 @@ import { type GlobalOptions, type Opened, openFor, storeLocation } from "../open
 import { type WriteAccess, writeAccess } from "../permissions.js";
 import type { Runtime } from "../runtime.js";
 import type { CliStore } from "../server.js";
+import { problemText } from "../wording.js";
 
 /** Library errors after which a read-only connection still serves a check. */
 const FALL_BACK_TO_READ_ONLY = new Set(["UNSAFE_SQLITE", "STORE_READONLY", "SCHEMA_TOO_NEW"]);
@@ -61,7 +62,7 @@ export async function integrity(store: CliStore): Promise<{
   const corrupt = report.problems.filter((p) => p.kind !== "fts-detached");
   return {
     ok: report.ok,
-    problems: [...corrupt, ...stale].map((p) => p.message),
+    problems: [...corrupt, ...stale].map(problemText),
     corrupt,
     stale,
     skipped: store.readOnly ? ["FTS5 integrity-check (it needs a writable connection)"] : [],
@@ -73,7 +74,7 @@ export const check: Command = {
   summary: "integrity check: SQLite integrity_check, FTS5 integrity-check, index row counts",
   usage: "check [--json]",
   help: [
-    "Runs store.checkIntegrity(): PRAGMA integrity_check, FTS5 'integrity-check' on both indexes, and",
+    "Runs SQLite's PRAGMA integrity_check, FTS5 'integrity-check' on both indexes, and checks that",
     "indexed rows = source rows. Never creates or upgrades a store (an outdated one exits 6).",
     "",
     "Exit 0 when sound, 5 when anything is corrupt, 9 when the only problem is a detached (stale)",

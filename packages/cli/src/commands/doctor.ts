@@ -9,6 +9,7 @@ import { type StoreLocation, storeLocation } from "../open.js";
 import { denial, writeAccess } from "../permissions.js";
 import { detectRuntime } from "../runtime.js";
 import { type CliStore, driverOf } from "../server.js";
+import { problemText } from "../wording.js";
 import { integrity, openForCheck } from "./check.js";
 import { describeFts } from "./fts.js";
 
@@ -168,14 +169,14 @@ async function inspectOpen(
     findings.push(walVerdict(store.sqliteVersion, store.journalMode));
   }
   const report = await integrity(store);
-  const damage = report.corrupt.filter((p) => p.kind === "database").map((p) => p.message);
+  const damage = report.corrupt.filter((p) => p.kind === "database").map(problemText);
   findings.push({
     check: "integrity_check",
     status: damage.length === 0 ? "ok" : "fail",
     detail: damage.length === 0 ? "ok" : damage.join("; "),
   });
   const fts = await store.ftsStatus();
-  const ftsProblems = report.corrupt.filter((p) => p.kind === "fts-index").map((p) => p.message);
+  const ftsProblems = report.corrupt.filter((p) => p.kind === "fts-index").map(problemText);
   findings.push(ftsFinding(fts, ftsProblems));
   if (report.skipped.length) {
     findings.push({

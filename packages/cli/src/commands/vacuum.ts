@@ -4,6 +4,7 @@ import { EXIT, ExitError } from "../exit.js";
 import { bytes, print, printJson } from "../format.js";
 import { openFor } from "../open.js";
 import { Progress } from "../progress.js";
+import { cliProse } from "../wording.js";
 
 export const vacuum: Command = {
   name: "vacuum",
@@ -29,7 +30,7 @@ export const vacuum: Command = {
   args: { min: 0, max: 0, names: "" },
   json: true,
   async run({ values, runtime }) {
-    const { store, shown } = await openFor(runtime, values, "write");
+    const { store, shown, where } = await openFor(runtime, values, "write");
     const controller = new AbortController();
     const onSigint = () => controller.abort();
     process.on("SIGINT", onSigint);
@@ -55,12 +56,14 @@ export const vacuum: Command = {
       }
       bar?.finish("freed");
       if (values.json) {
-        printJson({ store: shown, ...result });
+        printJson({ store: shown, ...result, ...(result.note ? { note: cliProse(result.note) } : {}) });
         return EXIT.OK;
       }
       if (result.method === "none") {
-        print(`nothing done: ${result.note}`);
-        if (result.reclaimableBytes > 0)
+        print(`nothing done: ${cliProse(result.note ?? "")}`);
+        // A full vacuum is the way only for a file this process can rewrite; a server keeps its
+        // own file, and --full there does nothing either.
+        if (result.reclaimableBytes > 0 && where.kind === "file" && !values.full)
           print(`  ${bytes(result.reclaimableBytes)} could be reclaimed with \`sessiondb vacuum --full\``);
         return EXIT.OK;
       }
