@@ -5,9 +5,11 @@
  * transaction helper.
  *
  * An adapter supplies a `RawDriver` (open + error classification); `defineDriver` wraps it so
- * every error that leaves a connection or statement is a normalized `SqliteError`.
+ * every error that leaves a connection or statement is a normalized `SqliteError`, and every
+ * path reaches the binding as a file name, never as a URI (sqlite-path.ts).
  */
 import { SqliteError, type SqliteResultCode } from "./errors.js";
+import { sqliteFileName } from "./sqlite-path.js";
 
 /** A value SQLite can bind or return. Booleans and undefined are converted by core before binding. */
 export type SqlValue = string | number | bigint | null | Uint8Array;
@@ -130,7 +132,7 @@ export function defineDriver(raw: RawDriver): SqliteDriver {
       if (flags.readOnly && raw.isDirectory?.(path)) {
         throw new SqliteError("CANTOPEN", `unable to open database file: ${path} is a directory`);
       }
-      const connection = guarded(raw, raw, raw.open, [path, flags]);
+      const connection = guarded(raw, raw, raw.open, [sqliteFileName(path), flags]);
       const wrapped: SqliteConnection = {
         exec: (sql) => guarded(raw, connection, connection.exec, [sql]),
         prepare(sql) {
@@ -152,7 +154,7 @@ export function defineDriver(raw: RawDriver): SqliteDriver {
       const inner = rawConnections.get(connection);
       if (!inner) throw new TypeError(`backup() takes a connection opened by the ${raw.name} driver`);
       try {
-        await rawBackup(inner, destination, options);
+        await rawBackup(inner, sqliteFileName(destination), options);
       } catch (error) {
         throw normalizeError(raw, error);
       }

@@ -34,6 +34,7 @@ import {
   importSessions,
 } from "./maintenance/import-sessions.js";
 import { type VacuumOptions, type VacuumResult, vacuum } from "./maintenance/vacuum.js";
+import { isInMemoryPath } from "./sqlite-path.js";
 import { createContext, type StoreContext } from "./store/context.js";
 import {
   configureConnection,
@@ -97,6 +98,13 @@ export class Store {
     storeDriver(driver);
     this.path = storePath(path);
     const settings = openSettings(options);
+    if (settings.readOnly && isInMemoryPath(path)) {
+      // Each binding failed its own way here (a TypeError, a plain Error, or "no store yet").
+      throw new InvalidInputError(
+        "openStore.readOnly",
+        `${JSON.stringify(path)} is an in-memory database, private to its connection and empty when opened, so a read-only one could never hold a store; open it writable, or give a file path`,
+      );
+    }
     this.readOnly = settings.readOnly;
     this.driverName = driver.name;
     const host = settings.host;

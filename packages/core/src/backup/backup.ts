@@ -10,6 +10,7 @@ import { InvalidInputError } from "../errors.js";
 import type { FtsStatus } from "../fts/index.js";
 import type { Host } from "../host/host.js";
 import { type JournalMode, readJournalMode } from "../journal.js";
+import { isInMemoryPath } from "../sqlite-path.js";
 import type { StoreContext } from "../store/context.js";
 import * as valid from "../store/validate.js";
 import { beginTransaction, rollbackQuietly } from "../transaction.js";
@@ -209,7 +210,7 @@ async function backgroundFlush(host: Host, path: string): Promise<{ stop(): Prom
  * connection: its own is used.
  */
 function pinnedSnapshot(ctx: StoreContext): SqliteConnection {
-  if (ctx.path === ":memory:" || ctx.path === "") return ctx.conn;
+  if (isInMemoryPath(ctx.path)) return ctx.conn;
   const conn = ctx.driver.open(ctx.path, { readOnly: ctx.policy.readOnly });
   try {
     readSync(ctx, () => {

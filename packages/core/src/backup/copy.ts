@@ -8,6 +8,7 @@
  * Neither ever reads the store file behind SQLite's back.
  */
 import type { BackupPageProgress, SqliteConnection, SqliteDriver } from "../driver.js";
+import { sqliteFileName } from "../sqlite-path.js";
 
 /** How the copy was made. */
 export type BackupMethod = "online-backup" | "vacuum-into";
@@ -53,7 +54,8 @@ export async function onlineCopy(
   });
 }
 
-/** Copy with `VACUUM INTO` into `target` (absent or empty). */
+/** Copy with `VACUUM INTO` into `target` (absent or empty); SQLite attaches it, so a name that
+ * reads as a URI would be one on a connection opened with URIs enabled. */
 export function vacuumInto(conn: SqliteConnection, target: string): void {
-  conn.prepare("VACUUM INTO ?").run(target);
+  conn.prepare("VACUUM INTO ?").run(sqliteFileName(target));
 }

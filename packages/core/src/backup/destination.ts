@@ -8,6 +8,7 @@
 import { BackupDestinationError } from "../errors.js";
 import { dirnameOf, type Host } from "../host/host.js";
 import { admissionLockPath, holderPath } from "../locks/admission.js";
+import { isInMemoryPath } from "../sqlite-path.js";
 
 /** The store file and every companion: SQLite's journals and shared memory, the admission lock
  * (itself a rollback-journal database) and its holder record. */
@@ -45,7 +46,7 @@ export function checkDestination(
   destination: string,
   overwrite: boolean,
 ): void {
-  if (typeof destination !== "string" || destination === "" || destination === ":memory:") {
+  if (typeof destination !== "string" || isInMemoryPath(destination)) {
     throw new BackupDestinationError(String(destination), "not-a-file", "is not a file path");
   }
   const folder = dirnameOf(destination);
@@ -56,8 +57,7 @@ export function checkDestination(
       `is in ${JSON.stringify(folder)}, which is not an existing folder`,
     );
   }
-  const inMemory = storePath === "" || storePath === ":memory:";
-  if (!inMemory) {
+  if (!isInMemoryPath(storePath)) {
     const destinationId = host.fileId(destination);
     const destinationName = canonical(host, destination);
     for (const file of storeFiles(storePath)) {

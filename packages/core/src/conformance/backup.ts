@@ -19,7 +19,14 @@ import { BackupDestinationError, StoreBusyError } from "../errors.js";
 import type { Host } from "../host/host.js";
 import type { Store } from "../store.js";
 import { ackedCount, appendedContent } from "./appender.js";
-import { assert, type ConformanceTarget, type FileFixture, fileFixtureTest, SAFE_SQLITE } from "./harness.js";
+import {
+  assert,
+  type ConformanceTarget,
+  type FileFixture,
+  fileFixtureTest,
+  inFolder,
+  SAFE_SQLITE,
+} from "./harness.js";
 
 /** Enough rows that the copy takes a while (several MB with the index). */
 const SEED_ROWS = 3000;
@@ -272,6 +279,20 @@ export function backupSuite(target: ConformanceTarget): void {
       assert.equal(replaced.path, f.file("taken.db"));
       const copy = f.open({ readOnly: true }, f.file("taken.db"));
       assert.equal(copy.messageCount(), 50);
+    });
+
+    test("a destination that begins with file: is a file of that name, never a SQLite URI", async (f) => {
+      const store = f.open({ sqliteVersion: SAFE_SQLITE });
+      seed(store, 20);
+      const dir = dirname(f.file());
+      // node:sqlite read it as a URI: the copy went to an in-memory database and was lost.
+      const destination = "file:copy.db?mode=memory";
+      const result = await inFolder(dir, () => store.backup(destination));
+      assert.equal(result.path, destination);
+      assert.ok(statSync(`${dir}/${destination}`).size > 0, "the copy is not on disk");
+      const copy = f.open({ readOnly: true }, `${dir}/${destination}`);
+      assert.equal(copy.messageCount(), 20);
+      assert.ok(!existsSync(`${dir}/copy.db`));
     });
 
     test("bad backup options and a closed store are rejections (INVALID_INPUT, STORE_CLOSED) with nothing written", async (f) => {

@@ -9,7 +9,14 @@ import process from "node:process";
 import { STORE_FILE_MODE } from "../constants.js";
 import { admissionLockPath } from "../locks/admission.js";
 import { createStore } from "../store.js";
-import { assert, type ConformanceTarget, fileFixtureTest, SAFE_SQLITE, throwsCodeSync } from "./harness.js";
+import {
+  assert,
+  type ConformanceTarget,
+  fileFixtureTest,
+  inFolder,
+  SAFE_SQLITE,
+  throwsCodeSync,
+} from "./harness.js";
 import { tmpfsUnavailable, withTmpfs } from "./tmpfs.js";
 
 const ARMS = [
@@ -119,6 +126,43 @@ export function filesSuite(target: ConformanceTarget): void {
       const store = f.open({ sqliteVersion: SAFE_SQLITE });
       assert.equal(store.rebuildFts({ timeoutMs: 0 }).rebuilt, true);
       assert.deepEqual(store.checkIntegrity(), { ok: true, problems: [] });
+    });
+
+    test("a path that begins with file: is a file of that name, never a SQLite URI: every write reaches it on disk", (f) => {
+      const dir = join(f.file(), "..");
+      // node:sqlite read these as URIs: the first an in-memory database (every write lost at
+      // close), the second the file state.db beside them.
+      const paths = ["file:state.db?mode=memory", "file:state.db"];
+      return inFolder(dir, () => {
+        for (const path of paths) {
+          const store = f.open({ sqliteVersion: SAFE_SQLITE }, path);
+          store.createSession({ id: "s", source: path });
+          store.appendMessage("s", { role: "user", content: "kept" });
+          // The admission lock file beside it is named the same way.
+          assert.equal(store.rebuildFts({ timeoutMs: 0 }).rebuilt, true);
+          store.close();
+        }
+        for (const path of paths) {
+          assert.ok(statSync(join(dir, path)).size > 0, `${path} is not a file on disk`);
+          const reopened = f.open({ readOnly: true }, path);
+          assert.equal(reopened.getSession("s")?.source, path);
+          assert.equal(reopened.getMessages("s")[0]?.content, "kept");
+          reopened.close();
+        }
+        const strays = readdirSync(dir).filter((name) => !name.startsWith("file:"));
+        assert.deepEqual(strays, [], "a file was made under a name the path does not spell");
+      });
+    });
+
+    test("a read-only in-memory store (:memory: or the empty path) is INVALID_INPUT on every driver, a writable one works", (f) => {
+      for (const path of [":memory:", ""]) {
+        const error = throwsCodeSync(() => f.open({ readOnly: true }, path), "INVALID_INPUT");
+        assert.equal((error as { field?: string }).field, "openStore.readOnly");
+        const store = f.open({}, path);
+        store.createSession({ id: "s", source: "memory" });
+        assert.equal(store.getSession("s")?.source, "memory");
+        store.close();
+      }
     });
 
     const why = tmpfsUnavailable();

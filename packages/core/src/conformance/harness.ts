@@ -7,6 +7,7 @@ import strictAssert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import process from "node:process";
 import type { SqliteConnection, SqliteDriver } from "../driver.js";
 import type { Host } from "../host/host.js";
 import type { SqliteJournalMode } from "../journal.js";
@@ -380,6 +381,18 @@ export async function whileAppending<T>(
     await appending;
   }
   return { result, appended };
+}
+
+/** Run `fn` with `dir` as the working directory (for relative paths), then go back, also when it
+ * throws or rejects. */
+export async function inFolder<T>(dir: string, fn: () => T | Promise<T>): Promise<T> {
+  const previous = process.cwd();
+  process.chdir(dir);
+  try {
+    return await fn();
+  } finally {
+    process.chdir(previous);
+  }
 }
 
 /** What `fn` threw or rejected with (undefined when it did neither): at once when `fn` throws

@@ -20,6 +20,7 @@ import type { SqliteConnection, SqliteDriver } from "../driver.js";
 import type { AsyncAdmission, AsyncAdmissionAnswer } from "../engine/run-async.js";
 import { isContention, SqliteError, type SqliteResultCode } from "../errors.js";
 import type { Host } from "../host/host.js";
+import { isInMemoryPath } from "../sqlite-path.js";
 import { beginTransaction, rollbackQuietly } from "../transaction.js";
 import { sleepSync } from "./patience.js";
 
@@ -69,11 +70,6 @@ export function admissionLockPath(dbPath: string): string {
 /** The holder record beside the lock file (diagnostics). */
 export function holderPath(dbPath: string): string {
   return `${admissionLockPath(dbPath)}.holder.json`;
-}
-
-/** An in-memory store is private to one connection: there is nothing to exclude across processes. */
-function isInMemory(dbPath: string): boolean {
-  return dbPath === "" || dbPath === ":memory:";
 }
 
 function protectLockFile(lockPath: string, host: Host | undefined): void {
@@ -191,7 +187,8 @@ function errorSummary(error: unknown): string {
  * (it is idempotent and never throws).
  */
 export function acquireAdmission(driver: SqliteDriver, dbPath: string, options: AdmissionOptions): Admission {
-  if (isInMemory(dbPath)) return { admitted: true, release() {} };
+  // An in-memory store is private to one connection: there is nothing to exclude across processes.
+  if (isInMemoryPath(dbPath)) return { admitted: true, release() {} };
   const lockPath = admissionLockPath(dbPath);
   const now = options.now ?? Date.now;
   const sleep = options.sleep ?? sleepSync;

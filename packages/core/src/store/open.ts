@@ -40,11 +40,12 @@ import { META_FINGERPRINT, META_SCHEMA_VERSION, STATE_META, TABLES } from "../sc
 import { SCHEMA_FINGERPRINT } from "../schema/fingerprint.js";
 import { runMigrations, storedSchemaVersion } from "../schema/migrations.js";
 import { findMissingSchema, reconcileSchema } from "../schema/reconcile.js";
+import { isInMemoryPath } from "../sqlite-path.js";
 import { readPatience } from "./policy.js";
 
 /** Refuse paths that cannot be a store before SQLite gets to create or misread anything. */
 export function preflight(path: string, readOnly: boolean, host: Host | undefined): void {
-  if (!host || path === ":memory:" || path === "") return;
+  if (!host || isInMemoryPath(path)) return;
   const info = host.stat(path);
   if (info?.kind === "directory") throw new StoreOpenError(path, "it is a directory, not a database file");
   if (info && info.kind !== "file") throw new StoreOpenError(path, "it is not a regular file");
@@ -252,7 +253,7 @@ function* schemaTransaction(journalDeferred: boolean): Op<string[]> {
 /** Make the store files private, by path (never by opening them: closing any descriptor of the
  * database file drops every POSIX lock SQLite holds in this process). */
 export function protectFiles(path: string, host: Host | undefined): void {
-  if (!host || path === ":memory:" || path === "") return;
+  if (!host || isInMemoryPath(path)) return;
   for (const suffix of ["", "-wal", "-shm"]) {
     try {
       host.chmod(`${path}${suffix}`, STORE_FILE_MODE);
@@ -288,7 +289,7 @@ const SHM_REGION_BYTES = 32 * 1024;
 export function diskFullAt(error: unknown, path: string, host: Host | undefined): boolean {
   if (isDiskFull(error)) return true;
   if (!hasResultCode(error, "IOERR") || error.extendedCode !== undefined) return false;
-  if (!host || path === ":memory:" || path === "") return false;
+  if (!host || isInMemoryPath(path)) return false;
   return !host.hasRoom(dirnameOf(path), SHM_REGION_BYTES);
 }
 
