@@ -33,6 +33,7 @@ import { flushOut, guardOutput, writeErr, writeOut } from "./output.js";
 import { envIfAllowed } from "./permissions.js";
 import { loadRuntime, type Runtime } from "./runtime.js";
 import { closest } from "./suggest.js";
+import { visible } from "./visible.js";
 import { rememberStore } from "./wording.js";
 
 /** The version in package.json, put in at build time (tsup.config.ts): no file read at startup. */
@@ -242,7 +243,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<neve
         ": another process holds a lock on the store; nothing was changed — retry later, or wait longer with --wait MS";
     }
     if (wantsJson(argv)) writeErr(`${JSON.stringify({ error: { code: name, exit: exitCode, message } })}\n`);
-    else writeErr(`sessiondb: ${message} [${name}]\n`);
+    else writeErr(`sessiondb: ${visible(message)} [${name}]\n`);
     if (exitCode === EXIT.FAILURE && envIfAllowed("SESSIONDB_DEBUG") && error instanceof Error)
       writeErr(`${redactSecrets(String(error.stack))}\n`);
     code = exitCode;

@@ -1,6 +1,7 @@
 /** Human output helpers: numbers, sizes, times, columns, snippet highlighting, shortening. */
 import process from "node:process";
 import { writeOut } from "./output.js";
+import { visible } from "./visible.js";
 import { cutToWidth, displayWidth, padToWidth } from "./width.js";
 
 /** Colour only on a terminal, and never when NO_COLOR is set (no-color.org). */
@@ -54,10 +55,11 @@ export function time(seconds: number | null | undefined): string {
   return `${iso.slice(0, 10)} ${iso.slice(11, 19)}Z`;
 }
 
-/** Aligned two-column "label  value" lines. */
+/** Aligned two-column "label  value" lines; control characters in them shown visibly. */
 export function pairs(rows: ReadonlyArray<readonly [string, string]>, indent = ""): string {
-  const width = Math.max(0, ...rows.map(([label]) => displayWidth(label)));
-  return rows.map(([label, value]) => `${indent}${padToWidth(label, width)}  ${value}`).join("\n");
+  const shown = rows.map(([label, value]) => [visible(label), visible(value)] as const);
+  const width = Math.max(0, ...shown.map(([label]) => displayWidth(label)));
+  return shown.map(([label, value]) => `${indent}${padToWidth(label, width)}  ${value}`).join("\n");
 }
 
 export interface TableLayout {
@@ -75,7 +77,8 @@ export interface TableLayout {
 const FLEX_MIN = 12;
 
 /** A table with a header row; columns padded to their widest cell by display width (CJK and
- * emoji count two columns), the flex column cut to what the line width leaves. */
+ * emoji count two columns), the flex column cut to what the line width leaves. Cells hold stored
+ * values: their control characters are shown visibly (and measured as shown). */
 export function table(
   header: readonly string[],
   rows: ReadonlyArray<readonly string[]>,
@@ -84,14 +87,14 @@ export function table(
   const { flex, width, right = [] } = layout;
   const widthOf = (i: number, cells: ReadonlyArray<readonly string[]>) =>
     Math.max(displayWidth(header[i] ?? ""), ...cells.map((row) => displayWidth(row[i] ?? "")));
-  let cells = rows;
+  let cells = rows.map((row) => row.map(visible));
   let head = header;
   if (flex !== undefined) {
-    const fixed = header.reduce((sum, _, i) => (i === flex ? sum : sum + widthOf(i, rows) + 2), 0);
+    const fixed = header.reduce((sum, _, i) => (i === flex ? sum : sum + widthOf(i, cells) + 2), 0);
     const room = width === undefined ? (layout.flexMax ?? 60) : Math.max(FLEX_MIN, width - fixed);
     const cut = (row: readonly string[]) =>
       row.map((cell, i) => (i === flex ? cutToWidth(cell, room) : cell));
-    cells = rows.map(cut);
+    cells = cells.map(cut);
     head = cut(header);
   }
   const widths = head.map((_, i) =>
@@ -108,15 +111,17 @@ export function table(
   return [bold(line(head)), ...cells.map(line)].join("\n");
 }
 
-/** Collapse whitespace and cut to `max` columns with an ellipsis. */
+/** Collapse whitespace, show control characters visibly, cut to `max` columns with an ellipsis. */
 export function oneLineCut(text: string, max: number): string {
-  return cutToWidth(text.replace(/\s+/g, " ").trim(), max);
+  return cutToWidth(visible(text.replace(/\s+/g, " ").trim()), max);
 }
 
-/** Search snippets mark matches with « »: bold-yellow on a terminal, kept as is otherwise. */
+/** A search snippet on one line, control characters shown visibly; matches are marked « »:
+ * bold-yellow on a terminal, kept as is otherwise. */
 export function highlight(snippet: string, color = useColor()): string {
-  if (!color) return snippet;
-  return snippet.replace(/«([^»]*)»/g, (_, match: string) => `\x1b[1;33m${match}\x1b[0m`);
+  const line = visible(snippet.replace(/\s*\n\s*/g, " "));
+  if (!color) return line;
+  return line.replace(/«([^»]*)»/g, (_, match: string) => `\x1b[1;33m${match}\x1b[0m`);
 }
 
 /** Text of message content: strings as is, content parts by their text, anything else as JSON. */

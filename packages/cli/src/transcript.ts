@@ -5,13 +5,15 @@
  *
  * JSONL is the importable format. Markdown and HTML are for reading: every message in full, no
  * markdown rendered into HTML (content is shown as text, escaped, so nothing in a transcript can
- * run or restyle the page).
+ * run or restyle the page). Both show control characters visibly (`\u001b`): a file for reading
+ * is often read with `cat`, and a stored escape sequence must not drive the terminal then.
  */
 import type { Message, Session } from "@sessiondb/core";
 import { contentText, count, time, usd } from "./format.js";
 import { messageToRecord, sessionToRecord } from "./jsonl.js";
 import { tokensOf } from "./serve/data.js";
 import { html, trusted } from "./serve/html.js";
+import { visible } from "./visible.js";
 
 export interface Format {
   extension: string;
@@ -114,4 +116,20 @@ const htmlFormat: Format = {
   end: () => "</body></html>\n",
 };
 
-export const FORMAT: Record<FormatName, Format> = { jsonl, markdown, html: htmlFormat };
+/** `format` with every piece it writes passed through `visible`. */
+function forReading(format: Format): Format {
+  return {
+    extension: format.extension,
+    start: (title) => visible(format.start(title)),
+    session: (s) => visible(format.session(s)),
+    message: (m) => visible(format.message(m)),
+    sessionEnd: () => visible(format.sessionEnd()),
+    end: () => visible(format.end()),
+  };
+}
+
+export const FORMAT: Record<FormatName, Format> = {
+  jsonl,
+  markdown: forReading(markdown),
+  html: forReading(htmlFormat),
+};

@@ -29,12 +29,13 @@ beforeAll(() => {
   messages = corpusStore(db, 2000).messages;
 });
 
-/** A closed store with one overwritten page of the messages table (0xFF: an invalid page type). */
-function damagedStore(name: string): { file: string; lostIds: number[] } {
+/** A closed store with one overwritten page of the messages table (0xFF: an invalid page type);
+ * its one session is `session`. */
+function damagedStore(name: string, session = "s"): { file: string; lostIds: number[] } {
   const file = path.join(dir, name);
   const store = openStore(file);
-  store.createSession({ id: "s", source: "test" });
-  for (let n = 1; n <= 600; n++) store.appendMessage("s", { role: "user", content: `row ${n} kiwi` });
+  store.createSession({ id: session, source: "test" });
+  for (let n = 1; n <= 600; n++) store.appendMessage(session, { role: "user", content: `row ${n} kiwi` });
   store.close();
   // Which ids live on the chosen leaf, from SQLite's own page map (dbstat), before the damage.
   const probe = resolveDriver().open(file, { readOnly: true });
@@ -147,13 +148,16 @@ describe("repair", () => {
     expect(storeState(file)).toMatchObject({ check: 0, messages: 600 - lostIds.length });
   });
 
-  it("the human report names the strategy, the counts and the lost ids", () => {
-    const { file, lostIds } = damagedStore("damaged2.db");
+  it("the human report names the strategy, the counts, the lost ids and their session (control characters shown visibly)", () => {
+    // Ids refuse C0 controls but not C1: U+009B is CSI on a terminal that reads 8-bit controls.
+    const { file, lostIds } = damagedStore("damaged2.db", "s\u009b2J");
     const r = cli(["--db", file, "repair"]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain(
       `lost: ${lostIds.length} messages, ids ${lostIds[0]}-${lostIds[lostIds.length - 1]}`,
     );
+    expect(r.stdout).toContain("from sessions s\\u009b2J\n");
+    expect(r.stdout).not.toContain("\u009b");
     expect(r.stdout).toMatch(/messages \d+ → \d+|messages \? → \d+/);
     expect(r.stdout).toMatch(
       /repaired with salvage; the damaged original is kept at .*damaged2\.db\.corrupt-\d{8}T\d{6}Z/,

@@ -10,6 +10,7 @@ import { localStoreFile, openFor } from "../open.js";
 import { fileError, refuseDatabases, refuseStoreFiles, resolvePath } from "../paths.js";
 import { Progress } from "../progress.js";
 import type { CliStore } from "../server.js";
+import { visible } from "../visible.js";
 
 interface LineProblem {
   line: number;
@@ -446,13 +447,14 @@ export const importCommand: Command = {
     } else {
       for (const p of outcome.errors) {
         process.stderr.write(
-          `line ${p.line}: ${p.sessionId ? `session ${JSON.stringify(p.sessionId)}: ` : ""}${p.message}\n`,
+          `line ${p.line}: ${visible(`${p.sessionId ? `session ${JSON.stringify(p.sessionId)}: ` : ""}${p.message}`)}\n`,
         );
       }
-      for (const p of outcome.warnings) process.stderr.write(`line ${p.line}: warning: ${p.message}\n`);
+      for (const p of outcome.warnings)
+        process.stderr.write(`line ${p.line}: warning: ${visible(p.message)}\n`);
       if (checked.ignored.size > 0) {
         const list = [...checked.ignored].map(([key, n]) => `${key} (${count(n)})`).join(", ");
-        process.stderr.write(`ignored unknown fields: ${list}\n`);
+        process.stderr.write(`ignored unknown fields: ${visible(list)}\n`);
       }
       if (values["dry-run"]) {
         const messages = good.reduce((n, s) => n + s.messages, 0);

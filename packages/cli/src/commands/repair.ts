@@ -5,6 +5,7 @@ import type { Command } from "../command.js";
 import { EXIT, StoreMissingError } from "../exit.js";
 import { count, print, printJson } from "../format.js";
 import { storePath } from "../open.js";
+import { visible } from "../visible.js";
 
 function counts(before: TableCounts, after: TableCounts | undefined): string {
   const show = (n: number | null | undefined) => (n === null || n === undefined ? "?" : count(n));
@@ -107,7 +108,8 @@ export const repair: Command = {
       ...(output ? { output } : {}),
     });
     if (values.json) printJson(report);
-    else print(describe(report).join("\n"));
+    // Lost sessions are named by their stored ids, which may hold control characters.
+    else print(visible(describe(report).join("\n")));
     if (report.strategy === "none") return EXIT.OK;
     return report.outcome === "unchanged" ? EXIT.CORRUPT : EXIT.OK;
   },

@@ -5,6 +5,7 @@ import { bold, count, dim, highlight, plural, printJson, time } from "../format.
 import { openFor, parseNonNegativeInt } from "../open.js";
 import { writeErr } from "../output.js";
 import { PAGER_HELP, PAGER_OPTION, page } from "../pager.js";
+import { visible } from "../visible.js";
 import { parseTime } from "../when.js";
 
 /** Hits one search shows at most (the Store caps a page at this too). */
@@ -111,9 +112,9 @@ export const search: Command = {
         : plural(n, "hit");
       let text = dim(`${shown} · route ${result.route}: ${ROUTES[result.route] ?? result.route}`);
       for (const hit of result.hits) {
-        const tool = hit.toolName ? ` (${hit.toolName})` : "";
-        text += `\n\n${bold(hit.role)}${tool} ${dim(`${hit.sessionId} #${hit.messageId} ${time(hit.timestamp)}`)}`;
-        text += `\n  ${highlight(hit.snippet.replace(/\s*\n\s*/g, " "))}`;
+        const tool = hit.toolName ? ` (${visible(hit.toolName)})` : "";
+        text += `\n\n${bold(hit.role)}${tool} ${dim(`${visible(hit.sessionId)} #${hit.messageId} ${time(hit.timestamp)}`)}`;
+        text += `\n  ${highlight(hit.snippet)}`;
       }
       await page(`${text}\n`, values);
       return EXIT.OK;

@@ -20,6 +20,7 @@ import { PAGER_HELP, PAGER_OPTION, page } from "../pager.js";
 import { tokensOf } from "../serve/data.js";
 import type { CliStore } from "../server.js";
 import { toolCallText } from "../transcript.js";
+import { visible } from "../visible.js";
 import { timeRange } from "../when.js";
 import { terminalWidth, wrapLine } from "../width.js";
 
@@ -229,8 +230,8 @@ function header(session: Session): string {
     `${count(session.reasoningTokens)} reasoning`,
     `cost ${usd(session.estimatedCostUsd)}`,
   ];
-  const title = session.title ? ` ${JSON.stringify(session.title)}` : "";
-  return `${bold(`session ${session.id}`)}${title}\n${dim(facts.join(" · "))}\n${dim(usage.join(" · "))}`;
+  const title = session.title ? ` ${visible(JSON.stringify(session.title))}` : "";
+  return `${bold(`session ${visible(session.id)}`)}${title}\n${dim(visible(facts.join(" · ")))}\n${dim(usage.join(" · "))}`;
 }
 
 function toolCallsLine(calls: unknown[]): string {
@@ -250,14 +251,14 @@ function renderMessage(message: Message, full: boolean, width: number | undefine
   const who = [
     `#${message.id}`,
     bold(message.role),
-    message.toolName ? `(${message.toolName})` : "",
-    message.toolCallId ? dim(`[${message.toolCallId}]`) : "",
+    message.toolName ? `(${visible(message.toolName)})` : "",
+    message.toolCallId ? dim(`[${visible(message.toolCallId)}]`) : "",
     dim(time(message.timestamp)),
   ]
     .filter(Boolean)
     .join(" ");
   const lines = [who];
-  let body = contentText(message.content);
+  let body = visible(contentText(message.content));
   if (!full && message.role === "tool") body = folded(body, TOOL_PREVIEW_LINES, TOOL_PREVIEW_CHARS);
   if (!full && (message.role === "system" || message.role === "developer"))
     body = folded(body, SYSTEM_PREVIEW_LINES, SYSTEM_PREVIEW_CHARS);
