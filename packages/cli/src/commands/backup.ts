@@ -2,8 +2,9 @@ import * as nodePath from "node:path";
 import process from "node:process";
 import type { BackupResult } from "@sessiondb/core";
 import type { Command } from "../command.js";
-import { EXIT, ExitError, NeedsFileError, UsageError } from "../exit.js";
+import { EXIT, NeedsFileError, UsageError } from "../exit.js";
 import { bytes, print, printJson } from "../format.js";
+import { Interrupt } from "../interrupt.js";
 import { openFor } from "../open.js";
 import { Progress } from "../progress.js";
 import { describeFts } from "./fts.js";
@@ -28,7 +29,9 @@ export const backup: Command = {
     "",
     "  --overwrite   replace DEST if it exists (never the store or one of its -wal/-shm/-journal files)",
     "",
-    "Progress goes to stderr. Exit 2 when DEST is refused, 130 when interrupted (nothing is written).",
+    "Progress goes to stderr. Exit 2 when DEST is refused; 130, 143 or 129 when stopped by SIGINT",
+    "(Ctrl-C), SIGTERM or SIGHUP. A backup that fails or is stopped writes nothing and removes its",
+    "temporary copy.",
   ].join("\n"),
   options: { overwrite: { type: "boolean" } },
   args: { min: 1, max: 1, names: "DEST" },
@@ -45,9 +48,7 @@ export const backup: Command = {
         'use the server\'s own backups, or "sessiondb export" for a copy that "sessiondb import" reads back',
       );
     }
-    const controller = new AbortController();
-    const onSigint = () => controller.abort();
-    process.on("SIGINT", onSigint);
+    const stop = new Interrupt();
     const progress = new Progress({ label: "backup", unit: "pages" });
     let paged = false;
     let pages = 0;
@@ -56,7 +57,7 @@ export const backup: Command = {
       try {
         result = await store.backup(nodePath.resolve(dest), {
           overwrite: values.overwrite === true,
-          signal: controller.signal,
+          signal: stop.signal,
           onProgress: (p) => {
             if (p.copiedPages === undefined || p.totalPages === undefined) {
               // VACUUM INTO is one statement: a terminal gets the phase, since there are no pages to count.
@@ -69,8 +70,8 @@ export const backup: Command = {
           },
         });
       } catch (error) {
-        if (!controller.signal.aborted) throw error;
-        throw new ExitError(EXIT.INTERRUPTED, "backup interrupted; nothing was written", "INTERRUPTED");
+        if (!stop.aborted) throw error;
+        throw stop.error(`backup interrupted by ${stop.received}; nothing was written`);
       }
       if (paged) {
         // The last step copies the rest without a report of its own.
@@ -88,7 +89,7 @@ export const backup: Command = {
       for (const note of result.notes) print(`  note: ${note}`);
       return EXIT.OK;
     } finally {
-      process.off("SIGINT", onSigint);
+      stop.dispose();
       await store.close();
     }
   },

@@ -3,6 +3,7 @@ import type { FtsStatus } from "@sessiondb/core";
 import type { Command } from "../command.js";
 import { EXIT, ExitError } from "../exit.js";
 import { count, pairs, print, printJson } from "../format.js";
+import { Interrupt } from "../interrupt.js";
 import { openFor, parsePositiveInt } from "../open.js";
 import { Progress } from "../progress.js";
 
@@ -159,15 +160,9 @@ export const ftsBackfill: Command = {
     // No repair at open: a stale index is exactly what a backfill refills, in chunks, instead of
     // one long rebuild before the first progress line.
     const { store } = await openFor(runtime, values, "write", { repairFtsOnOpen: false });
-    const controller = new AbortController();
-    let interrupts = 0;
-    const onSigint = () => {
-      // First Ctrl-C: finish the chunk in flight, then stop. Second: leave now (the chunk in
-      // flight rolls back; committed chunks stay).
-      if (++interrupts > 1) process.exit(EXIT.INTERRUPTED);
-      controller.abort();
-    };
-    process.on("SIGINT", onSigint);
+    // First Ctrl-C (or SIGTERM, SIGHUP): finish the chunk in flight, then stop. Second: leave
+    // now (the chunk in flight rolls back; committed chunks stay).
+    const stop: Interrupt = new Interrupt(() => process.exit(stop.exitCode));
     const progress = new Progress({ label: "fts backfill", unit: "rows" });
     let last = { indexed: 0, total: 0, done: false };
     try {
@@ -189,7 +184,7 @@ export const ftsBackfill: Command = {
       progress.update(last.indexed, last.total, true);
       try {
         await store.backfillFts({
-          signal: controller.signal,
+          signal: stop.signal,
           ...(chunkRows ? { chunkRows } : {}),
           onProgress: (p) => {
             last = p;
@@ -197,15 +192,13 @@ export const ftsBackfill: Command = {
           },
         });
       } catch (error) {
-        if (!controller.signal.aborted) throw error;
+        if (!stop.aborted) throw error;
         const status = await store.ftsStatus();
         const { indexed, total } = status.state === "backfilling" ? status : last;
         progress.update(indexed, total, true);
         if (values.json) printJson({ done: false, interrupted: true, indexed, total });
-        throw new ExitError(
-          EXIT.INTERRUPTED,
+        throw stop.error(
           `interrupted at ${count(indexed)}/${count(total)} rows; progress is saved — run "sessiondb fts backfill" again to resume`,
-          "INTERRUPTED",
         );
       }
       progress.finish("done");
@@ -215,7 +208,7 @@ export const ftsBackfill: Command = {
       else print(`index ${describeFts(status)}: ${count(last.total)} rows backfilled`);
       return EXIT.OK;
     } finally {
-      process.off("SIGINT", onSigint);
+      stop.dispose();
       await store.close();
     }
   },

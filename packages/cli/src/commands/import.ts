@@ -5,6 +5,7 @@ import type { CreateSessionInput, ImportSessionInput, MessageInput } from "@sess
 import type { Command } from "../command.js";
 import { EXIT, ExitError, UsageError } from "../exit.js";
 import { count, plural, print, printJson } from "../format.js";
+import { Interrupt } from "../interrupt.js";
 import { type ParsedLine, parseLine, type SessionRecord } from "../jsonl.js";
 import { localStoreFile, openFor } from "../open.js";
 import { fileError, refuseDatabases, refuseStoreFiles, resolvePath } from "../paths.js";
@@ -394,20 +395,17 @@ export const importCommand: Command = {
             ? new Progress({ label: "import", unit: "messages" })
             : undefined;
         const importer = new Importer(store, checked, bar);
-        // Ctrl-C stops between two steps: every session is then imported whole or not at all.
-        const stop = new AbortController();
-        const onSigint = () => stop.abort();
-        process.on("SIGINT", onSigint);
+        // Ctrl-C (or SIGTERM, SIGHUP) stops between two steps: every session is then imported
+        // whole or not at all.
+        const stop = new Interrupt();
         try {
           await importer.run(source, stop.signal);
           bar?.finish();
         } catch (error) {
-          if (stop.signal.aborted) {
+          if (stop.aborted) {
             bar?.finish("interrupted");
-            throw new ExitError(
-              EXIT.INTERRUPTED,
+            throw stop.error(
               `interrupted after ${plural(importer.sessionsDone, "session")} of ${count(good.length)}; each session is imported whole or not at all — run the import again to finish (sessions already imported are skipped)`,
-              "INTERRUPTED",
             );
           }
           throw fileError(
@@ -416,7 +414,7 @@ export const importCommand: Command = {
             "the sessions imported before this are kept; run the import again to finish it",
           );
         } finally {
-          process.off("SIGINT", onSigint);
+          stop.dispose();
         }
         const o = importer.outcome;
         outcome = {

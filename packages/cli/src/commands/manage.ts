@@ -10,6 +10,7 @@ import type { Command, CommandContext } from "../command.js";
 import { EXIT, ExitError, UsageError } from "../exit.js";
 import { count, plural, print, printJson, table, time } from "../format.js";
 import { allSessions } from "../inspect.js";
+import { Interrupt } from "../interrupt.js";
 import { type Opened, openFor } from "../open.js";
 import { writeErr } from "../output.js";
 import { Progress } from "../progress.js";
@@ -66,9 +67,7 @@ async function deleteAll(
     !quiet && process.stderr.isTTY && ids.length > 1
       ? new Progress({ unit: "sessions", label: "delete" })
       : undefined;
-  const stop = new AbortController();
-  const onSigint = () => stop.abort();
-  process.on("SIGINT", onSigint);
+  const stop = new Interrupt();
   const done = { sessions: 0, messages: 0 };
   try {
     await store.deleteSessions(ids, {
@@ -82,15 +81,13 @@ async function deleteAll(
     progress?.finish();
     return done;
   } catch (error) {
-    if (!stop.signal.aborted) throw error;
+    if (!stop.aborted) throw error;
     progress?.finish("interrupted");
-    throw new ExitError(
-      EXIT.INTERRUPTED,
+    throw stop.error(
       `interrupted after deleting ${plural(done.sessions, "session")} of ${count(ids.length)}; the rest are intact — run the command again to finish`,
-      "INTERRUPTED",
     );
   } finally {
-    process.off("SIGINT", onSigint);
+    stop.dispose();
   }
 }
 

@@ -1,7 +1,8 @@
 import process from "node:process";
 import type { Command } from "../command.js";
-import { EXIT, ExitError } from "../exit.js";
+import { EXIT } from "../exit.js";
 import { bytes, print, printJson } from "../format.js";
+import { Interrupt } from "../interrupt.js";
 import { openFor } from "../open.js";
 import { Progress } from "../progress.js";
 import { cliProse } from "../wording.js";
@@ -31,9 +32,7 @@ export const vacuum: Command = {
   json: true,
   async run({ values, runtime }) {
     const { store, shown, where } = await openFor(runtime, values, "write");
-    const controller = new AbortController();
-    const onSigint = () => controller.abort();
-    process.on("SIGINT", onSigint);
+    const stop = new Interrupt();
     const bar =
       !values.json && process.stderr.isTTY ? new Progress({ label: "vacuum", unit: "pages" }) : undefined;
     try {
@@ -43,16 +42,12 @@ export const vacuum: Command = {
       try {
         result = await store.vacuum({
           full: values.full === true,
-          signal: controller.signal,
+          signal: stop.signal,
           onProgress: (p) => bar?.update(p.freedPages, p.totalPages, p.done),
         });
       } catch (error) {
-        if (!controller.signal.aborted) throw error;
-        throw new ExitError(
-          EXIT.INTERRUPTED,
-          "vacuum interrupted; the space freed so far stays freed",
-          "INTERRUPTED",
-        );
+        if (!stop.aborted) throw error;
+        throw stop.error("vacuum interrupted; the space freed so far stays freed");
       }
       bar?.finish("freed");
       if (values.json) {
@@ -72,7 +67,7 @@ export const vacuum: Command = {
       );
       return EXIT.OK;
     } finally {
-      process.off("SIGINT", onSigint);
+      stop.dispose();
       await store.close();
     }
   },

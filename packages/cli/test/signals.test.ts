@@ -1,0 +1,96 @@
+/**
+ * A long command stopped by SIGINT (Ctrl-C), SIGTERM (`kill`, a service manager) or SIGHUP (a
+ * closed terminal): it removes its temporary file and exits 128 + the signal's number (130, 143,
+ * 129) with one line saying so. Real subprocesses and real signals: each command is frozen with
+ * SIGSTOP the moment its temporary file appears, sent the signal, then let go (SIGCONT), so it
+ * meets the signal mid-way whatever the machine's speed.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { CLI, expectOneLineError, tempDir, withStore } from "./helpers.js";
+
+/** Three sessions of 2,000 messages of 4 KB: 24 MB, so a backup takes several steps and an
+ * export many writes. */
+const SESSIONS = ["a", "b", "c"];
+const MESSAGES = 2000;
+const SIGNALS = [
+  ["SIGINT", 130],
+  ["SIGTERM", 143],
+  ["SIGHUP", 129],
+] as const;
+
+let db: string;
+
+beforeAll(() => {
+  db = path.join(tempDir(), "state.db");
+  withStore(db, (s) => {
+    for (const [n, id] of SESSIONS.entries()) {
+      s.createSession({ id, source: "cli", startedAt: 1_700_000_000 + n });
+      for (let i = 0; i < MESSAGES; i += 500)
+        s.appendMessages(
+          id,
+          Array.from({ length: 500 }, (_, j) => ({
+            role: "user" as const,
+            content: `${"x".repeat(4000)} ${i + j}`,
+          })),
+        );
+    }
+  });
+});
+
+function start(args: string[]): {
+  child: ChildProcess;
+  closed: Promise<{ code: number | null; stderr: string }>;
+} {
+  const child = spawn(process.execPath, [CLI, "--db", db, ...args], {
+    env: { ...process.env, NO_COLOR: "1" },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  child.stderr?.on("data", (d: Buffer) => {
+    stderr += d.toString();
+  });
+  // "close", not "exit": stderr is complete only then.
+  const closed = new Promise<{ code: number | null; stderr: string }>((resolve) =>
+    child.on("close", (code) => resolve({ code, stderr })),
+  );
+  return { child, closed };
+}
+
+/** Freeze `child` the moment `folder` holds a file matching `pattern`, send `signal`, let it go
+ * on; returns that file's name. */
+function stopWhenWriting(
+  child: ChildProcess,
+  folder: string,
+  pattern: RegExp,
+  signal: NodeJS.Signals,
+): string {
+  const deadline = Date.now() + 30_000;
+  let found: string | undefined;
+  // A busy wait on purpose: the command runs for well under a second.
+  while (!found && Date.now() < deadline) found = fs.readdirSync(folder).find((f) => pattern.test(f));
+  child.kill("SIGSTOP");
+  expect(found, `no file matching ${pattern} appeared in 30 s`).toBeDefined();
+  child.kill(signal);
+  child.kill("SIGCONT");
+  return found as string;
+}
+
+describe.each(SIGNALS)("%s", (signal, exit) => {
+  it(`backup: exit ${exit}, no DEST, no temporary copy`, async () => {
+    const folder = tempDir();
+    const dest = path.join(folder, "copy.db");
+    const { child, closed } = start(["backup", dest]);
+    stopWhenWriting(child, folder, /^copy\.db\.tmp-/, signal);
+    const { code, stderr } = await closed;
+    expectOneLineError(
+      { code, stdout: "", stderr: stderr.replace(/^backup .*\n/gm, "") },
+      exit,
+      "INTERRUPTED",
+    );
+    expect(stderr).toContain(`backup interrupted by ${signal}; nothing was written`);
+    expect(fs.readdirSync(folder)).toEqual([]);
+  });
+});
