@@ -28,7 +28,8 @@ import { stats } from "./commands/stats.js";
 import { usage } from "./commands/usage.js";
 import { vacuum } from "./commands/vacuum.js";
 import { classify, describe, EXIT, redactSecrets, UsageError } from "./exit.js";
-import { type GlobalOptions, shownLocation, storeLocation } from "./open.js";
+import { defaultWaitMs, describeLockWaits } from "./lock-wait.js";
+import { type GlobalOptions, patience, shownLocation, storeLocation } from "./open.js";
 import { flushOut, guardOutput, writeErr, writeOut } from "./output.js";
 import { envIfAllowed } from "./permissions.js";
 import { loadRuntime, type Runtime } from "./runtime.js";
@@ -75,7 +76,8 @@ const GLOBAL_OPTIONS: OptionSpec = {
 const GLOBAL_HELP = [
   "  --db PATH    the store (default: $SESSIONDB_PATH, else ~/.sessiondb/state.db); a libSQL",
   "               server URL (libsql://, https://, wss://…) works too, token in $SESSIONDB_AUTH_TOKEN",
-  "  --wait MS    how long to wait for a store locked by another process (default 20000)",
+  "  --wait MS    how long to wait for a store locked by another process (default 20000;",
+  "               60000 for import)",
   "  -h, --help   help for any command",
 ].join("\n");
 
@@ -201,7 +203,7 @@ async function run(argv: string[]): Promise<number> {
       `${name} takes ${command.args.max === 0 ? "no arguments" : `only ${command.args.names}`}, got ${JSON.stringify(positionals.join(" "))}`,
     );
   }
-  nameTheStore(parsed.values as GlobalOptions);
+  nameTheStore(name, parsed.values as GlobalOptions);
   let runtime: Promise<Runtime> | undefined;
   return command.run({
     values: parsed.values as Parameters<Command["run"]>[0]["values"],
@@ -213,12 +215,15 @@ async function run(argv: string[]): Promise<number> {
   });
 }
 
-/** Tell the error wording which store this is. A --db that is wrong is left for the command to
- * report as it opens the store. */
-function nameTheStore(values: GlobalOptions): void {
+/** Tell the error wording and the lock-wait notice which store this is and how long a lock is
+ * waited for. A --db or --wait that is wrong is left for the command to report as it opens the
+ * store. */
+function nameTheStore(command: string, values: GlobalOptions): void {
   try {
     const where = storeLocation(values);
-    rememberStore(shownLocation(where), where.kind === "server");
+    const shown = shownLocation(where);
+    rememberStore(shown, where.kind === "server");
+    describeLockWaits(shown, patience(values)?.writeMs ?? defaultWaitMs(command));
   } catch {
     // Reported by the command itself.
   }

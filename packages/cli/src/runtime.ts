@@ -8,6 +8,7 @@
 import process from "node:process";
 import type { SessionDbRuntime, SqliteDriver, Store, StoreOptions } from "@sessiondb/core";
 import { DriverUnavailableError } from "@sessiondb/core";
+import { watchLockWaits } from "./lock-wait.js";
 
 export type { RuntimeName } from "@sessiondb/core";
 
@@ -82,6 +83,8 @@ export async function loadRuntime(): Promise<Runtime> {
     );
   }
   const runtime = adapter;
+  // Lock waits observed, so a long one is announced (lock-wait.ts).
+  driver = watchLockWaits(driver);
   return {
     name: runtime.name,
     version: runtime.version,

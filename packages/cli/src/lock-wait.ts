@@ -1,0 +1,106 @@
+/**
+ * "Waiting for another process's write": a command that meets a store another process keeps
+ * locked waits up to --wait (20 s by default) before it gives up with exit 4, and without a
+ * word that looks like a hang. After about a second of waiting it says so, once, on stderr.
+ *
+ * The library waits synchronously (its patience loop sleeps the thread between tries), so no
+ * timer of ours could fire meanwhile. What the CLI does see is every try: each one that meets the
+ * lock fails in the driver with SQLITE_BUSY (or LOCKED) after SQLite's short busy timeout, before
+ * the library sleeps and tries again. The driver the CLI hands the library is the runtime's own
+ * with that failure observed: BUSY after BUSY, never more than the longest retry sleep apart, is
+ * one wait, and once that wait is a second old the notice is written — straight to the stderr
+ * descriptor, as the thread is about to block again.
+ */
+import * as fs from "node:fs";
+import type { SqliteConnection, SqliteDriver } from "@sessiondb/core/driver";
+import { visible } from "./visible.js";
+
+/** The library's lock patience when --wait is not given: `patience.openMs` and `writeMs`, and
+ * the longer `appendMs` that `import` waits with (losing a transcript is worse than waiting). */
+export function defaultWaitMs(command: string): number {
+  return command === "import" ? 60_000 : 20_000;
+}
+
+/** How long a wait lasts before the notice. */
+const NOTICE_AFTER_MS = 1000;
+/** Two BUSY failures further apart than this belong to separate waits: the library's longest
+ * sleep between tries (1 s) plus SQLite's busy timeout (100 ms), with room for a slow machine. */
+const SAME_WAIT_GAP_MS = 1500;
+
+/** What the notice says: set by the command line (the store, and --wait). */
+let notice: { shown: string; budgetMs: number } | undefined;
+let waitStarted: number | undefined;
+let lastBusy = Number.NEGATIVE_INFINITY;
+let told = false;
+
+/** Say what to print when a wait passes a second: the store's name and the wait budget. */
+export function describeLockWaits(shown: string, budgetMs: number): void {
+  notice = { shown, budgetMs };
+}
+
+function seconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** One try met the lock. */
+function sawBusy(): void {
+  const now = Date.now();
+  if (now - lastBusy > SAME_WAIT_GAP_MS) waitStarted = now;
+  lastBusy = now;
+  if (told || !notice || waitStarted === undefined || now - waitStarted < NOTICE_AFTER_MS) return;
+  told = true;
+  const { shown, budgetMs } = notice;
+  const text = `sessiondb: waiting for another process's write to ${visible(shown)} to finish (up to ${seconds(budgetMs)}; --wait MS sets how long)\n`;
+  try {
+    fs.writeSync(2, text);
+  } catch {
+    // stderr closed: nowhere to say it.
+  }
+}
+
+function isLockFailure(error: unknown): boolean {
+  const code = (error as { resultCode?: unknown } | null)?.resultCode;
+  return code === "BUSY" || code === "LOCKED";
+}
+
+/** `method` called on `self`, noting a lock failure on the way out. Given the method rather than
+ * a closure: statements run many times per command, and a closure per call is garbage. */
+function observed<A extends unknown[], R>(self: object, method: (...args: A) => R, args: A): R {
+  try {
+    return method.apply(self, args);
+  } catch (error) {
+    if (isLockFailure(error)) sawBusy();
+    throw error;
+  }
+}
+
+/** `driver` with every lock failure of its connections observed; otherwise the same driver. */
+export function watchLockWaits(driver: SqliteDriver): SqliteDriver {
+  const inner = new WeakMap<SqliteConnection, SqliteConnection>();
+  const watched: SqliteDriver = {
+    name: driver.name,
+    open(path, flags) {
+      const connection = observed(driver, driver.open, [path, flags]);
+      const wrapped: SqliteConnection = {
+        exec: (sql) => observed(connection, connection.exec, [sql]),
+        prepare(sql) {
+          const statement = observed(connection, connection.prepare, [sql]);
+          return {
+            run: (...params) => observed(statement, statement.run, params),
+            get: (...params) => observed(statement, statement.get, params),
+            all: (...params) => observed(statement, statement.all, params),
+          };
+        },
+        close: () => connection.close(),
+      };
+      inner.set(wrapped, connection);
+      return wrapped;
+    },
+  };
+  const backup = driver.backup?.bind(driver);
+  if (backup) {
+    watched.backup = (connection, destination, options) =>
+      backup(inner.get(connection) ?? connection, destination, options);
+  }
+  return watched;
+}
