@@ -16,6 +16,8 @@ export class OutputFile {
   readonly #destination: string;
   /** Where the bytes go until `commit`; undefined when writing the destination directly. */
   readonly #temporary: string | undefined;
+  /** Bytes written to the temporary file: where the next write goes. */
+  #size = 0;
   #open = true;
 
   private constructor(fd: number, destination: string, temporary: string | undefined) {
@@ -45,7 +47,26 @@ export class OutputFile {
 
   write(text: string): void {
     const bytes = Buffer.from(text, "utf8");
-    for (let at = 0; at < bytes.length; ) at += fs.writeSync(this.#fd, bytes, at, bytes.length - at);
+    // The temporary file is written at explicit positions, so `rewind` can cut it back; a
+    // destination written directly (a FIFO, a terminal) has no positions.
+    for (let at = 0; at < bytes.length; ) {
+      at += this.#temporary
+        ? fs.writeSync(this.#fd, bytes, at, bytes.length - at, this.#size + at)
+        : fs.writeSync(this.#fd, bytes, at, bytes.length - at);
+    }
+    this.#size += bytes.length;
+  }
+
+  /** Where `rewind` can return to: the bytes written so far. Undefined when writing the
+   * destination directly (what was written there cannot be taken back). */
+  mark(): number | undefined {
+    return this.#temporary ? this.#size : undefined;
+  }
+
+  /** Cut the file back to `mark`: what was written after it is gone. */
+  rewind(mark: number): void {
+    fs.ftruncateSync(this.#fd, mark);
+    this.#size = mark;
   }
 
   /** Make the file durable and put it in place. */

@@ -93,4 +93,34 @@ describe.each(SIGNALS)("%s", (signal, exit) => {
     expect(stderr).toContain(`backup interrupted by ${signal}; nothing was written`);
     expect(fs.readdirSync(folder)).toEqual([]);
   });
+
+  it(`export --output: exit ${exit}, an existing FILE unchanged, no temporary file`, async () => {
+    const folder = tempDir();
+    const out = path.join(folder, "out.jsonl");
+    fs.writeFileSync(out, "before\n");
+    const { child, closed } = start(["export", "--output", out]);
+    const temporary = stopWhenWriting(child, folder, /^\.out\.jsonl\..+\.tmp$/, signal);
+    expect(fs.statSync(path.join(folder, temporary)).size, "stopped too late").toBeLessThan(
+      MESSAGES * SESSIONS.length * 4000,
+    );
+    const { code, stderr } = await closed;
+    expectOneLineError({ code, stdout: "", stderr }, exit, "INTERRUPTED");
+    expect(stderr).toContain(`export interrupted by ${signal}; ${out} is unchanged`);
+    expect(fs.readdirSync(folder)).toEqual(["out.jsonl"]);
+    expect(fs.readFileSync(out, "utf8")).toBe("before\n");
+  });
+});
+
+it("export --output-dir stopped on its second file: exit 143, the first file complete and kept, the second's temporary file removed", async () => {
+  const folder = path.join(tempDir(), "out");
+  const { child, closed } = start(["export", "--output-dir", folder]);
+  fs.mkdirSync(folder, { recursive: true });
+  stopWhenWriting(child, folder, /^\.b\.jsonl\..+\.tmp$/, "SIGTERM");
+  const { code, stderr } = await closed;
+  expectOneLineError({ code, stdout: "", stderr }, 143, "INTERRUPTED");
+  expect(stderr).toContain(
+    `export interrupted by SIGTERM; this file was not written; the file before it in ${folder} is complete and kept`,
+  );
+  expect(fs.readdirSync(folder)).toEqual(["a.jsonl"]);
+  expect(fs.readFileSync(path.join(folder, "a.jsonl"), "utf8").trim().split("\n")).toHaveLength(MESSAGES + 1);
 });

@@ -1,12 +1,12 @@
 import * as fs from "node:fs";
 import * as nodePath from "node:path";
-import process from "node:process";
 import { setImmediate } from "node:timers";
-import type { SessionSummary } from "@sessiondb/core";
+import type { Message, SessionSummary } from "@sessiondb/core";
 import type { Command, CommandContext } from "../command.js";
 import { EXIT, ExitError, UsageError } from "../exit.js";
-import { plural } from "../format.js";
+import { count, plural } from "../format.js";
 import { allSessions } from "../inspect.js";
+import { Interrupt } from "../interrupt.js";
 import { localStoreFile, openFor } from "../open.js";
 import { writeErr, writeOutDrained } from "../output.js";
 import { OutputFile } from "../output-file.js";
@@ -14,6 +14,7 @@ import { fileError, type ResolvedPath, refuseDatabases, refuseStoreFiles, resolv
 import { redactor } from "../redact.js";
 import type { CliStore } from "../server.js";
 import { FORMAT, FORMATS, type Format, type FormatName } from "../transcript.js";
+import { visible } from "../visible.js";
 import { timeRange } from "../when.js";
 
 /** Messages read per page, so a long session never sits in memory whole. */
@@ -47,38 +48,114 @@ interface Rendering {
   redact: <T>(value: T) => T;
 }
 
-/** Write every session and its messages as one document; returns the number of messages. */
+/** Where an export goes: text in order; a file can be cut back to an earlier point. */
+interface Sink {
+  write(text: string): Promise<void>;
+  /** A point `rewind` can return to; undefined when what is written cannot be taken back
+   * (stdout, a FIFO). */
+  mark(): number | undefined;
+  rewind(mark: number): void;
+}
+
+/** A session another process deleted while the export ran (its id and the messages of it that
+ * were written: 0 when it was left out whole). */
+interface Vanished {
+  id: string;
+  messagesWritten: number;
+}
+
+/** What an export wrote. */
+interface Exported {
+  sessions: number;
+  messages: number;
+  vanished: Vanished[];
+}
+
+/** A page of a session's messages; undefined once the session no longer exists. */
+async function pageOf(store: CliStore, id: string, afterId: number): Promise<Message[] | undefined> {
+  try {
+    return await store.getMessages(id, { afterId, limit: PAGE });
+  } catch (error) {
+    if ((error as { code?: unknown }).code === "SESSION_NOT_FOUND") return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Write every session and its messages as one document. The session list is one read and each
+ * page of messages another, so another process can delete a session meanwhile. Such a session is
+ * never written as a record without its messages: gone before its first page was read, it is left
+ * out whole; gone between two pages (a session over PAGE messages), a file is cut back to before
+ * its record, so it is left out whole too, while on stdout the record and the pages already
+ * written stay (they are what the session held) and the rest is not written. Either way the
+ * export goes on with the next session, and the caller says which sessions were affected.
+ */
 async function writeSessions(
   store: CliStore,
   sessions: SessionSummary[],
   { format, redact }: Rendering,
-  write: (text: string) => Promise<void>,
-): Promise<number> {
-  let messages = 0;
+  sink: Sink,
+): Promise<Exported> {
+  const out: Exported = { sessions: 0, messages: 0, vanished: [] };
   const start = format.start(
     sessions.length === 1 ? (sessions[0]?.title ?? sessions[0]?.id ?? "") : "sessiondb export",
   );
-  if (start) await write(start);
+  if (start) await sink.write(start);
   for (const summary of exportOrder(sessions)) {
+    let page = await pageOf(store, summary.id, 0);
+    if (!page) {
+      out.vanished.push({ id: summary.id, messagesWritten: 0 });
+      continue;
+    }
+    const mark = sink.mark();
     // listSessions adds preview/lastActiveAt; the formats take the Session fields only.
     const { preview: _preview, lastActiveAt: _lastActiveAt, ...session } = summary;
-    await write(format.session(redact(session)));
-    for (let afterId = 0; ; ) {
-      const page = await store.getMessages(summary.id, { afterId, limit: PAGE });
-      let chunk = "";
+    let chunk = format.session(redact(session));
+    let written = 0;
+    let leftOut = false;
+    for (;;) {
       for (const message of page) chunk += format.message(redact(message));
-      if (chunk) await write(chunk);
-      messages += page.length;
-      const last = page[page.length - 1];
+      if (chunk) await sink.write(chunk);
+      written += page.length;
+      const last = page.at(-1);
       if (page.length < PAGE || !last) break;
-      afterId = last.id;
+      const next = await pageOf(store, summary.id, last.id);
+      if (!next) {
+        leftOut = mark !== undefined;
+        if (leftOut) sink.rewind(mark as number);
+        out.vanished.push({ id: summary.id, messagesWritten: leftOut ? 0 : written });
+        break;
+      }
+      page = next;
+      chunk = "";
     }
+    if (leftOut) continue;
     const end = format.sessionEnd();
-    if (end) await write(end);
+    if (end) await sink.write(end);
+    out.sessions++;
+    out.messages += written;
   }
   const end = format.end();
-  if (end) await write(end);
-  return messages;
+  if (end) await sink.write(end);
+  return out;
+}
+
+/** The summary's tail for the sessions deleted while the export ran and left out whole. */
+function leftOut(vanished: readonly Vanished[]): string {
+  const n = vanished.filter((v) => v.messagesWritten === 0).length;
+  return n ? `; left out ${plural(n, "session")} deleted during the export` : "";
+}
+
+/** One stderr line for each session deleted while the export ran. */
+function noteVanished(vanished: readonly Vanished[]): void {
+  for (const { id, messagesWritten } of vanished) {
+    const which = `session ${visible(JSON.stringify(id))}`;
+    writeErr(
+      messagesWritten === 0
+        ? `sessiondb: note: ${which} was deleted by another process during the export and is left out\n`
+        : `sessiondb: note: ${which} was deleted by another process while it was exported: its record and first ${plural(messagesWritten, "message")} were written, the rest was not\n`,
+    );
+  }
 }
 
 /** --output, resolved and checked before anything is opened; undefined for stdout. */
@@ -112,46 +189,69 @@ function outputTarget(values: CommandContext["values"]): ResolvedPath | undefine
   }
 }
 
-/** Write to a temporary file and rename it over `target` when complete; Ctrl-C discards it. */
+/**
+ * Write to a temporary file and rename it over `target` when complete. A stop signal (Ctrl-C,
+ * SIGTERM, SIGHUP: `stop`) or a failure discards it, and the error names the file as `what` and
+ * says `intact`. With `keepEmpty` false, an export that wrote no session (its one session was
+ * deleted meanwhile) creates no file.
+ */
 async function exportToFile(
   store: CliStore,
   sessions: SessionSummary[],
   rendering: Rendering,
   target: ResolvedPath,
-): Promise<number> {
-  const what = `cannot write --output ${target.given}`;
-  const intact = target.stat?.isFile() ? `${target.given} is unchanged` : "nothing was written";
-  // Listening before the temporary file exists: a Ctrl-C from then on must remove it.
-  const interrupt = new AbortController();
-  const onSigint = () => interrupt.abort();
-  process.on("SIGINT", onSigint);
+  { stop, what, intact, keepEmpty }: { stop: Interrupt; what: string; intact: string; keepEmpty: boolean },
+): Promise<Exported> {
   const stopIfInterrupted = () => {
-    if (interrupt.signal.aborted)
-      throw new ExitError(EXIT.INTERRUPTED, `export interrupted; ${intact}`, "INTERRUPTED");
+    if (stop.aborted) throw stop.error(`export interrupted by ${stop.received}; ${intact}`);
   };
+  stopIfInterrupted();
+  let file: OutputFile;
   try {
-    let file: OutputFile;
-    try {
-      file = OutputFile.create(target);
-    } catch (error) {
-      throw fileError(error, what, intact);
-    }
-    try {
-      const lines = await writeSessions(store, sessions, rendering, async (text) => {
+    file = OutputFile.create(target);
+  } catch (error) {
+    throw fileError(error, what, intact);
+  }
+  try {
+    const out = await writeSessions(store, sessions, rendering, {
+      write: async (text) => {
         stopIfInterrupted();
         file.write(text);
-        // The writes are synchronous: give a Ctrl-C its turn.
+        // The writes are synchronous: give a signal its turn.
         await new Promise((resolve) => setImmediate(resolve));
-      });
-      stopIfInterrupted();
-      file.commit();
-      return lines;
-    } catch (error) {
-      file.discard();
-      throw fileError(error, what, intact);
-    }
+      },
+      mark: () => file.mark(),
+      rewind: (mark) => file.rewind(mark),
+    });
+    stopIfInterrupted();
+    if (out.sessions === 0 && !keepEmpty) file.discard();
+    else file.commit();
+    return out;
+  } catch (error) {
+    file.discard();
+    throw fileError(error, what, intact);
+  }
+}
+
+/** `--output FILE`: one document; an existing FILE stays as it was unless the export completes. */
+async function exportToOneFile(
+  store: CliStore,
+  sessions: SessionSummary[],
+  rendering: Rendering,
+  target: ResolvedPath,
+): Promise<Exported> {
+  const intact = target.stat?.isFile() ? `${target.given} is unchanged` : "nothing was written";
+  // Listening before the temporary file exists: a signal from then on must remove it.
+  const stop = new Interrupt();
+  try {
+    return await exportToFile(store, sessions, rendering, target, {
+      stop,
+      what: `cannot write --output ${target.given}`,
+      intact,
+      keepEmpty: true,
+    });
   } finally {
-    process.off("SIGINT", onSigint);
+    stop.dispose();
   }
 }
 
@@ -168,37 +268,64 @@ function fileNameOf(id: string, extension: string, taken: Set<string>): string {
   return name;
 }
 
-/** --output-dir: one file per session, each written like --output (temporary file, then rename). */
+/**
+ * --output-dir: one file per session, each written like --output (temporary file, then rename).
+ * A failure or a stop signal ends the export with the file being written removed; the files
+ * finished before it are complete and stay, and the error says how many there are.
+ */
 async function exportToFolder(
   store: CliStore,
   sessions: SessionSummary[],
   rendering: Rendering,
   folder: string,
   storeFile: string | undefined,
-): Promise<number> {
-  const intact = "nothing was written";
+): Promise<Exported> {
   try {
     fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
     if (!fs.statSync(folder).isDirectory())
-      throw new ExitError(EXIT.USAGE, `--output-dir ${folder} is not a folder; ${intact}`, "ENOTDIR");
+      throw new ExitError(
+        EXIT.USAGE,
+        `--output-dir ${folder} is not a folder; nothing was written`,
+        "ENOTDIR",
+      );
   } catch (error) {
-    throw fileError(error, `cannot create --output-dir ${folder}`, intact);
+    throw fileError(error, `cannot create --output-dir ${folder}`, "nothing was written");
   }
   const taken = new Set<string>();
-  let messages = 0;
-  for (const session of sessions) {
-    const given = nodePath.join(folder, fileNameOf(session.id, rendering.format.extension, taken));
-    let target: ResolvedPath;
-    try {
-      target = resolvePath(given);
-      refuseStoreFiles(target, storeFile, given, "the files before it were written");
-      refuseDatabases(target, given, "the files before it were written");
-    } catch (error) {
-      throw fileError(error, `cannot write ${given}`, "the files before it were written");
+  const out: Exported = { sessions: 0, messages: 0, vanished: [] };
+  let files = 0;
+  const stop = new Interrupt();
+  try {
+    // In the order of one document (oldest first), so a stopped export has kept the oldest.
+    for (const session of exportOrder(sessions)) {
+      const given = nodePath.join(folder, fileNameOf(session.id, rendering.format.extension, taken));
+      const intact =
+        files === 0
+          ? "nothing was written"
+          : `this file was not written; ${files === 1 ? "the file before it" : `the ${count(files)} files before it`} in ${folder} ${files === 1 ? "is" : "are"} complete and kept`;
+      let target: ResolvedPath;
+      try {
+        target = resolvePath(given);
+        refuseStoreFiles(target, storeFile, given, intact);
+        refuseDatabases(target, given, intact);
+      } catch (error) {
+        throw fileError(error, `cannot write ${given}`, intact);
+      }
+      const one = await exportToFile(store, [session], rendering, target, {
+        stop,
+        what: `cannot write ${given}`,
+        intact,
+        keepEmpty: false,
+      });
+      files += one.sessions;
+      out.sessions += one.sessions;
+      out.messages += one.messages;
+      out.vanished.push(...one.vanished);
     }
-    messages += await exportToFile(store, [session], rendering, target);
+    return out;
+  } finally {
+    stop.dispose();
   }
-  return messages;
 }
 
 /** Write to stdout with backpressure; a reader that goes away (`| head`) ends the export. */
@@ -206,11 +333,16 @@ async function exportToStdout(
   store: CliStore,
   sessions: SessionSummary[],
   rendering: Rendering,
-): Promise<void> {
+): Promise<Exported> {
   try {
-    await writeSessions(store, sessions, rendering, writeOutDrained);
+    return await writeSessions(store, sessions, rendering, {
+      write: writeOutDrained,
+      mark: () => undefined,
+      rewind: () => {},
+    });
   } catch (error) {
     if ((error as { code?: unknown }).code !== "EPIPE") throw error;
+    return { sessions: 0, messages: 0, vanished: [] };
   }
 }
 
@@ -237,6 +369,11 @@ export const exportCommand: Command = {
     "                   any SQLite database (exit 2).",
     "  --output-dir DIR one file per session in DIR (created if missing), named after the session",
     "                   id (<id>.jsonl, .md, .html), each written the same way as --output",
+    "",
+    "A session another process deletes during the export is left out, with a note on stderr (exit 0).",
+    "Exit 1 when a file cannot be written (a full disk is ENOSPC); 130, 143 or 129 when stopped by",
+    "SIGINT (Ctrl-C), SIGTERM or SIGHUP. A file that fails or is stopped is removed (an existing one",
+    "stays as it was); --output-dir keeps the files it finished, which are complete.",
     "",
     'Session record: {type:"session", id, source, model?, model_config?, title?, parent_session_id?,',
     "  cwd?, started_at, ended_at?, end_reason?, archived?, pinned?, metadata?}",
@@ -292,19 +429,21 @@ export const exportCommand: Command = {
         sessions = sessions.filter((s) => keep.has(s.id));
       }
       if (typeof folder === "string") {
-        const messages = await exportToFolder(store, sessions, rendering, folder, localStoreFile(values));
+        const out = await exportToFolder(store, sessions, rendering, folder, localStoreFile(values));
+        noteVanished(out.vanished);
         writeErr(
-          `exported ${plural(sessions.length, "session")} (${plural(messages, "message")}) to ${plural(sessions.length, "file")} in ${folder}\n`,
+          `exported ${plural(out.sessions, "session")} (${plural(out.messages, "message")}) to ${plural(out.sessions, "file")} in ${folder}${leftOut(out.vanished)}\n`,
         );
         return EXIT.OK;
       }
       if (!target) {
-        await exportToStdout(store, sessions, rendering);
+        noteVanished((await exportToStdout(store, sessions, rendering)).vanished);
         return EXIT.OK;
       }
-      const messages = await exportToFile(store, sessions, rendering, target);
+      const out = await exportToOneFile(store, sessions, rendering, target);
+      noteVanished(out.vanished);
       writeErr(
-        `exported ${plural(sessions.length, "session")} (${plural(messages, "message")}) to ${target.given}\n`,
+        `exported ${plural(out.sessions, "session")} (${plural(out.messages, "message")}) to ${target.given}${leftOut(out.vanished)}\n`,
       );
       return EXIT.OK;
     } finally {
