@@ -2,7 +2,7 @@ import * as nodePath from "node:path";
 import process from "node:process";
 import type { BackupResult } from "@sessiondb/core";
 import type { Command } from "../command.js";
-import { EXIT, NeedsFileError, UsageError } from "../exit.js";
+import { classify, EXIT, ExitError, NeedsFileError, UsageError } from "../exit.js";
 import { bytes, print, printJson } from "../format.js";
 import { Interrupt } from "../interrupt.js";
 import { openFor } from "../open.js";
@@ -13,6 +13,17 @@ const METHOD: Record<BackupResult["method"], string> = {
   "online-backup": "SQLite online backup",
   "vacuum-into": "VACUUM INTO",
 };
+
+/**
+ * Whether `error` says the destination's disk or quota is full: SQLite's FULL while it writes the
+ * copy, or the file system's ENOSPC/EDQUOT while the copy is created, synced or renamed. The store
+ * is only read, so a full disk here is the destination's; it is not exit 10, which says the
+ * store's own disk is full and a change to it was not stored.
+ */
+function destinationFull(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === "ENOSPC" || code === "EDQUOT" || classify(error).exitCode === EXIT.FULL;
+}
 
 export const backup: Command = {
   name: "backup",
@@ -29,9 +40,9 @@ export const backup: Command = {
     "",
     "  --overwrite   replace DEST if it exists (never the store or one of its -wal/-shm/-journal files)",
     "",
-    "Progress goes to stderr. Exit 2 when DEST is refused; 130, 143 or 129 when stopped by SIGINT",
-    "(Ctrl-C), SIGTERM or SIGHUP. A backup that fails or is stopped writes nothing and removes its",
-    "temporary copy.",
+    "Progress goes to stderr. Exit 2 when DEST is refused; 1 (ENOSPC) when DEST's disk is full; 130,",
+    "143 or 129 when stopped by SIGINT (Ctrl-C), SIGTERM or SIGHUP. A backup that fails or is",
+    "stopped writes nothing and removes its temporary copy.",
   ].join("\n"),
   options: { overwrite: { type: "boolean" } },
   args: { min: 1, max: 1, names: "DEST" },
@@ -70,8 +81,14 @@ export const backup: Command = {
           },
         });
       } catch (error) {
-        if (!stop.aborted) throw error;
-        throw stop.error(`backup interrupted by ${stop.received}; nothing was written`);
+        if (stop.aborted) throw stop.error(`backup interrupted by ${stop.received}; nothing was written`);
+        if (destinationFull(error))
+          throw new ExitError(
+            EXIT.FAILURE,
+            `cannot write ${dest}: the disk (or quota) holding it is full; nothing was written, and the partial copy was removed — free space there or back up elsewhere`,
+            "ENOSPC",
+          );
+        throw error;
       }
       if (paged) {
         // The last step copies the rest without a report of its own.
