@@ -233,6 +233,26 @@ export function ftsSuite(target: ConformanceTarget): void {
       assert.deepEqual(await reader.checkIntegrity(), { ok: true, problems: [] });
       assert.equal((await reader.search("flamingo")).hits.length, 3);
     });
+
+    test(
+      "checkIntegrity under another connection's write lock waits with the store's patience, then is STORE_BUSY, never a finding",
+      async ({ open, raw }) => {
+        const store = await open({ sqliteVersion: SAFE_SQLITE, patience: { writeMs: 300 } });
+        await seed(store);
+        const blocker = raw();
+        blocker.exec("BEGIN IMMEDIATE");
+        const started = Date.now();
+        try {
+          await throwsCode(() => store.checkIntegrity(), "STORE_BUSY");
+        } finally {
+          blocker.exec("ROLLBACK");
+          blocker.close();
+        }
+        assert.ok(Date.now() - started >= 300, "checkIntegrity gave up before its patience was spent");
+        assert.deepEqual(await store.checkIntegrity(), { ok: true, problems: [] });
+      },
+      ["files"],
+    );
   });
 
   describe("rebuild and admission", () => {

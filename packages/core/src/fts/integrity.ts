@@ -4,8 +4,11 @@
  * During a backfill the pending window is legitimately missing, so the index is checked on its
  * own (rank 0) and counted over the ids it is responsible for. A detached (stale) index is a
  * problem in itself: it says what to run.
+ * Another connection holding the write lock (the check is an INSERT command) is contention, not
+ * a finding: it is thrown, so the caller's patience waits for it and then reports StoreBusyError.
  */
 import { get, type Op, policy, run } from "../engine/effects.js";
+import { isContention } from "../errors.js";
 import type { IntegrityProblem } from "../store/types.js";
 import { rankCommandSql } from "./projection.js";
 import { backfillWindow, isStale, loadSnapshot, presentIndexes } from "./state.js";
@@ -33,6 +36,7 @@ export function* ftsIntegrityProblems(): Op<IntegrityProblem[]> {
       // read-only opens still get the docsize comparison below.
       if (!readOnly) yield* run(rankCommandSql(def, "integrity-check"), window ? 0 : 1);
     } catch (error) {
+      if (isContention(error)) throw error;
       problems.push({
         kind: "fts-index",
         index: def.table,

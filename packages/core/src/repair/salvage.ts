@@ -66,20 +66,25 @@ function extent(src: SqliteConnection, table: string): Range | undefined {
   throw new Error(`no b-tree of ${table} can say which rowids it holds`);
 }
 
-/** Read `[lo, hi]`, splitting around failures; calls `take` per row, returns unreadable ranges. */
+/** Read `[lo, hi]`, splitting around failures; calls `take` per row and appends each unreadable
+ * rowid to `lost` (one at a time: a spread into push() overflows the stack on a long list). */
 function readRange(
   read: (lo: number, hi: number) => Row[],
   lo: number,
   hi: number,
   take: (row: Row) => void,
-): Range[] {
+  lost: Range[],
+): void {
   try {
     for (const row of read(lo, hi)) take(row);
-    return [];
   } catch {
-    if (lo === hi) return [[lo, lo]];
+    if (lo === hi) {
+      lost.push([lo, lo]);
+      return;
+    }
     const mid = lo + Math.floor((hi - lo) / 2);
-    return [...readRange(read, lo, mid, take), ...readRange(read, mid + 1, hi, take)];
+    readRange(read, lo, mid, take, lost);
+    readRange(read, mid + 1, hi, take, lost);
   }
 }
 
@@ -141,7 +146,7 @@ function salvageTable(
     const lost: Range[] = [];
     for (let lo = bounds[0]; lo <= bounds[1]; lo += RANGE_ROWIDS) {
       const hi = Math.min(lo + RANGE_ROWIDS - 1, bounds[1]);
-      lost.push(...readRange((a, b) => (a === b ? selectOne.all(a) : select.all(a, b)), lo, hi, take));
+      readRange((a, b) => (a === b ? selectOne.all(a) : select.all(a, b)), lo, hi, take, lost);
     }
     return { lost: mergeRanges(lost) };
   } catch (error) {
