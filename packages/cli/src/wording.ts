@@ -115,7 +115,7 @@ export function cliMessage(error: unknown): string | undefined {
       return typeof e.destination === "string" ? backupRefused(e.destination, e.reason) : undefined;
     case "STORE_IN_USE":
       if (typeof e.path !== "string") return undefined;
-      return `another process holds the ${String(e.lock)} on ${String(e.path)}, so repair did not run; nothing was changed. Stop every process that uses the store and retry, or add --force if you know the holder is not writing.`;
+      return `another process holds the ${String(e.lock)} on ${String(e.path)}, so repair did not run; nothing was changed. Stop every process that uses the store and retry, or add --force only if that process will never write again: one that keeps the store open across a forced repair goes on using the damaged original.`;
     case "SESSION_NOT_FOUND":
       if (typeof e.sessionId !== "string") return undefined;
       return `no session ${JSON.stringify(e.sessionId)}${inStore()}; nothing was changed`;

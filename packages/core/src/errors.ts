@@ -272,7 +272,7 @@ export class StoreInUseError extends SessionDbError<"STORE_IN_USE"> {
   constructor(path: string, lock: string) {
     super(
       "STORE_IN_USE",
-      `Another process holds the ${lock} on ${JSON.stringify(path)}, so repair did not run; nothing was changed. Stop every process that uses the store and retry, or pass { force: true } (--force) if you know the holder is not writing.`,
+      `Another process holds the ${lock} on ${JSON.stringify(path)}, so repair did not run; nothing was changed. Stop every process that uses the store and retry, or pass { force: true } (--force) only if that process will never write again: one that keeps the store open across a forced repair goes on using the damaged original.`,
     );
     this.path = path;
     this.lock = lock;

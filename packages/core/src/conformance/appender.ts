@@ -5,7 +5,7 @@
  * disk whatever happens to the child. The parent stops it with SIGKILL.
  */
 import { spawn } from "node:child_process";
-import { existsSync, openSync, readFileSync, writeSync } from "node:fs";
+import { existsSync, openSync, readFileSync, writeFileSync, writeSync } from "node:fs";
 import type { Store } from "../store.js";
 
 /** A running appender. */
@@ -30,13 +30,24 @@ export function appendedContent(sessionId: string, n: number): string {
   return `appender ${sessionId} n${n} ${"0123456789abcdef".repeat(16)} end${n}`;
 }
 
-/** The child's loop: append one message at a time and ack each one, until killed. */
+/** While this file exists the appender appends nothing and keeps its store open, idle. */
+const holdPath = (ledger: string) => `${ledger}.hold`;
+
+/** The child's loop: append one message at a time and ack each one, until killed. While
+ * `holdPath(ledger)` exists it waits between two appends (outside any transaction, its connection
+ * open) and says so in the ledger with a "held" line. */
 export function appendUntilKilled(store: Store, sessionId: string, ledger: string): void {
   store.createSession({ id: sessionId, source: "appender" });
   const fd = openSync(ledger, "a");
   writeSync(fd, "ready\n");
   const deadline = Date.now() + APPENDER_LIFETIME_MS;
+  // A synchronous sleep on every runtime: the loop never returns to the event loop.
+  const sleeper = new Int32Array(new SharedArrayBuffer(4));
   for (let n = 0; Date.now() < deadline; n++) {
+    if (existsSync(holdPath(ledger))) {
+      writeSync(fd, "held\n");
+      while (existsSync(holdPath(ledger)) && Date.now() < deadline) Atomics.wait(sleeper, 0, 0, 10);
+    }
     const id = store.appendMessage(sessionId, { role: "user", content: appendedContent(sessionId, n) });
     writeSync(fd, `ack ${n} ${id}\n`);
   }
@@ -49,6 +60,16 @@ export function ackedCount(ledger: string): number {
   return readFileSync(ledger, "utf8")
     .split("\n")
     .filter((line) => line.startsWith("ack ")).length;
+}
+
+/** Make the appender writing `ledger` hold (see `appendUntilKilled`) and wait until it does. */
+export async function holdAppender(ledger: string, timeoutMs = 30_000): Promise<void> {
+  writeFileSync(holdPath(ledger), "");
+  const deadline = Date.now() + timeoutMs;
+  while (!readFileSync(ledger, "utf8").includes("held\n")) {
+    if (Date.now() > deadline) throw new Error(`the appender did not hold in ${timeoutMs} ms (${ledger})`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
 }
 
 /** Wait until the ledger holds at least `count` acks. */

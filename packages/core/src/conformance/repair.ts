@@ -8,11 +8,22 @@
  * "the ids on a leaf" is also "the ids between its neighbours".
  */
 import { createHash } from "node:crypto";
-import { closeSync, existsSync, openSync, readFileSync, statSync, truncateSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  truncateSync,
+  writeSync,
+} from "node:fs";
+import { dirname } from "node:path";
 import { STORE_FILE_MODE } from "../constants.js";
+import { lockExclusive } from "../repair/exclusive.js";
 import { repairStore } from "../repair/repair.js";
 import type { RepairOptions, RepairReport } from "../repair/types.js";
-import { ackedCount, waitForAcks } from "./appender.js";
+import { ackedCount, holdAppender, waitForAcks } from "./appender.js";
 import { assert, type ConformanceTarget, type FileFixture, fileFixtureTest, SAFE_SQLITE } from "./harness.js";
 
 const SESSIONS = 6;
@@ -91,6 +102,11 @@ function overwrite(path: string, pagenos: number[]): void {
   } finally {
     closeSync(fd);
   }
+}
+
+/** Files a repair must not leave behind in the store's folder: its temporary files and locks. */
+function leftovers(f: FileFixture): string[] {
+  return readdirSync(dirname(f.file())).filter((name) => name.includes(".tmp-"));
 }
 
 const sha = (path: string) => createHash("sha256").update(readFileSync(path)).digest("hex");
@@ -286,6 +302,162 @@ export function repairSuite(target: ConformanceTarget): void {
       const counted = report.countsBefore.messages ?? -1;
       assert.ok(counted >= acked && counted <= acked + 1, `${counted} messages, ${acked} acknowledged`);
       assert.deepEqual({ db: sha(f.file()), wal: sha(wal) }, before, "repair wrote the store or its WAL");
+    });
+
+    test("page 1's b-tree header overwritten: salvage recovers nothing, so the original stays in place", async (f) => {
+      if (needsHost("salvage that recovers nothing")) return;
+      build(f);
+      // The 100 bytes after the file header: sqlite_schema's page header and cell pointers.
+      const fd = openSync(f.file(), "r+");
+      writeSync(fd, Buffer.alloc(100, 0xa5), 0, 100, 100);
+      closeSync(fd);
+      const damaged = sha(f.file());
+      const report = await repairStore(f.file(), options({ now: () => Date.UTC(2026, 0, 2, 3, 4, 5) }));
+      assert.equal(report.strategy, undefined, JSON.stringify(report.attempts));
+      assert.equal(report.outcome, "unchanged");
+      const salvaged = report.attempts.find((attempt) => attempt.strategy === "salvage");
+      assert.equal(salvaged?.ok, false, JSON.stringify(report.attempts));
+      assert.match(salvaged?.problems.join("; ") ?? "", /recovered no row/);
+      assert.equal(report.lost?.unreadable.length, 3, JSON.stringify(report.lost));
+      assert.equal(sha(f.file()), damaged, "the damaged store was replaced or written");
+      assert.ok(!existsSync(`${f.file()}.corrupt-20260102T030405Z`), "the original was moved aside");
+      assert.deepEqual(leftovers(f), []);
+    });
+
+    test("a WAL store another connection has open, idle, is refused; nothing is swapped; force overrides", async (f) => {
+      if (needsHost("repair refuses a store open elsewhere")) return;
+      build(f);
+      const ftsLeaf = pages(f).find((p) => p.name === "messages_fts_data" && p.pagetype === "leaf");
+      overwrite(f.file(), [ftsLeaf?.pageno as number]);
+      const damaged = sha(f.file());
+      // An idle connection that has read once: no transaction, no write lock, only its SHARED lock.
+      const idle = f.raw();
+      idle.prepare("SELECT count(*) FROM sessions").get();
+      for (const extra of [{}, { checkOnly: true }]) {
+        await assert.rejects(
+          repairStore(f.file(), options(extra)),
+          (error: Error & { code?: string; lock?: string }) => {
+            assert.equal(error.code, "STORE_IN_USE", error.message);
+            assert.match(error.lock ?? "", /has the store open/);
+            return true;
+          },
+        );
+      }
+      assert.equal(sha(f.file()), damaged, "the refused repair changed the store");
+      assert.deepEqual(leftovers(f), [], "the refused repair left files behind");
+      assert.ok(!existsSync(`${f.file()}.corrupt-20260102T030405Z`));
+      const forced = await repairStore(f.file(), options({ force: true, checkOnly: true }));
+      assert.match(forced.lockOverridden ?? "", /has the store open/);
+      idle.close();
+      assertNothingLost(await repairAndCheck(f, damaged));
+      assert.deepEqual(leftovers(f), []);
+    });
+
+    test("the swap's EXCLUSIVE lock is refused while others have the store open, then keeps newcomers out and writes nothing", (f) => {
+      if (needsHost("the swap's exclusive lock") || !host) return;
+      build(f);
+      const writer = f.open({ sqliteVersion: SAFE_SQLITE });
+      writer.appendMessage("s1", { role: "user", content: "in the WAL" });
+      const idle = f.raw();
+      idle.prepare("SELECT count(*) FROM sessions").get();
+      writer.close();
+      assert.equal(
+        lockExclusive(target.driver, host, f.file()).held,
+        false,
+        "taken while a connection was open",
+      );
+      idle.close();
+      const before = sha(f.file());
+      const exclusive = lockExclusive(target.driver, host, f.file());
+      assert.ok(exclusive.held, "not taken with every connection closed");
+      const newcomer = f.raw();
+      try {
+        newcomer.exec("PRAGMA busy_timeout = 0");
+        assert.throws(
+          () => newcomer.prepare("SELECT count(*) FROM sessions").get(),
+          (error: Error & { code?: string }) => /BUSY|LOCKED/.test(error.code ?? ""),
+        );
+        exclusive.release();
+        const row = newcomer.prepare("SELECT count(*) AS n FROM messages").get();
+        assert.equal(Number(row?.n), SESSIONS * PER_SESSION + 1);
+      } finally {
+        newcomer.close();
+      }
+      assert.equal(sha(f.file()), before, "the lock wrote the store");
+      assert.deepEqual(leftovers(f), []);
+    });
+
+    test("a store a child process is writing to is always refused", async (f) => {
+      const appender = target.appender;
+      if (needsHost("repair refuses a store a child writes")) return;
+      if (!appender) {
+        console.log(
+          `[conformance] ${target.name}: skipped "repair refuses a store a child writes": the target has no appender`,
+        );
+        return;
+      }
+      f.open({ sqliteVersion: SAFE_SQLITE }).close();
+      const ledger = f.file("ledger.txt");
+      const child = await appender({ path: f.file(), sessionId: "child", ledger });
+      try {
+        await waitForAcks(ledger, 5);
+        // Whether or not the child is inside a transaction at that moment, its open connection is seen.
+        for (let attempt = 0; attempt < 10; attempt++) {
+          await assert.rejects(
+            repairStore(f.file(), options({ checkOnly: true })),
+            /STORE_IN_USE|another connection/,
+          );
+        }
+      } finally {
+        await child.stop();
+      }
+      assert.deepEqual(leftovers(f), []);
+    });
+
+    test("a damaged WAL store a child process has open, idle between two appends, is refused; nothing is swapped", async (f) => {
+      const appender = target.appender;
+      if (needsHost("repair refuses a store a child has open")) return;
+      if (!appender) {
+        console.log(
+          `[conformance] ${target.name}: skipped "repair refuses a store a child has open": the target has no appender`,
+        );
+        return;
+      }
+      build(f);
+      const ledger = f.file("ledger.txt");
+      const child = await appender({ path: f.file(), sessionId: "child", ledger });
+      try {
+        await waitForAcks(ledger, 20);
+        await holdAppender(ledger);
+        // The child's rows into the file, so the damage below is what every reader sees.
+        const conn = f.raw();
+        conn.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+        conn.close();
+        const ftsLeaf = pages(f).find((p) => p.name === "messages_fts_data" && p.pagetype === "leaf");
+        overwrite(f.file(), [ftsLeaf?.pageno as number]);
+        const damaged = sha(f.file());
+        for (const extra of [{}, { checkOnly: true }]) {
+          await assert.rejects(
+            repairStore(f.file(), options({ ...extra, now: () => Date.UTC(2026, 0, 2, 3, 4, 5) })),
+            (error: Error & { code?: string; lock?: string }) => {
+              assert.equal(error.code, "STORE_IN_USE", error.message);
+              assert.match(error.lock ?? "", /has the store open/);
+              return true;
+            },
+          );
+        }
+        assert.equal(sha(f.file()), damaged, "the refused repair changed the store");
+        assert.ok(!existsSync(`${f.file()}.corrupt-20260102T030405Z`), "the store was swapped");
+        assert.deepEqual(leftovers(f), [], "the refused repair left files behind");
+      } finally {
+        await child.stop();
+      }
+      // The child gone, the same repair runs and keeps every row, the child's included.
+      const report = await repairStore(f.file(), options({ now: () => Date.UTC(2026, 0, 2, 3, 4, 5) }));
+      assert.equal(report.outcome, "swapped", JSON.stringify(report.attempts));
+      assert.deepEqual(report.countsAfter, report.countsBefore);
+      assert.equal(report.countsAfter?.messages, SESSIONS * PER_SESSION + ackedCount(ledger));
+      assert.deepEqual(leftovers(f), []);
     });
 
     test("a store whose write lock another connection holds is refused with the lock named; force overrides", async (f) => {

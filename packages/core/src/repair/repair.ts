@@ -4,17 +4,17 @@
  * strategies run least destructive first, each followed by the full check (repair/assess.ts);
  * the first that yields a sound store with every row wins, and the row-by-row salvage
  * (repair/salvage.ts) is the last resort. Unless asked only to check, the repaired store then
- * takes the damaged one's name in one rename, under the store's write lock, and the damaged
+ * takes the damaged one's name in one rename, under SQLite's EXCLUSIVE lock, and the damaged
  * file is kept beside it as `<db>.corrupt-<timestamp>`.
  */
 import { checkDestination, storeFiles } from "../backup/destination.js";
 import { publishFile, removeDatabaseFile, temporaryName } from "../backup/files.js";
 import { STORE_FILE_MODE } from "../constants.js";
-import type { SqliteConnection, SqliteDriver } from "../driver.js";
-import { hasResultCode, StoreInUseError } from "../errors.js";
+import type { SqliteDriver } from "../driver.js";
+import { StoreInUseError } from "../errors.js";
 import type { Host } from "../host/host.js";
-import { beginTransaction, rollbackQuietly } from "../transaction.js";
 import { assess, message } from "./assess.js";
+import { lockExclusive } from "./exclusive.js";
 import { salvage } from "./salvage.js";
 import { copyForRepair } from "./scratch.js";
 import { rebuildIndex, reindex, vacuum } from "./strategies.js";
@@ -49,6 +49,22 @@ function journalModeOf(driver: SqliteDriver, path: string): "wal" | "delete" {
   }
 }
 
+const NOTHING_RECOVERED = "salvage recovered no row of a store that had rows: the original stays in place";
+
+const rowsIn = (counts: TableCounts) => (counts.sessions ?? 0) + (counts.messages ?? 0) + (counts.usage ?? 0);
+
+/** A salvage that read no row although the damaged file had some (counted before, or tables and
+ * rowid ranges it could not read) recovered nothing: an empty store must not replace it. */
+function recoveredNothing(before: TableCounts, lost: RepairLoss, after: TableCounts): boolean {
+  const hadRows =
+    rowsIn(before) > 0 ||
+    lost.unreadable.length > 0 ||
+    lost.sessions.length > 0 ||
+    lost.messageIdRanges.length > 0 ||
+    lost.usageRowidRanges.length > 0;
+  return rowsIn(after) === 0 && hadRows;
+}
+
 /** `20261202T173200Z`: sorts by time and is safe in a file name everywhere. */
 function stamp(ms: number): string {
   return new Date(ms)
@@ -57,23 +73,11 @@ function stamp(ms: number): string {
     .replace(/\.\d+Z$/, "Z");
 }
 
-/** End whatever transaction `conn` holds (ending a read transaction by rollback is the same as
- * committing it) and close it. */
-function closeQuietly(conn: SqliteConnection | undefined): void {
-  if (conn) rollbackQuietly(conn);
-  try {
-    conn?.close();
-  } catch {
-    // nothing to report: the swap already happened or failed on its own
-  }
-}
-
 /**
- * Put `repaired` in place of the store at `path`, keeping the damaged file (and its journal or
- * WAL, which belong to it) as `original`. The write lock keeps any writer out while the names
- * change; a read transaction held meanwhile keeps the lock holder's close from checkpointing
- * into the damaged file. A hot rollback journal is left untouched by connections: opening the
- * store writable would roll it back into the damaged file.
+ * Put `repaired` in place of the store at `path`, keeping the damaged file (and its journal, WAL
+ * and shared memory, which belong to it) as `original`. The EXCLUSIVE lock (repair/exclusive.ts)
+ * is taken first: a connection opened since the repair began is refused unless `force`, and
+ * nobody can begin to use the file while the names change.
  */
 function swapIn(
   driver: SqliteDriver,
@@ -83,37 +87,21 @@ function swapIn(
   original: string,
   force: boolean,
 ): void {
-  let reader: SqliteConnection | undefined;
-  let writer: SqliteConnection | undefined;
-  const hotJournal = (host.stat(`${path}-journal`)?.size ?? 0) > 0;
+  const exclusive = lockExclusive(driver, host, path);
+  if (!exclusive.held && !force) {
+    throw new StoreInUseError(path, exclusive.lock);
+  }
   try {
-    if (!hotJournal) {
-      try {
-        reader = driver.open(path, { readOnly: true });
-        reader.exec("PRAGMA busy_timeout = 0");
-        beginTransaction(reader, "read");
-        reader.prepare("PRAGMA schema_version").get();
-        writer = driver.open(path, { readOnly: false });
-        writer.exec("PRAGMA busy_timeout = 0");
-        beginTransaction(writer, "write");
-      } catch (error) {
-        if (hasResultCode(error, "BUSY", "LOCKED") && !force) {
-          throw new StoreInUseError(path, "write lock (a process began writing during the repair)");
-        }
-        if (!hasResultCode(error, "CORRUPT", "NOTADB", "BUSY", "LOCKED")) throw error;
-      }
-    }
     // The original keeps its name until the repaired file atomically replaces it: no opener
     // ever finds the path missing (it would create an empty store there).
     host.link(path, original);
     host.chmod(original, STORE_FILE_MODE);
-    for (const companion of ["-wal", "-journal"]) {
+    for (const companion of ["-wal", "-journal", "-shm"]) {
       if (host.stat(`${path}${companion}`)) host.rename(`${path}${companion}`, `${original}${companion}`);
     }
     publishFile(host, repaired, path);
   } finally {
-    closeQuietly(writer);
-    closeQuietly(reader);
+    if (exclusive.held) exclusive.release();
   }
 }
 
@@ -157,8 +145,12 @@ export async function repairStore(path: string, options: RepairOptions): Promise
       try {
         lost = salvage(driver, host, scratch, fresh, journalMode);
         const after = assess(driver, host, fresh);
-        attempts.push({ strategy: "salvage", ok: after.problems.length === 0, problems: after.problems });
-        if (after.problems.length === 0) {
+        const problems = [
+          ...after.problems,
+          ...(recoveredNothing(before.counts, lost, after.counts) ? [NOTHING_RECOVERED] : []),
+        ];
+        attempts.push({ strategy: "salvage", ok: problems.length === 0, problems });
+        if (problems.length === 0) {
           repaired = fresh;
           countsAfter = after.counts;
         }

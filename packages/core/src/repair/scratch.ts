@@ -1,6 +1,8 @@
 /**
  * The first step of a repair: make sure nobody is using the damaged store, and copy it to a
- * scratch file that repair may change at will. The damaged file itself is never written:
+ * scratch file that repair may change at will. Another connection is seen by the EXCLUSIVE lock
+ * (repair/exclusive.ts: any open connection of a WAL store, a busy one of a rollback store) and
+ * named by the probes below. The damaged file itself is never written:
  * - the write-lock probe is a `BEGIN IMMEDIATE` with busy_timeout 0 on a connection of our own,
  *   rolled back at once (it writes nothing);
  * - in WAL mode a read-only connection keeps a read transaction open meanwhile, so the probe's
@@ -18,6 +20,7 @@ import type { SqliteConnection, SqliteDriver } from "../driver.js";
 import { hasResultCode, StoreInUseError, StoreOpenError } from "../errors.js";
 import type { Host } from "../host/host.js";
 import { beginTransaction, commitTransaction, inTransaction } from "../transaction.js";
+import { lockExclusive } from "./exclusive.js";
 
 function closeQuietly(conn: SqliteConnection | undefined): void {
   try {
@@ -83,6 +86,9 @@ export async function copyForRepair(
   let reader: SqliteConnection | undefined;
   let lock: string | undefined;
   try {
+    // Taken and released before any connection of ours opens the store (ours would count too).
+    const exclusive = lockExclusive(driver, host, path);
+    if (exclusive.held) exclusive.release();
     if (journal && journal.size > 0) {
       lock = probeJournal(driver, path);
     } else {
@@ -100,6 +106,8 @@ export async function copyForRepair(
       lock = probeWriteLock(driver, path);
       if (reader) commitTransaction(reader);
     }
+    // The probes name a lock in use; an idle connection holds none of theirs.
+    if (!exclusive.held) lock ??= exclusive.lock;
     if (lock && !force) throw new StoreInUseError(path, lock);
     if (reader && driver.backup) {
       try {
