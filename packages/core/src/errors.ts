@@ -152,16 +152,20 @@ export class StoreCorruptError extends SessionDbError<"STORE_CORRUPT"> {
 }
 
 /** The disk (or the quota) that holds the store is full: the change was not stored. SQLite rolled
- * the transaction back, so what was acknowledged before is intact. */
+ * the transaction back, so what was acknowledged before is intact. A backup whose copy met a full
+ * disk is this error too, naming the copy's file (`written`): nothing of it is left there. */
 export class StoreFullError extends SessionDbError<"STORE_FULL"> {
   /** What was not stored, e.g. `the append of 3 messages to session "s1"`. */
   readonly operation: string;
 
-  /** `outcome` completes the sentence about `operation` (default "was not stored"). */
-  constructor(operation: string, options?: { cause?: unknown; outcome?: string }) {
+  /** `outcome` completes the sentence about `operation` (default "was not stored"); `written`,
+   * the file a copy was being written to when that file's disk was the full one. */
+  constructor(operation: string, options?: { cause?: unknown; outcome?: string; written?: string }) {
     super(
       "STORE_FULL",
-      `The disk or quota that holds the store is full: ${operation} ${options?.outcome ?? "was not stored"}. Nothing acknowledged before was lost and the store is intact. Free disk space or raise the quota, leaving room for the store's journal as well (SQLite writes the -wal or -journal file before the database grows), then retry.`,
+      options?.written === undefined
+        ? `The disk or quota that holds the store is full: ${operation} ${options?.outcome ?? "was not stored"}. Nothing acknowledged before was lost and the store is intact. Free disk space or raise the quota, leaving room for the store's journal as well (SQLite writes the -wal or -journal file before the database grows), then retry.`
+        : `The disk or quota that holds ${JSON.stringify(options.written)} is full: ${operation} ${options.outcome ?? "was not written"}, and nothing of it is left there. The store itself is unchanged. Free disk space or raise the quota there, then retry.`,
       options,
     );
     this.operation = operation;

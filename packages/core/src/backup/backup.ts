@@ -6,7 +6,7 @@
  */
 import type { SqliteConnection } from "../driver.js";
 import { readSync } from "../engine/run-sync.js";
-import { InvalidInputError } from "../errors.js";
+import { InvalidInputError, isDiskFull, StoreFullError } from "../errors.js";
 import type { FtsStatus } from "../fts/index.js";
 import type { Host } from "../host/host.js";
 import { type JournalMode, readJournalMode } from "../journal.js";
@@ -176,8 +176,19 @@ export async function backupStore(
     };
   } catch (error) {
     removeDatabaseFile(host, temporary);
-    throw error;
+    throw fullDiskAsStoreFull(error, destination);
   }
+}
+
+/** What a full disk or quota reads as from each step of the copy: SQLite's FULL from the binding's
+ * backup or a statement on the copy, the read path's StoreFullError (`VACUUM INTO` runs as a store
+ * read), the file system's ENOSPC or EDQUOT. The copy writes only beside `destination`, so it is
+ * that disk that is full, whatever disk holds the store. */
+function fullDiskAsStoreFull(error: unknown, destination: string): unknown {
+  const cause = error instanceof StoreFullError ? error.cause : error;
+  const code = (cause as { code?: unknown } | null)?.code;
+  if (!isDiskFull(cause) && code !== "ENOSPC" && code !== "EDQUOT") return error;
+  return new StoreFullError(`the backup to ${JSON.stringify(destination)}`, { cause, written: destination });
 }
 
 /** How often the copy is flushed while `VACUUM INTO` writes it: about every 4 MiB at the speed

@@ -5,7 +5,7 @@
  * WAL (the -wal grows; a checkpoint needs the database file to grow) and DELETE (every write
  * first creates a -journal).
  */
-import { closeSync, openSync, rmSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, openSync, readdirSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { CHECKPOINT_EVERY_WRITES } from "../constants.js";
 import { createStore, type Store } from "../store.js";
@@ -14,6 +14,8 @@ import { type Tmpfs, tmpfsUnavailable, withTmpfs } from "./tmpfs.js";
 
 /** Room for a few hundred appends before the disk is full. */
 const DISK_BYTES = 2 * 1024 * 1024;
+/** Too small for the copy of a store of a few hundred messages. */
+const COPY_DISK_BYTES = 256 * 1024;
 /** Freed to let the store work again. */
 const BALLAST_BYTES = 1024 * 1024;
 /** A bound on the fill loop, far above what DISK_BYTES holds. */
@@ -176,6 +178,40 @@ export function diskFullSuite(target: ConformanceTarget): void {
           );
           reopened.close();
         }));
+    }
+
+    for (const arm of ARMS) {
+      it(`${arm.mode}: a backup onto a full disk is STORE_FULL naming the copy, leaves nothing there, and the store is unchanged`, () =>
+        withTmpfs(4 * DISK_BYTES, ({ dir: home }: Tmpfs) =>
+          withTmpfs(COPY_DISK_BYTES, async ({ dir }: Tmpfs) => {
+            const store = open(home, arm.sqliteVersion);
+            assert.equal(store.journalMode, arm.mode);
+            store.createSession({ id: "s", source: "test" });
+            const acked = Array.from({ length: 100 }, (_, i) => i);
+            for (const i of acked) {
+              store.appendMessages(
+                "s",
+                [0, 1, 2].map((k) => ({ role: "user" as const, content: content(i, k) })),
+              );
+            }
+            const destination = join(dir, "copy.db");
+            const error = await store.backup(destination).then(
+              () => assert.fail("the backup fitted on the small disk"),
+              (caught: unknown) => caught as Error & { code?: string },
+            );
+            // Before, the binding's own SQLITE_FULL (or a STORE_FULL that blamed the store's disk).
+            assert.equal(error.code, "STORE_FULL", String(error));
+            assert.equal(error.name, "StoreFullError");
+            assert.ok(error.message.includes(JSON.stringify(destination)), error.message);
+            assert.deepEqual(readdirSync(dir), [], "the failed copy left files behind");
+            assertExactlyOnce(store, acked);
+            store.appendMessage("s", { role: "user", content: content(100, 0) });
+            // With room, the same store backs up.
+            const copy = await store.backup(join(home, "copy.db"));
+            assert.ok(copy.bytes > COPY_DISK_BYTES);
+            store.close();
+          }),
+        ));
     }
 
     it(`wal: an append whose periodic checkpoint finds the disk full is acknowledged, and stored once`, () =>
