@@ -5,6 +5,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import type { CorpusSummary } from "@sessiondb/bench/corpus";
+import { betterSqlite3Driver } from "@sessiondb/node";
 import { beforeAll, describe, expect, it } from "vitest";
 import { cli, corpusStore, holdLock, json, spawnCli, tempDir, withStore } from "./helpers.js";
 
@@ -121,6 +122,31 @@ describe("a missing store", () => {
     expect(r.code).toBe(3);
     expect(r.stderr).toContain(path.join(home, ".sessiondb", "state.db"));
     expect(fs.existsSync(path.join(home, ".sessiondb"))).toBe(false);
+  });
+});
+
+describe("another application's database", () => {
+  it("every command refuses it, import included, naming its tables and changing nothing", () => {
+    const app = path.join(dir, "app.db");
+    const conn = betterSqlite3Driver().open(app, { readOnly: false });
+    conn.exec(
+      "PRAGMA user_version = 42; CREATE TABLE moz_places (id INTEGER PRIMARY KEY, url TEXT); INSERT INTO moz_places (url) VALUES ('https://x')",
+    );
+    conn.close();
+    const before = fs.readFileSync(app);
+    const one = path.join(dir, "one.jsonl");
+    fs.writeFileSync(one, cli(["--db", db, "export", "--session", "s000000b-0000001"]).stdout);
+    expect(fs.statSync(one).size).toBeGreaterThan(0);
+    for (const args of [["stats"], ["sessions", "list"], ["import", one], ["check"]]) {
+      const r = cli(["--db", app, ...args]);
+      expect(r.code, `${args[0]}: ${r.stderr}`).toBe(6);
+      expect(r.stderr).toMatch(
+        /^sessiondb: .*another application's database.*\(moz_places\).*of its own.*\[STORE_OPEN_FAILED\]\n$/,
+      );
+      expect(r.stderr).not.toMatch(/No store|create it/);
+      expect(fs.readFileSync(app).equals(before), `${args[0]} left the bytes alone`).toBe(true);
+      expect(fs.readdirSync(dir).filter((name) => name.startsWith("app.db-"))).toEqual([]);
+    }
   });
 });
 

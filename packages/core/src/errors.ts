@@ -175,9 +175,9 @@ export class StoreFullError extends SessionDbError<"STORE_FULL"> {
 /** The store cannot be opened at all: missing, a directory, not a database, no permission. */
 export class StoreOpenError extends SessionDbError<"STORE_OPEN_FAILED"> {
   readonly path: string;
-  /** True when there is no store there yet — a missing file, or a database without any of the
-   * store's tables (an empty server database) — opened read-only, which never creates one. A
-   * writable open creates it. */
+  /** True when there is no store there yet — a missing file, or a database without tables (an
+   * empty server database) — opened read-only, which never creates one. A writable open creates
+   * it. False for another application's database (tables, none of the store's): no open uses it. */
   readonly noStore: boolean;
 
   constructor(path: string, detail: string, options?: { cause?: unknown; noStore?: boolean }) {

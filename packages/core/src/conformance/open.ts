@@ -1,5 +1,5 @@
 /** Conformance: opening, the fast path, schema reconcile and heal, read-only opens, journal policy. */
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { SCHEMA_VERSION } from "../constants.js";
 import { isWalResetVulnerable } from "../journal.js";
 import { createStore, type Store } from "../store.js";
@@ -171,7 +171,7 @@ export function openSuite(target: ConformanceTarget): void {
     });
 
     test(
-      "an existing database without the store's tables is no store either; one with some of them is SCHEMA_OUTDATED",
+      "a database without tables is no store either, another application's is refused; one with some of the store's tables is SCHEMA_OUTDATED",
       async ({ open, file, raw }) => {
         const empty = file("empty.db");
         writeFileSync(empty, "");
@@ -187,14 +187,13 @@ export function openSuite(target: ConformanceTarget): void {
         const other = raw(foreign);
         other.exec("CREATE TABLE notes (body TEXT)");
         other.close();
-        assert.equal(
-          (
-            (await throwsCode(() => open({ readOnly: true }, foreign), "STORE_OPEN_FAILED")) as {
-              noStore?: boolean;
-            }
-          ).noStore,
-          true,
-        );
+        // Another application's database is not "no store yet": no open may create one there.
+        const refused = (await throwsCode(() => open({ readOnly: true }, foreign), "STORE_OPEN_FAILED")) as {
+          noStore?: boolean;
+          message: string;
+        };
+        assert.equal(refused.noStore, false);
+        assert.match(refused.message, /another application's database.*\(notes\)/);
         const partial = file("partial.db");
         const some = raw(partial);
         some.exec("CREATE TABLE sessions (id TEXT PRIMARY KEY)");
@@ -203,6 +202,66 @@ export function openSuite(target: ConformanceTarget): void {
       },
       ["files"],
     );
+
+    test("every open refuses another application's database, naming its tables, and changes nothing in it", async ({
+      open,
+      file,
+      raw,
+    }) => {
+      const app = file("app.db");
+      const conn = raw(app);
+      conn.exec(
+        "PRAGMA user_version = 42; CREATE TABLE moz_places (id INTEGER PRIMARY KEY, url TEXT); INSERT INTO moz_places (url) VALUES ('https://x'); CREATE TABLE a1 (x); CREATE TABLE a2 (x); CREATE TABLE a3 (x); CREATE TABLE a4 (x); CREATE TABLE a5 (x)",
+      );
+      assert.equal(scalar(conn, "PRAGMA journal_mode"), "delete");
+      conn.close();
+      const before = readFileSync(app);
+      const siblings = () => ["-journal", "-wal", "-shm"].filter((suffix) => existsSync(`${app}${suffix}`));
+      for (const readOnly of [false, true]) {
+        const error = (await throwsCode(() => open({ readOnly }, app), "STORE_OPEN_FAILED")) as Error & {
+          noStore?: boolean;
+        };
+        assert.equal(error.noStore, false, `readOnly: ${readOnly}`);
+        // The first few tables by name, how many more, and where the store belongs instead.
+        assert.match(error.message, /another application's database/);
+        assert.match(error.message, /\(a1, a2, a3, a4, a5 and 1 more\)/);
+        assert.match(error.message, /a database file of its own/);
+        assert.deepEqual(readFileSync(app), before, "the database's bytes are unchanged");
+        assert.deepEqual(siblings(), [], "no journal, -wal or -shm was left");
+      }
+      const after = raw(app);
+      assert.equal(scalar(after, "PRAGMA journal_mode"), "delete");
+      assert.equal(Number(scalar(after, "PRAGMA user_version")), 42);
+      assert.equal(Number(scalar(after, "SELECT count(*) FROM sqlite_master")), 6);
+      after.close();
+    });
+
+    test("a database without tables becomes a store; a store with tables of the user's own still opens", async ({
+      open,
+      file,
+      raw,
+    }) => {
+      // Settings alone (no tables) are no other application's data.
+      const blank = file("blank.db");
+      const conn = raw(blank);
+      conn.exec("PRAGMA user_version = 7");
+      conn.close();
+      const created = await open({}, blank);
+      await created.createSession({ id: "s", source: "cli" });
+      await created.close();
+      const extended = raw(blank);
+      extended.exec("CREATE TABLE my_notes (body TEXT); INSERT INTO my_notes VALUES ('mine')");
+      extended.close();
+      const writer = await open({}, blank);
+      await writer.appendMessage("s", { role: "user", content: "still a store" });
+      await writer.close();
+      const reader = await open({ readOnly: true }, blank);
+      assert.equal((await reader.getMessages("s"))[0]?.content, "still a store");
+      await reader.close();
+      const check = raw(blank);
+      assert.equal(scalar(check, "SELECT body FROM my_notes"), "mine");
+      check.close();
+    });
 
     test("a store behind the schema fails with SCHEMA_OUTDATED naming the column; a writable open heals it", async ({
       open,

@@ -104,17 +104,40 @@ export function* openSchema(): Op<OpenOutcome> {
   return yield* patient(openWritable, { budgetMs: state.patience.openMs, jitter: "open" });
 }
 
-/** What a read-only open found instead of a store: a database with none of its tables (a new
- * or foreign file, an empty server database). Each store reports it as `StoreOpenError` with
- * `noStore`, naming the database its own way (`noStoreError`). */
+/** What an open found instead of a store. With no `foreignTables`: a database with no tables at
+ * all (a new file, an empty server database), which only a read-only open reports — a writable
+ * one creates the store there. With `foreignTables`: another application's database (tables, but
+ * none of the store's), which every open refuses, so that the store is never installed into it.
+ * Each store reports it as `StoreOpenError`, naming the database its own way (`noStoreError`). */
 export class NoStoreThere extends Error {
-  constructor() {
-    super("no sessiondb store is there yet");
+  /** The tables a foreign database has (its first few); empty when it has none. */
+  readonly foreignTables: readonly string[];
+
+  constructor(foreignTables: readonly string[] = []) {
+    super(
+      foreignTables.length > 0 ? "the database is not a sessiondb store" : "no sessiondb store is there yet",
+    );
+    this.foreignTables = foreignTables;
   }
 }
 
-/** What a read-only open of a database without a store throws, for `location`. */
+/** How many of a foreign database's tables its error names. */
+const FOREIGN_TABLES_SHOWN = 5;
+
+/** What an open that found no store at `location` throws: `noStore` for a database without
+ * tables, a plain open failure for another application's database. */
 export function noStoreError(location: string, cause: NoStoreThere): StoreOpenError {
+  const tables = cause.foreignTables;
+  if (tables.length > 0) {
+    const shown = tables.slice(0, FOREIGN_TABLES_SHOWN).join(", ");
+    const more =
+      tables.length > FOREIGN_TABLES_SHOWN ? ` and ${tables.length - FOREIGN_TABLES_SHOWN} more` : "";
+    return new StoreOpenError(
+      location,
+      `it is another application's database, not a sessiondb store: it has tables (${shown}${more}) but none of the store's. sessiondb keeps its store in a database file of its own and never adds its tables to another one; open a new path instead. Nothing was changed`,
+      { cause },
+    );
+  }
   return new StoreOpenError(
     location,
     "no sessiondb store is there yet: the database has none of its tables, and a read-only open never creates them (a writable open does, e.g. `sessiondb import`)",
@@ -122,13 +145,26 @@ export function noStoreError(location: string, cause: NoStoreThere): StoreOpenEr
   );
 }
 
-const STORE_TABLES_SQL = `SELECT 1 AS found FROM sqlite_master WHERE type = 'table' AND name IN (${TABLES.map(() => "?").join(", ")}) LIMIT 1`;
+/** Tables an engine or tool keeps in any database, which make no database foreign: SQLite's own,
+ * and those libSQL and Litestream add. */
+const ENGINE_TABLES = ["sqlite\\_%", "libsql\\_%", "\\_litestream\\_%"];
+const STORE_TABLE_NAMES = new Set(TABLES.map((table) => table.name));
+const USER_TABLES_SQL = `SELECT name FROM sqlite_master WHERE type = 'table' AND ${ENGINE_TABLES.map(() => "name NOT LIKE ? ESCAPE '\\'").join(" AND ")} ORDER BY name`;
+
+/** The database's tables when none of them is the store's (empty for a database without tables);
+ * undefined when any store table is there. Asked only by an open that found no store's schema,
+ * never on the fast path. */
+function* tablesWithoutStore(): Op<string[] | undefined> {
+  const names = (yield* all(USER_TABLES_SQL, ...ENGINE_TABLES)).map((row) => String(row.name));
+  return names.some((name) => STORE_TABLE_NAMES.has(name)) ? undefined : names;
+}
 
 function* openReadOnly(): Op<OpenOutcome> {
   const missing = yield* findMissingSchema(readProbeSql);
   if (missing) {
     // None of the tables at all is not a store behind this build: it is no store.
-    if (!(yield* get(STORE_TABLES_SQL, ...TABLES.map((table) => table.name)))) throw new NoStoreThere();
+    const others = yield* tablesWithoutStore();
+    if (others) throw new NoStoreThere(others);
     throw new SchemaOutdatedError(missing);
   }
   return { journalMode: yield* journalMode(), warnings: [], repairPending: false };
@@ -139,6 +175,12 @@ function* openWritable(): Op<OpenOutcome> {
   // journal mode after the meta rows, inside the read transaction that brings this connection up
   // to date with a sibling that switched the file to WAL since we connected: the file's mode.
   const { meta, journalMode: read } = yield* readOpenFacts();
+  if (meta === undefined) {
+    // No state_meta: a new database, a store missing that table, or another application's
+    // database, which is refused before anything (the journal mode included) is changed.
+    const others = yield* tablesWithoutStore();
+    if (others && others.length > 0) throw new NoStoreThere(others);
+  }
   const mode = read ?? (yield* journalMode());
   yield* local({ name: "checkJournal", mode });
   refuseNewerSchema(meta);
