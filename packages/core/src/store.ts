@@ -265,17 +265,21 @@ export class Store {
 /** What the policy learns from the local file: disk-full checks, the admission lock's holder
  * record, and a read-only connection's wait for a hot rollback journal. A read-only connection
  * that meets one (a DELETE-mode writer died mid-transaction) gets SQLITE_READONLY: the next
- * writable connection rolls the journal back, so that is waited for like a lock. */
+ * writable connection rolls the journal back, so that is waited for like a lock. A live writer
+ * mid-transaction has a journal beside the store too, but its lock makes SQLite answer BUSY (a
+ * journal is hot only while no connection holds a write lock): that is the ordinary busy wait,
+ * and its StoreBusyError does not blame a journal left behind. */
 function localPolicyEnvironment(path: string, readOnly: boolean, host: Host | undefined): PolicyEnvironment {
   const environment: PolicyEnvironment = {
     diskFull: (error) => diskFullAt(error, path, host),
     describeHolder: () => describeAdmissionHolder(path, host),
   };
   if (readOnly) {
+    const hotJournal = (error: unknown) => hasResultCode(error, "READONLY") && hasRollbackJournal(path, host);
     environment.readWait = {
-      retryable: (error) => hasResultCode(error, "READONLY") && hasRollbackJournal(path, host),
-      describeHolder: () =>
-        hasRollbackJournal(path, host) ? `Cause: ${readOnlyBlockedReason(path, host)}.` : undefined,
+      retryable: hotJournal,
+      describeHolder: (error) =>
+        hotJournal(error) ? `Cause: ${readOnlyBlockedReason(path, host)}.` : undefined,
     };
   }
   return environment;

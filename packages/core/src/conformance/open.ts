@@ -9,6 +9,7 @@ import {
   type FileFixture,
   fileFixtureTest,
   fixtureTest,
+  isAsyncTarget,
   recordingDriver,
   SAFE_SQLITE,
   scalar,
@@ -204,18 +205,34 @@ export function openSuite(target: ConformanceTarget): void {
     );
 
     test("every open refuses another application's database, naming its tables, and changes nothing in it", async ({
+      target,
       open,
       file,
       raw,
     }) => {
       const app = file("app.db");
+      // The database comes from the target's engine (a server's is made by its first open), then
+      // becomes another application's: the store's objects go, six tables of its own come.
+      await (await open({}, app)).close();
       const conn = raw(app);
+      conn.exec("PRAGMA foreign_keys = OFF");
+      const objects = conn
+        .prepare(
+          "SELECT type, name FROM sqlite_master WHERE type IN ('view', 'table') AND name NOT LIKE 'sqlite_%' ORDER BY type = 'table'",
+        )
+        .all();
+      // Views first; a dropped FTS table takes its shadow tables along.
+      for (const { type, name } of objects)
+        conn.exec(`DROP ${type === "view" ? "VIEW" : "TABLE"} IF EXISTS "${String(name)}"`);
       conn.exec(
         "PRAGMA user_version = 42; CREATE TABLE moz_places (id INTEGER PRIMARY KEY, url TEXT); INSERT INTO moz_places (url) VALUES ('https://x'); CREATE TABLE a1 (x); CREATE TABLE a2 (x); CREATE TABLE a3 (x); CREATE TABLE a4 (x); CREATE TABLE a5 (x)",
       );
-      assert.equal(scalar(conn, "PRAGMA journal_mode"), "delete");
+      // A file of this process's own: in DELETE mode, as most applications keep theirs. A server's
+      // engine owns its files and their mode.
+      const ownFile = !isAsyncTarget(target);
+      if (ownFile) assert.equal(scalar(conn, "PRAGMA journal_mode = DELETE"), "delete");
       conn.close();
-      const before = readFileSync(app);
+      const before = ownFile ? readFileSync(app) : undefined;
       const siblings = () => ["-journal", "-wal", "-shm"].filter((suffix) => existsSync(`${app}${suffix}`));
       for (const readOnly of [false, true]) {
         const error = (await throwsCode(() => open({ readOnly }, app), "STORE_OPEN_FAILED")) as Error & {
@@ -226,39 +243,41 @@ export function openSuite(target: ConformanceTarget): void {
         assert.match(error.message, /another application's database/);
         assert.match(error.message, /\(a1, a2, a3, a4, a5 and 1 more\)/);
         assert.match(error.message, /a database file of its own/);
-        assert.deepEqual(readFileSync(app), before, "the database's bytes are unchanged");
-        assert.deepEqual(siblings(), [], "no journal, -wal or -shm was left");
+        if (ownFile) {
+          assert.deepEqual(readFileSync(app), before, "the database's bytes are unchanged");
+          assert.deepEqual(siblings(), [], "no journal, -wal or -shm was left");
+        }
       }
       const after = raw(app);
-      assert.equal(scalar(after, "PRAGMA journal_mode"), "delete");
+      if (ownFile) assert.equal(scalar(after, "PRAGMA journal_mode"), "delete");
       assert.equal(Number(scalar(after, "PRAGMA user_version")), 42);
-      assert.equal(Number(scalar(after, "SELECT count(*) FROM sqlite_master")), 6);
+      assert.deepEqual(
+        after
+          .prepare("SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY name")
+          .all()
+          .map((row) => row.name),
+        ["a1", "a2", "a3", "a4", "a5", "moz_places"],
+      );
       after.close();
     });
 
-    test("a database without tables becomes a store; a store with tables of the user's own still opens", async ({
+    test("a store with tables of the user's own still opens, writable and read-only", async ({
       open,
-      file,
       raw,
     }) => {
-      // Settings alone (no tables) are no other application's data.
-      const blank = file("blank.db");
-      const conn = raw(blank);
-      conn.exec("PRAGMA user_version = 7");
-      conn.close();
-      const created = await open({}, blank);
+      const created = await open();
       await created.createSession({ id: "s", source: "cli" });
       await created.close();
-      const extended = raw(blank);
+      const extended = raw();
       extended.exec("CREATE TABLE my_notes (body TEXT); INSERT INTO my_notes VALUES ('mine')");
       extended.close();
-      const writer = await open({}, blank);
+      const writer = await open();
       await writer.appendMessage("s", { role: "user", content: "still a store" });
       await writer.close();
-      const reader = await open({ readOnly: true }, blank);
+      const reader = await open({ readOnly: true });
       assert.equal((await reader.getMessages("s"))[0]?.content, "still a store");
       await reader.close();
-      const check = raw(blank);
+      const check = raw();
       assert.equal(scalar(check, "SELECT body FROM my_notes"), "mine");
       check.close();
     });
@@ -543,6 +562,39 @@ export function openSuite(target: ConformanceTarget): void {
         assert.equal(fingerprints(f), 1);
         assert.equal(scalar(f.raw(), "PRAGMA journal_mode"), "wal");
       },
+    );
+  });
+
+  describe("read patience", () => {
+    test(
+      "a read-only open of a DELETE-mode store a live writer holds mid-transaction waits, then STORE_BUSY without blaming a journal left behind",
+      async ({ open, raw, file }) => {
+        const store = await open({ journalMode: "delete" });
+        await store.createSession({ id: "s", source: "cli" });
+        await store.close();
+        // A live writer mid-transaction: its journal is beside the store, as a dead writer's would be.
+        const writer = raw();
+        writer.exec("BEGIN EXCLUSIVE");
+        writer.exec("UPDATE sessions SET title = 'uncommitted' WHERE id = 's'");
+        assert.ok(readFileSync(`${file()}-journal`).length > 0, "the writer's journal is there");
+        const started = Date.now();
+        const error = await throwsCode(
+          () => open({ readOnly: true, patience: { openMs: 300 } }),
+          "STORE_BUSY",
+        );
+        const waited = Date.now() - started;
+        assert.ok(waited >= 250, `gave up after ${waited} ms`);
+        assert.match(error.message, /retry later/);
+        assert.doesNotMatch(
+          error.message,
+          /rollback journal|stopped mid-transaction|open the store writable/,
+        );
+        writer.exec("ROLLBACK");
+        const reader = await open({ readOnly: true });
+        assert.equal((await reader.getSession("s"))?.title ?? null, null);
+        await reader.close();
+      },
+      ["journal"],
     );
   });
 

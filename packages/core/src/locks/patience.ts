@@ -35,8 +35,8 @@ export interface PatienceOptions {
   budgetMs: number;
   /** write: 20–150 ms for the first 2 s, then 250–1000 ms; open: 250–1000 ms. */
   jitter: "write" | "open";
-  /** Extra text for StoreBusyError, e.g. who holds the admission lock. */
-  describeHolder?: () => string | undefined;
+  /** Extra text for StoreBusyError, e.g. who holds the admission lock; given the last error. */
+  describeHolder?: (lastError: unknown) => string | undefined;
   /** Other failures that mean "wait for another process" (besides BUSY/LOCKED). */
   retryable?: (error: unknown) => boolean;
   /** Uniform [0, 1) source (tests inject a fixed one). */
@@ -56,7 +56,7 @@ export function jitterBand(jitter: PatienceOptions["jitter"], elapsedMs: number)
 function describe(options: Omit<PatienceOptions, "sleep">, lastError: Error): string {
   const parts = [`Last lock error: ${lastError.message}.`];
   try {
-    const holder = options.describeHolder?.();
+    const holder = options.describeHolder?.(lastError);
     if (holder) parts.push(holder);
   } catch {
     // Diagnostics only: a failing description must not replace the real error.

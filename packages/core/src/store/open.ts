@@ -306,7 +306,9 @@ export function protectFiles(path: string, host: Host | undefined): void {
 }
 
 /** True when a rollback journal sits next to the store: in DELETE mode, a writer that died
- * mid-transaction leaves it "hot", and only a writable connection can roll it back. */
+ * mid-transaction leaves it "hot", and only a writable connection can roll it back. A live
+ * writer's journal is there too: ask only after SQLite answered READONLY, which it gives for a
+ * hot journal alone (a live writer's lock reads as BUSY). */
 export function hasRollbackJournal(path: string, host: Host | undefined): boolean {
   if (!host) return true;
   const journal = host.stat(`${path}-journal`);
