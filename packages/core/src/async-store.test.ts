@@ -10,7 +10,7 @@ import { tempDir, testDriver } from "../test/support/driver.js";
 import { type AsyncStore, createAsyncStore } from "./async-store.js";
 import type { SqliteConnection } from "./driver.js";
 import type { AsyncStatements } from "./engine/run-async.js";
-import { SessionDbError } from "./errors.js";
+import { SessionDbError, SqliteError } from "./errors.js";
 import { acquireAdmission, lockFileAdmission } from "./locks/admission.js";
 import { createStore } from "./store.js";
 
@@ -168,5 +168,74 @@ describe("createAsyncStore", () => {
     await store.close();
     await store.close();
     expect(await codeOf(store.getSession("x"))).toBe("STORE_CLOSED");
+  });
+});
+
+describe("a transaction the engine loses after its body started", () => {
+  /** The double, with a fault it cannot produce on its own: a server that rolls the transaction
+   * back under the body (sqld's transaction timeout) answers its next statement with BUSY. */
+  async function openLosing(): Promise<{ store: AsyncStore; loseNext: () => void }> {
+    const path = dir.file("state.db");
+    const conn = connect(path);
+    conn.exec("PRAGMA journal_mode = WAL");
+    const double = asyncDouble(conn);
+    let lose = false;
+    const executor = {
+      ...double,
+      transaction<T>(mode: "write" | "read", fn: (tx: AsyncStatements) => Promise<T>) {
+        return double.transaction(mode, (tx) =>
+          fn({
+            async execute(sql, params) {
+              if (lose) {
+                lose = false;
+                throw new SqliteError("BUSY", "the server rolled the transaction back", {
+                  extendedCode: "LIBSQL_TRANSACTION_TIMEOUT",
+                });
+              }
+              return tx.execute(sql, params);
+            },
+          }),
+        );
+      },
+    };
+    const store = await createAsyncStore(executor, { patience: { writeMs: 2_000 } });
+    return { store, loseNext: () => (lose = true) };
+  }
+
+  it("is not run again: SQLITE_ABORT saying what is known, nothing of it stored", async () => {
+    const { store, loseNext } = await openLosing();
+    await store.createSession({ id: "s1", source: "cli" });
+    let runs = 0;
+    const error = await store
+      .transaction(async (tx) => {
+        runs++;
+        await tx.appendMessage("s1", { role: "user", content: "inside" });
+        loseNext();
+        await tx.appendMessage("s1", { role: "user", content: "lost" });
+      })
+      .then(
+        () => undefined,
+        (e: unknown) => e as SqliteError,
+      );
+    expect(runs).toBe(1);
+    expect(error).toBeInstanceOf(SqliteError);
+    expect(error?.resultCode).toBe("ABORT");
+    expect(error?.message).toMatch(/after its function had started/);
+    expect(error?.message).toMatch(/not run again/);
+    expect((error?.cause as SqliteError | undefined)?.extendedCode).toBe("LIBSQL_TRANSACTION_TIMEOUT");
+    expect(await store.messageCount("s1")).toBe(0);
+  });
+
+  it("a busy lock before the body starts is still waited out, the body running once", async () => {
+    const { store, loseNext } = await openLosing();
+    await store.createSession({ id: "s1", source: "cli" });
+    let runs = 0;
+    loseNext(); // the transaction's first statement: the lock it waits for
+    await store.transaction(async (tx) => {
+      runs++;
+      await tx.appendMessage("s1", { role: "user", content: "once" });
+    });
+    expect(runs).toBe(1);
+    expect(await store.messageCount("s1")).toBe(1);
   });
 });

@@ -41,6 +41,7 @@ import {
 } from "./store/operations.js";
 import { asyncSettings } from "./store/options.js";
 import { checkGuard, createPolicy } from "./store/policy.js";
+import { BodyContext, CallQueue } from "./store/transaction-calls.js";
 import type { StoreOptions } from "./store/types.js";
 import * as valid from "./store/validate.js";
 
@@ -108,7 +109,7 @@ export interface AsyncStore extends AsyncMethods<StoreOperations> {}
 // biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the interface declares the operations table's methods, which the static block installs on the prototype
 export class AsyncStore {
   static {
-    installOperations(AsyncStore.prototype, (store, op) => runAsync(store.#env, op, store.#scope));
+    installOperations(AsyncStore.prototype, (store, op, method) => store.#run(op, method));
   }
 
   /** True when opened read-only. */
@@ -123,6 +124,11 @@ export class AsyncStore {
   readonly #env: AsyncEnvironment;
   /** The open transaction this store is scoped to (inside `transaction(fn)`), if any. */
   readonly #scope: AsyncScope | undefined;
+  /** A transaction's store: its calls, one at a time. */
+  readonly #queue: CallQueue | undefined;
+  /** The store outside any transaction: its calls in flight (`close` waits for them). */
+  readonly #inFlight = new Set<Promise<unknown>>();
+  #closing: Promise<void> | undefined;
 
   /** @internal Use `createAsyncStore`. */
   constructor(
@@ -132,24 +138,52 @@ export class AsyncStore {
   ) {
     this.#env = env;
     this.#scope = scope;
+    this.#queue = scope === undefined ? undefined : new CallQueue();
     this.readOnly = facts.readOnly;
     this.journalMode = facts.journalMode;
     this.sqliteVersion = facts.sqliteVersion;
     this.schemaWarnings = facts.schemaWarnings;
   }
 
-  #run<T>(op: Op<T>): Promise<T> {
-    return runAsync(this.#env, op, this.#scope);
+  #run<T>(op: Op<T>, method: string): Promise<T> {
+    try {
+      this.#refuseFromInsideTransaction(method);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (this.#queue) return this.#queue.run(() => runAsync(this.#env, op, this.#scope));
+    const call = runAsync(this.#env, op);
+    this.#inFlight.add(call);
+    const settled = () => this.#inFlight.delete(call);
+    call.then(settled, settled);
+    return call;
+  }
+
+  /** A call on this store from inside a transaction body that runs on a deeper store of the
+   * same database (its `tx`, or a nested transaction's): refused (see store/transaction-calls.ts). */
+  #refuseFromInsideTransaction(method: string): void {
+    const inside = bodies.current();
+    if (inside === undefined || inside.#env !== this.#env || inside.#queue?.ended) return;
+    const depth = this.#scope?.depth ?? 0;
+    if (depth >= (inside.#scope?.depth ?? 0)) return;
+    throw new InvalidInputError(
+      "transaction",
+      `${method}() was called on ${depth === 0 ? "the store itself" : "an outer transaction's store"} from inside its transaction(fn): such a call is not part of the transaction, and it would wait for the transaction to end, which waits for fn. Make the call on the store fn receives (\`tx\` in \`store.transaction(async (tx) => …)\`)`,
+    );
   }
 
   /**
    * Run `fn` as one atomic unit: `fn` gets a store scoped to one write transaction (a read
-   * transaction on a read-only store) and awaits its calls on it; the transaction commits when
-   * `fn`'s promise resolves and rolls back entirely when it rejects. The same patience and retry
-   * as a single write (the whole of `fn` runs again when the lock stays busy), fail-open, and the
-   * same refusals inside (index maintenance, `close`). Each call inside is atomic on its own (a
-   * savepoint); a nested `transaction` joins the outer one. Calls on the outer store from inside
-   * `fn` are not part of it (and wait for it on an engine with one connection).
+   * transaction on a read-only store); the transaction commits when `fn`'s promise resolves and
+   * every call made on that store has settled, and rolls back entirely when `fn` rejects. Calls
+   * on the scoped store run one at a time in call order, so `fn` may start several at once
+   * (`Promise.all`); each is atomic on its own (a savepoint), and a nested `transaction` joins
+   * the outer one. Calls on the store itself from inside `fn` are refused (InvalidInputError
+   * naming `tx`): they would not be part of the transaction. The same patience as a single
+   * write while the transaction waits for the write lock — `fn` starts only once it holds it —
+   * and `fn` is never run twice: a transaction the engine loses after `fn` started (a server's
+   * transaction timeout, a connection lost before COMMIT) rejects with `SQLITE_ABORT`. The same
+   * refusals inside as the sync store (index maintenance, `close`).
    */
   transaction<T>(fn: (store: AsyncStore) => T | Promise<T>): Promise<T> {
     let body: (store: AsyncStore) => T | Promise<T>;
@@ -159,13 +193,29 @@ export class AsyncStore {
       return Promise.reject(error);
     }
     return this.#run(
-      transactionOp((scope) => body(new AsyncStore(this.#env, scope as AsyncScope, this))),
+      transactionOp((scope) => this.#body(body, scope as AsyncScope)),
+      "transaction",
     ) as Promise<T>;
+  }
+
+  /** `fn` on a store scoped to the open transaction `scope`, in its body context. */
+  async #body<T>(fn: (store: AsyncStore) => T | Promise<T>, scope: AsyncScope): Promise<T> {
+    const tx = new AsyncStore(this.#env, scope, this);
+    const queue = tx.#queue as CallQueue;
+    let result: T;
+    try {
+      result = await bodies.run(tx, () => fn(tx));
+    } catch (error) {
+      await queue.abandon();
+      throw error;
+    }
+    await queue.drain();
+    return result;
   }
 
   /** Run the backfill to completion, yielding between chunks. */
   backfillFts(options?: BackfillFtsOptions | null): Promise<void> {
-    return this.#run(backfillFts(options));
+    return this.#run(backfillFts(options), "backfillFts");
   }
 
   /** Delete many sessions, each whole or not at all, in paced steps that let other writers in
@@ -174,7 +224,7 @@ export class AsyncStore {
     ids: readonly string[],
     options?: DeleteSessionsOptions | null,
   ): Promise<DeleteSessionsResult> {
-    return this.#run(deleteSessions(ids, options));
+    return this.#run(deleteSessions(ids, options), "deleteSessions");
   }
 
   /** Write many whole sessions (an import) in paced steps that let other writers in between;
@@ -183,20 +233,37 @@ export class AsyncStore {
     items: Iterable<ImportSessionInput> | AsyncIterable<ImportSessionInput>,
     options?: ImportSessionsOptions | null,
   ): Promise<ImportSessionsResult> {
-    return this.#run(importSessions(items, options));
+    return this.#run(importSessions(items, options), "importSessions");
   }
 
   /** Give the space of deleted rows back in paced steps (maintenance/vacuum.ts). */
   vacuum(options?: VacuumOptions | null): Promise<VacuumResult> {
-    return this.#run(vacuum(options));
+    return this.#run(vacuum(options), "vacuum");
   }
 
-  /** Close the store and the executor. Idempotent. */
-  async close(): Promise<void> {
+  /** Close the store and the executor, once the calls in flight have settled; calls made from
+   * now on, and steps of a call in flight not started yet, reject with StoreClosedError.
+   * Idempotent: a second close resolves with the first. */
+  close(): Promise<void> {
     const state = this.#env.policy;
-    if (state.closed) return;
-    checkGuard(state, "open", this.#scope !== undefined, "close");
+    try {
+      this.#refuseFromInsideTransaction("close");
+      if (this.#closing) return this.#closing;
+      if (state.closed) return Promise.resolve();
+      checkGuard(state, "open", this.#scope !== undefined, "close");
+    } catch (error) {
+      return Promise.reject(error);
+    }
     state.closed = true;
+    this.#closing = this.#closeWhenSettled();
+    return this.#closing;
+  }
+
+  async #closeWhenSettled(): Promise<void> {
+    while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
     await this.#env.executor.close?.();
   }
 }
+
+/** The transaction body the current code runs in (see store/transaction-calls.ts). */
+const bodies = new BodyContext<AsyncStore>();

@@ -243,8 +243,9 @@ export class DriverUnavailableError extends SessionDbError<"DRIVER_UNAVAILABLE">
 
 /** The store was closed; open it again to continue. */
 export class StoreClosedError extends SessionDbError<"STORE_CLOSED"> {
-  constructor() {
-    super("STORE_CLOSED", "The store is closed; open it again with openStore(path).");
+  /** `detail`: what closed, when it is not the store itself (a transaction's store). */
+  constructor(detail?: string) {
+    super("STORE_CLOSED", detail ?? "The store is closed; open it again with openStore(path).");
   }
 }
 

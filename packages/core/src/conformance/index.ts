@@ -24,6 +24,7 @@ import { searchPagingSuite } from "./search-paging.js";
 import { statsSuite } from "./stats.js";
 import { storeApiSuite } from "./store-api.js";
 import { transactionSuite } from "./transaction.js";
+import { transactionCallsSuite } from "./transaction-calls.js";
 import { vacuumSuite } from "./vacuum.js";
 import { valuesSuite } from "./values.js";
 
@@ -50,6 +51,7 @@ export function runConformance(target: ConformanceTarget): void {
     storeApiSuite(target);
     statsSuite(target);
     transactionSuite(target);
+    transactionCallsSuite(target);
     valuesSuite(target);
     ftsSuite(target);
     badInputSuite(target);

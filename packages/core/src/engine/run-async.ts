@@ -6,7 +6,7 @@
  * runs (store/policy.ts).
  */
 import type { Row, RunResult, SqlValue } from "../driver.js";
-import type { SqliteResultCode } from "../errors.js";
+import { isContention, SqliteError, type SqliteResultCode, StoreClosedError } from "../errors.js";
 import type { AdmissionHolder } from "../locks/admission.js";
 import { sleepAsync, withPatienceAsync } from "../locks/patience.js";
 import type { WriteOptions } from "../store/context.js";
@@ -124,25 +124,29 @@ export interface AsyncScope {
   readonly target: AsyncStatements;
   /** The transactions `target` is inside (0: none). */
   readonly depth: number;
+  /** The outermost transaction `target` is inside, while it runs (absent at depth 0). */
+  readonly transaction?: TransactionRun;
+}
+
+/** One attempt of an outermost transaction, as the runner tracks it. */
+export interface TransactionRun {
+  /** A caller's function (`store.transaction`'s body) has started inside it: from then on the
+   * attempt is never run again (see `lostAfterBody`). */
+  bodyStarted: boolean;
 }
 
 /** Run `op` to completion on `env`, outside any transaction, or inside `scope`'s. */
 export function runAsync<T>(env: AsyncEnvironment, op: Op<T>, scope?: AsyncScope): Promise<T> {
-  return drive(env, op, scope?.target ?? env.executor, scope?.depth ?? 0);
+  return drive(env, op, scope ?? { target: env.executor, depth: 0 });
 }
 
-async function drive<T>(
-  env: AsyncEnvironment,
-  op: Op<T>,
-  target: AsyncStatements,
-  depth: number,
-): Promise<T> {
+async function drive<T>(env: AsyncEnvironment, op: Op<T>, scope: AsyncScope): Promise<T> {
   let step = op.next();
   for (;;) {
     if (step.done) return step.value;
     let result: unknown;
     try {
-      result = await perform(env, step.value, target, depth);
+      result = await perform(env, step.value, scope);
     } catch (error) {
       step = op.throw(error);
       continue;
@@ -151,7 +155,13 @@ async function drive<T>(
   }
 }
 
-async function perform(env: AsyncEnvironment, effect: Effect, target: AsyncStatements, depth: number) {
+/** `scope`, one transaction deeper (a savepoint inside it). */
+function deeper(scope: AsyncScope): AsyncScope {
+  return { ...scope, depth: scope.depth + 1 };
+}
+
+async function perform(env: AsyncEnvironment, effect: Effect, scope: AsyncScope) {
+  const { target, depth } = scope;
   const state = env.policy;
   switch (effect.kind) {
     case "get":
@@ -167,45 +177,41 @@ async function perform(env: AsyncEnvironment, effect: Effect, target: AsyncState
       return undefined;
     case "write":
       checkGuard(state, "writable", false);
-      if (depth > 0) return nested(env, effect.body, target, depth);
-      return drive(env, guardedWrite(effect.body, effect.options), target, depth);
+      if (depth > 0) return nested(env, effect.body, scope);
+      return drive(env, guardedWrite(effect.body, effect.options), scope);
     case "read":
-      return read(env, () => drive(env, effect.body(), target, depth));
+      return read(env, () => drive(env, effect.body(), scope));
     case "snapshot":
-      if (depth > 0) return read(env, () => drive(env, effect.body(), target, depth), effect.options);
-      return read(
-        env,
-        () => env.executor.transaction("read", (tx) => drive(env, effect.body(), tx, 1)),
-        effect.options,
-      );
+      if (depth > 0) return read(env, () => drive(env, effect.body(), scope), effect.options);
+      return read(env, () => outermost(env, "read", effect.body), effect.options);
     case "transaction": {
       const attempt = (): Promise<unknown> => {
-        if (depth === 0) {
-          const fn = (tx: AsyncStatements) => drive(env, effect.body(), tx, 1);
-          return effect.foreignKeys === "off"
-            ? env.executor.transaction(effect.mode, fn, { foreignKeys: "off" })
-            : env.executor.transaction(effect.mode, fn);
-        }
+        if (depth === 0) return outermost(env, effect.mode, effect.body, effect.foreignKeys);
         if (effect.foreignKeys === "off")
           throw new Error("foreign keys can only be switched off outside a transaction");
-        if (effect.mode === "read") return drive(env, effect.body(), target, depth);
-        return nested(env, effect.body, target, depth);
+        if (effect.mode === "read") return drive(env, effect.body(), scope);
+        return nested(env, effect.body, scope);
       };
-      return effect.patience ? withPatienceAsync(attempt, { ...effect.patience, now: env.now }) : attempt();
+      return effect.patience
+        ? withPatienceAsync(unlessClosed(state, attempt), { ...effect.patience, now: env.now })
+        : attempt();
     }
     case "patient":
-      return withPatienceAsync(() => drive(env, effect.body(), target, depth), {
-        ...effect.patience,
-        now: env.now,
-      });
+      return withPatienceAsync(
+        unlessClosed(state, () => drive(env, effect.body(), scope)),
+        {
+          ...effect.patience,
+          now: env.now,
+        },
+      );
     case "policy":
       return state;
     case "guard":
       return checkGuard(state, effect.level, depth > 0, effect.outside);
     case "admitted":
-      return admitted(env, effect.timeoutMs, () => drive(env, effect.body(), target, depth));
+      return admitted(env, effect.timeoutMs, () => drive(env, effect.body(), scope));
     case "external":
-      return effect.fn({ target, depth } satisfies AsyncScope);
+      return external(effect.fn, scope);
     case "local":
       return undefined;
     case "now":
@@ -222,7 +228,7 @@ async function perform(env: AsyncEnvironment, effect: Effect, target: AsyncState
         facts = new Map();
         remembered.set(env.executor, facts);
       }
-      if (!facts.has(effect.key)) facts.set(effect.key, await drive(env, effect.body(), target, depth));
+      if (!facts.has(effect.key)) facts.set(effect.key, await drive(env, effect.body(), scope));
       return facts.get(effect.key);
     }
   }
@@ -233,7 +239,7 @@ async function read<T>(env: AsyncEnvironment, attempt: () => Promise<T>, options
   const state = env.policy;
   checkGuard(state, "open", false);
   try {
-    return await withPatienceAsync(attempt, {
+    return await withPatienceAsync(unlessClosed(state, attempt), {
       ...readPatience(state, state.patience.writeMs, "write"),
       now: env.now,
     });
@@ -241,6 +247,17 @@ async function read<T>(env: AsyncEnvironment, attempt: () => Promise<T>, options
     if (options?.ownsCorruption && isCorruption(error)) throw error;
     throw classifyFailure(state, error);
   }
+}
+
+/** `attempt` as patience retries it: not again once the store is closing (its `close` waits for
+ * the calls in flight, and must not wait out a whole patience budget). */
+function unlessClosed<T>(state: StorePolicy, attempt: () => Promise<T>): () => Promise<T> {
+  let first = true;
+  return () => {
+    if (!first && state.closed) return Promise.reject(new StoreClosedError());
+    first = false;
+    return attempt();
+  };
 }
 
 /** Run `body` holding the engine's admission, renewing its lease while the body runs. */
@@ -284,18 +301,62 @@ async function admitted(
 /** `remember` results, per executor. */
 const remembered = new WeakMap<object, Map<string, unknown>>();
 
-/** A write inside a transaction: a savepoint, so a body that throws undoes only itself (the
- * same rule as the sync runner's TransactionScope). */
-async function nested<T>(
+/**
+ * One outermost transaction of the executor. A failure after a caller's function started inside
+ * it (`store.transaction`'s body) is never one that patience may answer by running it again:
+ * the body may have done things outside the transaction (effects of its own) that a second run
+ * would repeat — see `lostAfterBody`.
+ */
+async function outermost(
   env: AsyncEnvironment,
-  body: () => Op<T>,
-  target: AsyncStatements,
-  depth: number,
-): Promise<T> {
-  const savepoint = savepointStatements(depth + 1);
+  mode: "write" | "read",
+  body: () => Op<unknown>,
+  foreignKeys?: "off",
+): Promise<unknown> {
+  const run: TransactionRun = { bodyStarted: false };
+  const fn = (tx: AsyncStatements) => drive(env, body(), { target: tx, depth: 1, transaction: run });
+  try {
+    return await (foreignKeys === "off"
+      ? env.executor.transaction(mode, fn, { foreignKeys: "off" })
+      : env.executor.transaction(mode, fn));
+  } catch (error) {
+    throw run.bodyStarted && isContention(error) ? lostAfterBody(error) : error;
+  }
+}
+
+/** The transaction ended under a body that had already run (a server that rolled it back on its
+ * transaction timeout, a connection lost before COMMIT): BUSY-like, but not to be retried. */
+function lostAfterBody(error: SqliteError): SqliteError {
+  return new SqliteError(
+    "ABORT",
+    `The transaction was rolled back after its function had started (${error.message.replace(/\.$/, "")}). None of the calls made on the store the function received are stored; anything it did outside the store stands. It was not run again, since that would repeat it; read back what you need, then run it again if it is safe to repeat.`,
+    { extendedCode: "SQLITE_ABORT_ROLLBACK", cause: error },
+  );
+}
+
+/** Call a caller's function inside the scope's transaction. In the outermost transaction it runs
+ * only once the transaction holds its lock: an engine that sends BEGIN with the first statement
+ * (a server client) would otherwise report a busy lock from inside the function, after it had
+ * started — and a function that started is never run again. */
+async function external(fn: (scope: unknown) => unknown, scope: AsyncScope): Promise<unknown> {
+  const run = scope.transaction;
+  if (run !== undefined && !run.bodyStarted && scope.depth === 1) {
+    await scope.target.execute("SELECT 1", []);
+    run.bodyStarted = true;
+  }
+  return fn(scope);
+}
+
+/** A write inside a transaction: a savepoint, so a body that throws undoes only itself (the
+ * same rule as the sync runner's TransactionScope). Its caller never runs two of them at once
+ * on one transaction (the async store queues calls on a transaction's store). */
+async function nested<T>(env: AsyncEnvironment, body: () => Op<T>, scope: AsyncScope): Promise<T> {
+  const inner = deeper(scope);
+  const { target } = scope;
+  const savepoint = savepointStatements(inner.depth);
   await target.execute(savepoint.open, []);
   try {
-    const result = await drive(env, body(), target, depth + 1);
+    const result = await drive(env, body(), inner);
     await target.execute(savepoint.release, []);
     return result;
   } catch (error) {

@@ -169,14 +169,18 @@ export type AsyncMethods<O> = {
   [K in keyof O]: O[K] extends (...args: infer A) => Op<infer R> ? (...args: A) => Promise<R> : never;
 };
 
-/** Install the table's methods on a class: each runs its operation through `run`. */
-export function installOperations<S>(prototype: S, run: (store: S, op: Op<unknown>) => unknown): void {
+/** Install the table's methods on a class: each runs its operation through `run` (with the
+ * method's name, for messages). */
+export function installOperations<S>(
+  prototype: S,
+  run: (store: S, op: Op<unknown>, method: string) => unknown,
+): void {
   for (const [name, operation] of Object.entries(STORE_OPERATIONS) as Array<
     [string, (...args: unknown[]) => Op<unknown>]
   >) {
     Object.defineProperty(prototype, name, {
       value: function (this: S, ...args: unknown[]) {
-        return run(this, operation(...args));
+        return run(this, operation(...args), name);
       },
       writable: true,
       configurable: true,
