@@ -113,6 +113,44 @@ export function storeCases(describe: Suite, it: Test, hooks: Hooks): void {
       }
     }, 60_000);
 
+    it("a value longer than the server takes is INVALID_INPUT at once, outside and inside a transaction", async () => {
+      // sqld refuses strings from about 5 M characters (SQLITE_TOOBIG), below the store's own
+      // 16 Mi limit. A long write patience: had the refusal been taken for contention, it would
+      // be retried for 30 s and end as STORE_BUSY.
+      const store = await openStore(server.wsUrl, { patience: { writeMs: 30_000 } });
+      const big = { role: "user" as const, content: "x".repeat(6_000_000) };
+      const started = Date.now();
+      try {
+        const { id } = await store.createSession({ source: "toobig" });
+        const alone = await rejection(store.appendMessage(id, big));
+        assert.ok(alone instanceof InvalidInputError, String(alone));
+        assert.equal(alone.field, "value");
+        assert.match(alone.message, /the append of 1 message to session/);
+        const inside = await rejection(
+          store.transaction(async (tx) => {
+            await tx.appendMessage(id, { role: "user", content: "kept only if the body goes on" });
+            const refused = await rejection(tx.appendMessage(id, big));
+            assert.ok(refused instanceof InvalidInputError, String(refused));
+            throw refused;
+          }),
+        );
+        assert.ok(inside instanceof InvalidInputError, String(inside));
+        await store.transaction(async (tx) => {
+          await tx.appendMessage(id, { role: "user", content: "before" });
+          await rejection(tx.appendMessages(id, [{ role: "user", content: "in the batch" }, big]));
+          await tx.appendMessage(id, { role: "user", content: "after" });
+        });
+        assert.deepEqual(
+          (await store.getMessages(id)).map((m) => m.content),
+          ["before", "after"],
+        );
+        assert.equal((await store.getSession(id))?.messageCount, 2);
+        assert.ok(Date.now() - started < 20_000, `took ${Date.now() - started} ms`);
+      } finally {
+        await store.close();
+      }
+    }, 60_000);
+
     it("a libsql:// URL with ?tls=0 reaches a plain server (over HTTP)", async () => {
       const store = await openStore(`${server.httpUrl.replace("http:", "libsql:")}?tls=0`);
       try {

@@ -7,7 +7,8 @@
  */
 import { readdirSync } from "node:fs";
 import { MAX_SEARCH_FILTER_VALUES, MAX_SESSION_ID_CHARS } from "../constants.js";
-import type { SqliteConnection } from "../driver.js";
+import type { OpenFlags, SqliteConnection, SqliteDriver, SqlValue } from "../driver.js";
+import { SqliteError } from "../errors.js";
 import type { StoreOptions } from "../store/types.js";
 import { createStore } from "../store.js";
 import {
@@ -18,6 +19,45 @@ import {
   fixtureTest,
   throwsCode,
 } from "./harness.js";
+
+/** `driver`, refusing every statement given a string longer than `maxChars` as SQLite does past
+ * its value limit (SQLITE_TOOBIG), counting the refusals. */
+function shortValueDriver(
+  driver: SqliteDriver,
+  maxChars: number,
+): { driver: SqliteDriver; refusals: number } {
+  const wrapped = {
+    refusals: 0,
+    driver: {
+      name: driver.name,
+      open(path: string, flags: OpenFlags): SqliteConnection {
+        const conn = driver.open(path, flags);
+        return {
+          exec: (sql) => conn.exec(sql),
+          prepare: (sql) => {
+            const statement = conn.prepare(sql);
+            const checked =
+              <R>(run: (...params: SqlValue[]) => R) =>
+              (...params: SqlValue[]): R => {
+                if (params.some((p) => typeof p === "string" && p.length > maxChars)) {
+                  wrapped.refusals++;
+                  throw new SqliteError("TOOBIG", "string or blob too big");
+                }
+                return run(...params);
+              };
+            return {
+              run: checked((...p) => statement.run(...p)),
+              get: checked((...p) => statement.get(...p)),
+              all: checked((...p) => statement.all(...p)),
+            };
+          },
+          close: () => conn.close(),
+        };
+      },
+    },
+  };
+  return wrapped;
+}
 
 /** One case: a label, the call, and the field the error must name (prefix match). */
 interface Row {
@@ -495,6 +535,41 @@ export function badInputSuite(target: ConformanceTarget): void {
         assert.deepEqual(snapshot(watcher), before, `backfillFts(${show(options)}) changed stored data`);
       }
     });
+
+    test(
+      "a value longer than the engine takes (SQLITE_TOOBIG) is INVALID_INPUT, tried once, nothing stored",
+      async (f) => {
+        // An engine built with a lower value limit than the store's 16 Mi characters (a libSQL
+        // server refuses from about 5 M): here, the driver refuses strings past 1000 characters.
+        const engine = shortValueDriver(f.target.driver, 1000);
+        const store = createStore(engine.driver, f.file(), { host: f.target.host });
+        store.createSession({ id: "s1", source: "cli" });
+        const big = { role: "user" as const, content: "x".repeat(1001) };
+        const alone = throwsCode(() => store.appendMessage("s1", big), "INVALID_INPUT") as Error & {
+          field?: string;
+        };
+        assert.equal(alone.field, "value");
+        assert.match(alone.message, /the append of 1 message to session "s1"/);
+        assert.equal(engine.refusals, 1, "the refused write was run again");
+        // Inside a transaction the body gets the same error and may go on.
+        store.transaction((tx) => {
+          tx.appendMessage("s1", { role: "user", content: "before" });
+          throwsCode(
+            () => tx.appendMessages("s1", [{ role: "user", content: "in the batch" }, big]),
+            "INVALID_INPUT",
+          );
+          tx.appendMessage("s1", { role: "user", content: "after" });
+        });
+        assert.equal(engine.refusals, 2);
+        assert.deepEqual(
+          store.getMessages("s1").map((m) => m.content),
+          ["before", "after"],
+        );
+        assert.equal(store.getSession("s1")?.messageCount, 2);
+        store.close();
+      },
+      ["driver-hooks"],
+    );
 
     test(
       "createStore refuses bad paths, drivers and options before touching any file",

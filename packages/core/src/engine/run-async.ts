@@ -17,6 +17,7 @@ import {
   isCorruption,
   readPatience,
   type StorePolicy,
+  tooBigInput,
 } from "../store/policy.js";
 import { savepointStatements } from "../transaction.js";
 import type { AdmissionOutcome, Effect, Op } from "./effects.js";
@@ -177,7 +178,7 @@ async function perform(env: AsyncEnvironment, effect: Effect, scope: AsyncScope)
       return undefined;
     case "write":
       checkGuard(state, "writable", false);
-      if (depth > 0) return nested(env, effect.body, scope);
+      if (depth > 0) return nested(env, effect.body, scope, effect.options?.what);
       return drive(env, guardedWrite(effect.body, effect.options), scope);
     case "read":
       return read(env, () => drive(env, effect.body(), scope));
@@ -350,7 +351,12 @@ async function external(fn: (scope: unknown) => unknown, scope: AsyncScope): Pro
 /** A write inside a transaction: a savepoint, so a body that throws undoes only itself (the
  * same rule as the sync runner's TransactionScope). Its caller never runs two of them at once
  * on one transaction (the async store queues calls on a transaction's store). */
-async function nested<T>(env: AsyncEnvironment, body: () => Op<T>, scope: AsyncScope): Promise<T> {
+async function nested<T>(
+  env: AsyncEnvironment,
+  body: () => Op<T>,
+  scope: AsyncScope,
+  what?: string,
+): Promise<T> {
   const inner = deeper(scope);
   const { target } = scope;
   const savepoint = savepointStatements(inner.depth);
@@ -365,6 +371,6 @@ async function nested<T>(env: AsyncEnvironment, body: () => Op<T>, scope: AsyncS
     } catch {
       // The engine already rolled the whole transaction back; its own rollback finds nothing.
     }
-    throw error;
+    throw tooBigInput(error, what);
   }
 }

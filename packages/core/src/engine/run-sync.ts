@@ -7,7 +7,14 @@ import { readsTextWholeOn } from "../binding-facts.js";
 import { acquireAdmission } from "../locks/admission.js";
 import { sleepAsync, sleepSync, withPatience } from "../locks/patience.js";
 import type { StoreContext, WriteOptions } from "../store/context.js";
-import { checkGuard, classifyFailure, guardedWrite, isCorruption, readPatience } from "../store/policy.js";
+import {
+  checkGuard,
+  classifyFailure,
+  guardedWrite,
+  isCorruption,
+  readPatience,
+  tooBigInput,
+} from "../store/policy.js";
 import type { AdmissionOutcome, Effect, Op } from "./effects.js";
 
 /** Run `op` to completion; its result or its error. */
@@ -77,7 +84,13 @@ function perform(ctx: StoreContext, effect: Effect): unknown {
       checkGuard(ctx.policy, "writable", false);
       // Inside a transaction a write joins it (a savepoint): the outer write's patience, retry
       // and fail-open cover it, and its commit is the outer one's.
-      if (ctx.transactions.active) return ctx.transactions.run("write", () => runSync(ctx, effect.body()));
+      if (ctx.transactions.active) {
+        try {
+          return ctx.transactions.run("write", () => runSync(ctx, effect.body()));
+        } catch (error) {
+          throw tooBigInput(error, effect.options?.what);
+        }
+      }
       return runSync(ctx, guardedWrite(effect.body, effect.options));
     }
     case "read":

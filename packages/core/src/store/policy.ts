@@ -110,10 +110,12 @@ export function isCorruption(error: unknown): boolean {
 }
 
 /** READONLY → StoreReadOnlyError; a full disk → StoreFullError naming `what` was not stored;
- * structural corruption → sticky StoreCorruptError. */
+ * structural corruption → sticky StoreCorruptError; a value too big for the engine →
+ * InvalidInputError (`tooBigInput`). */
 export function classifyFailure(state: StorePolicy, error: unknown, what = "the operation"): unknown {
   const full = state.environment.diskFull ?? isDiskFull;
   if (full(error)) return new StoreFullError(what, { cause: error });
+  if (hasResultCode(error, "TOOBIG")) return tooBigInput(error, what);
   if (hasResultCode(error, "READONLY")) {
     return new StoreReadOnlyError(`SQLite refused the write (${error.message})`, { cause: error });
   }
@@ -122,6 +124,21 @@ export function classifyFailure(state: StorePolicy, error: unknown, what = "the 
     return state.corrupt;
   }
   return error;
+}
+
+/**
+ * SQLITE_TOOBIG as the caller's bad input: a string or blob longer than the engine takes. The
+ * store's own limits (16 Mi characters) sit far below SQLite's default, but an engine may set a
+ * lower one — a libSQL server refuses values from about 5 M characters. The same input fails
+ * the same way every time, so it is refused, never retried; other errors pass through. Writes
+ * inside a transaction use it too (the runners' nested writes), so a body sees the same error.
+ */
+export function tooBigInput(error: unknown, what = "the operation"): unknown {
+  if (!hasResultCode(error, "TOOBIG")) return error;
+  return new InvalidInputError(
+    "value",
+    `${what} holds a string or blob longer than the database engine accepts in one value (${error.message.replace(/\.$/, "")}); split or shorten it`,
+  );
 }
 
 /** Patience for reads (with the environment's extra waits). */
