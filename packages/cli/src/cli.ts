@@ -93,7 +93,7 @@ function mainHelp(): string {
     "",
     "Options:",
     GLOBAL_HELP,
-    "  --json       machine-readable output (read commands)",
+    "  --json       machine-readable output (every command but export and serve)",
     "  -V, --version",
     "",
     "Exit codes: 0 ok · 1 failure · 2 usage · 3 no store · 4 busy · 5 corrupt · 6 unusable store",
@@ -127,6 +127,15 @@ function groupHelp(group: string): string {
   ].join("\n");
 }
 
+/** A usage error for command words that name no command, with the closest one as a hint. */
+function unknownCommand(words: string[]): UsageError {
+  const name = words.join(" ");
+  const names = [...new Set(COMMANDS.flatMap((c) => [c.name, c.name.split(" ")[0] as string]))];
+  const guess = closest(name, names) ?? (words.length === 1 ? undefined : closest(words[0] as string, names));
+  const hint = guess ? `did you mean "${guess}"? ` : "";
+  return new UsageError(`unknown command "${name}"; ${hint}run "sessiondb --help" for the list`);
+}
+
 /** Split argv into the command words and the rest, tolerating global options before them. */
 function findCommand(argv: string[]): { words: string[]; rest: string[] } {
   const { tokens } = parseArgs({
@@ -152,21 +161,18 @@ async function run(argv: string[]): Promise<number> {
   const { words, rest } = findCommand(argv);
   const name = words.join(" ");
   if (words[0] === "help") {
-    const topic = words
-      .slice(1)
-      .concat(rest.filter((a) => !a.startsWith("-")))
-      .join(" ");
-    const command = COMMANDS.find((c) => c.name === topic);
-    writeOut(
-      `${command ? commandHelp(command) : COMMANDS.some((c) => c.name.startsWith(`${topic} `)) ? groupHelp(topic) : mainHelp()}\n`,
-    );
+    const topic = words.slice(1).concat(rest.filter((a) => !a.startsWith("-")));
+    const command = COMMANDS.find((c) => c.name === topic.join(" "));
+    const group = topic.length === 1 && COMMANDS.some((c) => c.name.startsWith(`${topic[0]} `));
+    if (topic.length > 0 && !command && !group) throw unknownCommand(topic);
+    writeOut(`${command ? commandHelp(command) : group ? groupHelp(topic[0] as string) : mainHelp()}\n`);
     return EXIT.OK;
   }
   const command = COMMANDS.find((c) => c.name === name);
   if (!command) {
     const asGroup = words[0] && COMMANDS.some((c) => c.name.startsWith(`${words[0]} `));
     if (words.length === 0 || (asGroup && words.length === 1)) {
-      const wantsHelp = rest.includes("--help") || rest.includes("-h");
+      const wantsHelp = asksForHelp(rest);
       if (!wantsHelp && rest.some((a) => a === "--version" || a === "-V")) {
         writeOut(`${VERSION}\n`);
         return EXIT.OK;
@@ -176,25 +182,25 @@ async function run(argv: string[]): Promise<number> {
         writeOut(`${text}\n`);
         return EXIT.OK;
       }
-      writeErr(`${text}\n`);
+      // With --json, stderr carries the one JSON error line and nothing else.
+      if (!wantsJson(argv)) writeErr(`${text}\n`);
       throw new UsageError(asGroup ? `"${words[0]}" needs a subcommand` : "no command given");
     }
-    const names = [...new Set(COMMANDS.flatMap((c) => [c.name, c.name.split(" ")[0] as string]))];
-    const guess =
-      closest(name, names) ?? (words.length === 1 ? undefined : closest(words[0] as string, names));
-    const hint = guess ? `did you mean "${guess}"? ` : "";
-    throw new UsageError(`unknown command "${name}"; ${hint}run "sessiondb --help" for the list`);
+    throw unknownCommand(words);
   }
+  // Help is text, whatever else is on the line (--json included, or an option it would refuse).
+  if (asksForHelp(rest)) {
+    writeOut(`${commandHelp(command)}\n`);
+    return EXIT.OK;
+  }
+  if (!command.json && rest.includes("--json"))
+    throw new UsageError(`${name} has no --json: ${command.noJson ?? "its output is text"}`);
   const options: OptionSpec = {
     ...GLOBAL_OPTIONS,
     ...command.options,
     ...(command.json ? { json: { type: "boolean" } } : {}),
   };
   const parsed = parseCommandArgs(name, rest, options);
-  if (parsed.values.help) {
-    writeOut(`${commandHelp(command)}\n`);
-    return EXIT.OK;
-  }
   const { positionals } = parsed;
   if (positionals.length < command.args.min)
     throw new UsageError(`${name} needs ${command.args.names}; see "sessiondb ${name} --help"`);
@@ -227,6 +233,12 @@ function nameTheStore(command: string, values: GlobalOptions): void {
   } catch {
     // Reported by the command itself.
   }
+}
+
+/** Whether the command line asks for help: --help or -h before a "--" (after it they are text). */
+function asksForHelp(args: string[]): boolean {
+  const end = args.indexOf("--");
+  return (end === -1 ? args : args.slice(0, end)).some((a) => a === "--help" || a === "-h");
 }
 
 function wantsJson(argv: string[]): boolean {

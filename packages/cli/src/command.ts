@@ -20,6 +20,8 @@ export interface Command {
   args: { min: number; max: number; names: string };
   /** Read command: accepts --json. Write commands accept it too where they report something. */
   json: boolean;
+  /** Without --json: why, for the usage error a --json gets (what to use instead). */
+  noJson?: string;
   run(context: CommandContext): Promise<number>;
 }
 

@@ -87,6 +87,64 @@ describe("usage", () => {
     expect(r.stderr.trimEnd().split("\n")).toHaveLength(1);
     expect(JSON.parse(r.stderr)).toMatchObject({ error: { code: "STORE_MISSING", exit: 3 } });
   });
+
+  it.each([[["--json"]], [["sessions", "--json"]]])(
+    "%j: the JSON error line alone on stderr, without the help text",
+    (args) => {
+      const r = cli(args);
+      expect(r.code).toBe(2);
+      expect(r.stderr.trimEnd().split("\n"), r.stderr).toHaveLength(1);
+      expect(JSON.parse(r.stderr)).toMatchObject({ error: { code: "USAGE", exit: 2 } });
+      expect(r.stdout).toBe("");
+    },
+  );
+
+  it.each([
+    [["help", "nope"], "nope"],
+    [["help", "sessions", "nope"], "sessions nope"],
+    [["nope", "--help"], "nope"],
+    [["--help", "nope"], "nope"],
+  ])("%j: a usage error naming the unknown command, not the general help", (args, name) => {
+    const r = cli(args);
+    expect(r.code, r.stdout).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toMatch(new RegExp(`^sessiondb: unknown command "${name}"; .*\\[USAGE\\]\n$`));
+  });
+
+  it.each([
+    [["stats", "--json", "--help"], /^Usage: sessiondb \[--db PATH\] stats /],
+    [["--json", "--help"], /^sessiondb \S+ — /],
+    [["help", "stats", "--json"], /^Usage: sessiondb \[--db PATH\] stats /],
+    [["export", "--json", "--help"], /^Usage: sessiondb \[--db PATH\] export /],
+    [["search", "--bogus", "-h"], /^Usage: sessiondb \[--db PATH\] search /],
+  ])("%j: help is text on stdout, exit 0, whatever else is on the line", (args, start) => {
+    const r = cli(args);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(start);
+    expect(r.stderr).toBe("");
+  });
+
+  it("export --json says why there is none and what export writes", () => {
+    const r = cli(["export", "--json"]);
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stderr)).toMatchObject({
+      error: {
+        code: "USAGE",
+        exit: 2,
+        message: expect.stringMatching(/^export has no --json: .*JSON Lines/),
+      },
+    });
+    expect(r.stdout).toBe("");
+  });
+
+  it("fts optimize --help describes the paced merge, not FTS5's one-statement 'optimize'", () => {
+    const r = cli(["fts", "optimize", "--help"]);
+    expect(r.stdout).toContain("paced merge steps");
+    expect(r.stdout).not.toContain("(FTS5 'optimize')");
+    expect(cli(["--help"]).stdout).toMatch(
+      /fts optimize +compact the full-text index in short paced merge steps/,
+    );
+  });
 });
 
 describe("a missing store", () => {

@@ -394,6 +394,7 @@ export const exportCommand: Command = {
   },
   args: { min: 0, max: 0, names: "" },
   json: false,
+  noJson: "what it writes is the data itself, JSON Lines by default (--format jsonl)",
   async run({ values, runtime }) {
     const name = String(values.format ?? "jsonl").toLowerCase();
     const formatName = (name === "md" ? "markdown" : name) as FormatName;

@@ -107,9 +107,15 @@ export const ftsRebuild: Command = {
 
 export const ftsOptimize: Command = {
   name: "fts optimize",
-  summary: "merge the FTS5 b-trees (FTS5 'optimize')",
+  summary: "compact the full-text index in short paced merge steps",
   usage: "fts optimize [--json]",
-  help: "Merges each index's segments into one; skipped while the index is stale.",
+  help: [
+    "Merges the index's segments in short steps (FTS5 'merge'), each holding the write lock about",
+    "15 ms while other processes write, until no level holds more than one segment. FTS5's own",
+    "'optimize' would hold the lock for the whole merge (seconds on a large store). Run it when the",
+    "store is quiet: next to a steady writer it stops after about one rewrite of the index. Skipped",
+    "while the index is stale.",
+  ].join("\n"),
   options: {},
   args: { min: 0, max: 0, names: "" },
   json: true,

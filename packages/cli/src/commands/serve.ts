@@ -76,6 +76,7 @@ export const serve: Command = {
   },
   args: { min: 0, max: 0, names: "" },
   json: false,
+  noJson: "it serves web pages until stopped; for JSON, run the read commands with --json",
   async run({ values, runtime }) {
     const port =
       values.port === undefined ? DEFAULT_PORT : parseNonNegativeInt(String(values.port), "--port");
