@@ -531,6 +531,31 @@ describe("doctor and check", () => {
     expect(doc.code).toBe(5);
   });
 
+  it("a store that cannot be opened: doctor exits as check and stats do (3, 6), not 9", () => {
+    const empty = path.join(dir, "empty.db");
+    fs.writeFileSync(empty, "");
+    for (const command of ["doctor", "stats", "check"]) {
+      const r = cli(["--db", empty, command]);
+      expect(r.code, `${command}: ${r.stdout}${r.stderr}`).toBe(3);
+      expect(r.stderr).toMatch(/^sessiondb: No store at .*\[STORE_MISSING\]\n$/);
+    }
+    // What an older sessiondb made: a column this build reads is missing.
+    const older = copyOfCorpus("older.db");
+    const raw = betterSqlite3Driver().open(older, { readOnly: false });
+    raw.exec("ALTER TABLE sessions DROP COLUMN cwd");
+    raw.close();
+    expect(cli(["--db", older, "check"]).code).toBe(6);
+    const doc = cli(["--db", older, "doctor", "--json"]);
+    expect(doc.code, doc.stderr).toBe(6);
+    expect(json(doc).findings).toContainEqual(
+      expect.objectContaining({
+        check: "open",
+        status: "fail",
+        detail: expect.stringMatching(/^SCHEMA_OUTDATED: /),
+      }),
+    );
+  });
+
   it("a file that is not a database → exit 5", () => {
     const junk = path.join(dir, "junk.db");
     fs.writeFileSync(junk, "this is not a sqlite file at all, just text ".repeat(200));

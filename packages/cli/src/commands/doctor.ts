@@ -209,7 +209,8 @@ export const doctor: Command = {
     "  permissions     db, -wal, -shm should be 0600; the store should be writable",
     "",
     "Never creates or upgrades a store. Exit 0 only when everything is ok or note; 5 when the file",
-    "is corrupt; 9 for any other warn/fail; 3 when there is no store.",
+    "is corrupt; 9 for any other warn/fail. A store that cannot be opened exits as any command",
+    "would (3 no store, 4 busy, 5 corrupt, 6 unusable), after the report says why.",
     "",
     "On a libSQL server (--db URL) the server owns its files: journal mode and the WAL-reset bug",
     "are reported as notes (the journal policy does not apply), and there are no file permissions",
@@ -253,9 +254,16 @@ export const doctor: Command = {
       }
     } catch (error) {
       const { exitCode, code } = classify(error);
-      // Busy, an unexpected failure, or no way to open it at all (no SQLite binding, no server
-      // support): nothing this report could say about the store.
-      if (exitCode === EXIT.BUSY || exitCode === EXIT.FAILURE || code === "DRIVER_UNAVAILABLE") throw error;
+      // Busy, an unexpected failure, no way to open it at all (no SQLite binding, no server
+      // support), or no store there (an empty file): nothing this report could say about the
+      // store, and the error every other command gives.
+      if (
+        exitCode === EXIT.BUSY ||
+        exitCode === EXIT.FAILURE ||
+        exitCode === EXIT.MISSING ||
+        code === "DRIVER_UNAVAILABLE"
+      )
+        throw error;
       openExit = exitCode;
       findings.push({
         check: "open",
@@ -274,7 +282,9 @@ export const doctor: Command = {
       openExit === EXIT.CORRUPT ||
       findings.some((f) => f.status === "fail" && (f.check === "integrity_check" || f.check === "fts"));
     const healthy = findings.every((f) => f.status === "ok" || f.status === "note");
-    const exit = corrupt ? EXIT.CORRUPT : healthy ? EXIT.OK : EXIT.UNHEALTHY;
+    // A store no command can open exits as `check` and every other command would for it (5, 6):
+    // 9 is for what doctor finds in a store that opened.
+    const exit = openExit ?? (corrupt ? EXIT.CORRUPT : healthy ? EXIT.OK : EXIT.UNHEALTHY);
     if (values.json) {
       printJson({ path, healthy, findings });
       return exit;
