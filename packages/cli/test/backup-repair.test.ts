@@ -76,8 +76,12 @@ describe("backup", () => {
     expect(["online-backup", "vacuum-into"]).toContain(result.method);
     expect(result.fts.state).toBe("ready");
     expect(result.bytes).toBe(fs.statSync(dest).size);
-    // Progress goes to stderr (plain lines off a terminal) when the method reports pages.
-    if (result.method === "online-backup") expect(r.stderr).toMatch(/^backup .*[\d,]+\/[\d,]+ pages/m);
+    // Progress goes to stderr (plain lines off a terminal) when the method reports pages, and
+    // its 100 % line once.
+    if (result.method === "online-backup") {
+      expect(r.stderr).toMatch(/^backup .*[\d,]+\/[\d,]+ pages/m);
+      expect(r.stderr.match(/100\.0%/g), r.stderr).toHaveLength(1);
+    }
     expect(fs.statSync(dest).mode & 0o777).toBe(0o600);
     expect(storeState(dest)).toEqual({ ...storeState(db), check: 0 });
     expect(storeState(dest).messages).toBe(messages);
@@ -116,6 +120,23 @@ describe("repair", () => {
     const r = cli(["--db", db, "repair", "--json"]);
     expect(r.code, r.stderr).toBe(0);
     expect(json(r).strategy).toBe("none");
+    // Every key of the README's shape, the absent ones as null (JSON would drop undefined ones).
+    expect(Object.keys(json(r)).sort()).toEqual(
+      [
+        "path",
+        "problemsBefore",
+        "strategy",
+        "attempts",
+        "countsBefore",
+        "countsAfter",
+        "lost",
+        "lockOverridden",
+        "outcome",
+        "original",
+        "output",
+      ].sort(),
+    );
+    expect(json(r)).toMatchObject({ lockOverridden: null, original: null, output: null });
     expect(digest(db)).toBe(bytes);
   });
 

@@ -241,6 +241,29 @@ describe("read commands on a corpus store", () => {
     expect(human.stdout.split("\n")[0]).toMatch(/^ID\s+SOURCE\s+STARTED\s+MSGS/);
   });
 
+  it("sessions list --limit 0 says so, not 'past --offset 0'; past the end it names the offset", () => {
+    const none = cli(["--db", db, "sessions", "list", "--limit", "0"]);
+    expect(none.code).toBe(0);
+    expect(none.stdout).toBe(`0 of ${corpus.sessions} sessions (--limit 0)\n`);
+    const past = cli(["--db", db, "sessions", "list", "--offset", String(corpus.sessions)]);
+    expect(past.stdout).toBe(`no sessions past --offset ${corpus.sessions} (${corpus.sessions} sessions)\n`);
+  });
+
+  it("sessions show counts in the singular: 1 message, 1 tool call", () => {
+    const file = path.join(dir, "one-call.db");
+    withStore(file, (s) => {
+      s.createSession({ id: "one", source: "cli" });
+      s.appendMessage("one", {
+        role: "assistant",
+        content: null,
+        toolCalls: [{ id: "c1", type: "function", function: { name: "ls", arguments: "{}" } }],
+      });
+    });
+    const r = cli(["--db", file, "sessions", "show", "one"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(" · 1 message · 1 tool call\n");
+  });
+
   it("sessions show: --json is complete, human output shortens tool output unless --full", () => {
     const token = corpus.tokens.find((t) => t.role === "tool" && !t.indexedByFts);
     expect(token).toBeDefined();

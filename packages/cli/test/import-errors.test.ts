@@ -233,9 +233,15 @@ describe.each(TARGETS)("$name", (target) => {
       [`${db}-journal`, "STORE_FILE"],
       [other, "DATABASE_FILE"],
       [folder, "EISDIR"],
-      [path.join(folder, "missing.jsonl"), "USAGE"],
+      [path.join(folder, "missing.jsonl"), "ENOENT"],
     ] as const) {
       expectOneLineError(run(["--db", db, "import", input]), 2, code);
+    }
+    // A missing file reads like a missing folder on its way, and like other commands' files.
+    for (const input of [path.join(folder, "missing.jsonl"), path.join(folder, "nope", "x.jsonl")]) {
+      expect(run(["--db", db, "import", input]).stderr).toBe(
+        `sessiondb: cannot read ${input}: no such file or folder; nothing was imported [ENOENT]\n`,
+      );
     }
     expect(digest(db)).toBe(bytes);
     expect(filesIn(folder)).toEqual(before);

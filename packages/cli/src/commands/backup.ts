@@ -91,8 +91,8 @@ export const backup: Command = {
         throw error;
       }
       if (paged) {
-        // The last step copies the rest without a report of its own.
-        progress.update(pages, pages, true);
+        // The last step copies the rest without a report of its own; finish() prints that line.
+        progress.update(pages, pages);
         progress.finish("copied");
       }
       if (values.json) {

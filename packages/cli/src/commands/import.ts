@@ -3,7 +3,7 @@ import process from "node:process";
 import * as readline from "node:readline";
 import type { CreateSessionInput, ImportSessionInput, MessageInput } from "@sessiondb/core";
 import type { Command } from "../command.js";
-import { EXIT, ExitError, UsageError } from "../exit.js";
+import { EXIT, ExitError } from "../exit.js";
 import { count, plural, print, printJson } from "../format.js";
 import { Interrupt } from "../interrupt.js";
 import { type ParsedLine, parseLine, type SessionRecord } from "../jsonl.js";
@@ -161,8 +161,10 @@ async function importSource(file: string, store: string | undefined): Promise<st
     return readAll(process.stdin);
   }
   try {
-    const target = resolvePath(file);
-    if (!target.stat) throw new UsageError(`no such file: ${file}`);
+    const resolved = resolvePath(file);
+    // A missing file fails as the file system reports it (ENOENT, exit 2), as a missing folder
+    // on its way does.
+    const target = { ...resolved, stat: resolved.stat ?? fs.statSync(resolved.real) };
     if (target.stat.isDirectory())
       throw new ExitError(EXIT.USAGE, `${file} is a folder; ${intact}. Name a JSONL file.`, "EISDIR");
     refuseStoreFiles(target, store, file, intact);

@@ -107,7 +107,17 @@ export const repair: Command = {
       force: values.force === true,
       ...(output ? { output } : {}),
     });
-    if (values.json) printJson(report);
+    // Every field of the report, absent ones as null: JSON would drop an undefined one.
+    if (values.json)
+      printJson({
+        ...report,
+        strategy: report.strategy ?? null,
+        countsAfter: report.countsAfter ?? null,
+        lost: report.lost ?? null,
+        lockOverridden: report.lockOverridden ?? null,
+        original: report.original ?? null,
+        output: report.output ?? null,
+      });
     // Lost sessions are named by their stored ids, which may hold control characters.
     else print(visible(describe(report).join("\n")));
     if (report.strategy === "none") return EXIT.OK;

@@ -101,7 +101,7 @@ export const sessionsList: Command = {
     "",
     'A cut page ends with "50 of 292 sessions". The filters other than --source read the whole',
     "session list (and, for --search, every hit) in this process.",
-    "--json prints { sessions, total }.",
+    "--json prints { sessions, total }: the page, and how many sessions the filters match.",
   ].join("\n"),
   options: {
     source: { type: "string" },
@@ -163,9 +163,11 @@ export const sessionsList: Command = {
       }
       if (sessions.length === 0) {
         print(
-          total > 0
-            ? `no sessions past --offset ${count(offset)} (${plural(total, "session")})`
-            : "no sessions",
+          total === 0
+            ? "no sessions"
+            : offset >= total
+              ? `no sessions past --offset ${count(offset)} (${plural(total, "session")})`
+              : `0 of ${plural(total, "session")} (--limit 0)`,
         );
         return EXIT.OK;
       }
@@ -215,8 +217,8 @@ function header(session: Session): string {
     session.source,
     session.model,
     `started ${time(session.startedAt)}`,
-    `${count(session.messageCount)} messages`,
-    session.toolCallCount ? `${count(session.toolCallCount)} tool calls` : undefined,
+    plural(session.messageCount, "message"),
+    session.toolCallCount ? plural(session.toolCallCount, "tool call") : undefined,
     session.endedAt ? `ended ${time(session.endedAt)} (${session.endReason ?? "no reason"})` : undefined,
     session.parentSessionId ? `parent ${session.parentSessionId}` : undefined,
     session.archived ? "archived" : undefined,
