@@ -161,7 +161,14 @@ async function run(argv: string[]): Promise<number> {
   const { words, rest } = findCommand(argv);
   const name = words.join(" ");
   if (words[0] === "help") {
-    const topic = words.slice(1).concat(rest.filter((a) => !a.startsWith("-")));
+    // The topic is the words after "help", not the values of options around them (--db PATH).
+    const { positionals } = parseArgs({
+      args: rest,
+      options: GLOBAL_OPTIONS,
+      strict: false,
+      allowPositionals: true,
+    });
+    const topic = words.slice(1).concat(positionals);
     const command = COMMANDS.find((c) => c.name === topic.join(" "));
     const group = topic.length === 1 && COMMANDS.some((c) => c.name.startsWith(`${topic[0]} `));
     if (topic.length > 0 && !command && !group) throw unknownCommand(topic);

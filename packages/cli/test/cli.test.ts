@@ -112,6 +112,8 @@ describe("usage", () => {
   });
 
   it.each([
+    [["--db", "/tmp/x.db", "help", "stats"], /^Usage: sessiondb \[--db PATH\] stats /],
+    [["help", "--db", "/tmp/x.db", "sessions", "list"], /^Usage: sessiondb \[--db PATH\] sessions list /],
     [["stats", "--json", "--help"], /^Usage: sessiondb \[--db PATH\] stats /],
     [["--json", "--help"], /^sessiondb \S+ — /],
     [["help", "stats", "--json"], /^Usage: sessiondb \[--db PATH\] stats /],
