@@ -21,6 +21,7 @@ import {
   type SqliteJournalMode,
 } from "./journal.js";
 import { describeAdmissionHolder } from "./locks/admission.js";
+import { localHolder } from "./locks/local-holds.js";
 import { withPatience } from "./locks/patience.js";
 import {
   type DeleteSessionsOptions,
@@ -273,6 +274,7 @@ function localPolicyEnvironment(path: string, readOnly: boolean, host: Host | un
   const environment: PolicyEnvironment = {
     diskFull: (error) => diskFullAt(error, path, host),
     describeHolder: () => describeAdmissionHolder(path, host),
+    heldHere: () => localHolder(path, host),
   };
   if (readOnly) {
     const hotJournal = (error: unknown) => hasResultCode(error, "READONLY") && hasRollbackJournal(path, host);

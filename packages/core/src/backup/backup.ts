@@ -10,6 +10,7 @@ import { InvalidInputError, isDiskFull, StoreFullError } from "../errors.js";
 import type { FtsStatus } from "../fts/index.js";
 import type { Host } from "../host/host.js";
 import { type JournalMode, readJournalMode } from "../journal.js";
+import { holdLocally } from "../locks/local-holds.js";
 import { isInMemoryPath } from "../sqlite-path.js";
 import type { StoreContext } from "../store/context.js";
 import * as valid from "../store/validate.js";
@@ -114,6 +115,12 @@ export async function backupStore(
     if (driver.backup) {
       method = "online-backup";
       const source = pinnedSnapshot(ctx);
+      // On a rollback-journal file the snapshot keeps every writer out until the copy settles,
+      // which needs this thread: a write of this thread meanwhile is refused at once.
+      const releaseHold =
+        journalMode === "wal"
+          ? undefined
+          : holdLocally(ctx.path, host, "a backup of this file that is still copying it");
       // Opened before the binding opens the copy and closed after it closed it (see holdFile).
       let copy: ReturnType<NonNullable<typeof host.holdFile>> | undefined;
       try {
@@ -136,6 +143,7 @@ export async function backupStore(
           rollbackQuietly(source);
           source.close();
         }
+        releaseHold?.();
       }
     } else {
       method = "vacuum-into";

@@ -165,6 +165,69 @@ export function filesSuite(target: ConformanceTarget): void {
       }
     });
 
+    for (const arm of ARMS) {
+      test(`${arm.mode}: two stores of one file in one thread: a lock the other holds across this thread's code is STORE_BUSY at once, not a wait to the timeout`, async (f) => {
+        // A wait here blocks the thread the holder needs to let go: it could only time out.
+        const patience = { appendMs: 10_000, writeMs: 10_000 };
+        const a = f.open({ sqliteVersion: arm.sqliteVersion, patience });
+        const b = f.open({ sqliteVersion: arm.sqliteVersion, patience });
+        assert.equal(a.journalMode, arm.mode);
+        a.createSession({ id: "a", source: "test" });
+        b.createSession({ id: "b", source: "test" });
+        const quick = (what: string, fn: () => unknown): void => {
+          const started = Date.now();
+          const error = throwsCodeSync(fn, "STORE_BUSY");
+          assert.ok(Date.now() - started < 2_000, `${what} waited ${Date.now() - started} ms`);
+          assert.match(error.message, /held in this thread/);
+        };
+        a.transaction(() => {
+          a.appendMessage("a", { role: "user", content: "in a's transaction" });
+          quick("b's append inside a's transaction", () =>
+            b.appendMessage("b", { role: "user", content: "refused" }),
+          );
+        });
+        assert.deepEqual(
+          a.getMessages("a").map((m) => m.content),
+          ["in a's transaction"],
+        );
+        assert.equal(b.messageCount("b"), 0);
+        // A backup holds a rollback-journal store's read lock until the copy settles on the event
+        // loop (where the copy is one synchronous statement, it is over before anything else runs).
+        const backup = a.backup(f.file("copy.db"));
+        for (const [name, store] of [
+          ["a", a],
+          ["b", b],
+        ] as const) {
+          const started = Date.now();
+          try {
+            store.appendMessage(name, { role: "user", content: "during the backup" });
+          } catch (error) {
+            assert.equal((error as { code?: string }).code, "STORE_BUSY", String(error));
+            assert.match((error as Error).message, /held in this thread, by a backup/);
+          }
+          assert.ok(Date.now() - started < 2_000, `${name}'s append waited ${Date.now() - started} ms`);
+        }
+        await backup;
+        b.appendMessage("b", { role: "user", content: "after" });
+        // The FTS admission: a rebuild of the other store from this one's onProgress.
+        let inner: ReturnType<typeof b.rebuildFts> | undefined;
+        const started = Date.now();
+        const outer = a.rebuildFts({
+          onProgress: () => {
+            inner ??= b.rebuildFts({ timeoutMs: 10_000 });
+          },
+        });
+        assert.ok(Date.now() - started < 2_000, `the inner rebuild waited ${Date.now() - started} ms`);
+        assert.deepEqual(outer, { rebuilt: true });
+        assert.equal(inner?.rebuilt, false);
+        assert.equal(inner?.blocked, "held");
+        assert.match(inner?.reason ?? "", /held in this thread/);
+        // Nothing is held any more: both write and rebuild at once.
+        a.appendMessage("a", { role: "user", content: "after" });
+        assert.deepEqual(b.rebuildFts({ timeoutMs: 0 }), { rebuilt: true });
+      });
+    }
+
     const why = tmpfsUnavailable();
     if (why) {
       console.log(`[conformance] ${target.name}: skipped "a read-only mount": cannot mount a tmpfs (${why})`);

@@ -4,7 +4,9 @@
  * no promises: an operation costs what its statements cost plus a few generator steps.
  */
 import { readsTextWholeOn } from "../binding-facts.js";
+import { readJournalMode } from "../journal.js";
 import { acquireAdmission } from "../locks/admission.js";
+import { holdLocally } from "../locks/local-holds.js";
 import { sleepAsync, sleepSync, withPatience } from "../locks/patience.js";
 import type { StoreContext, WriteOptions } from "../store/context.js";
 import {
@@ -107,10 +109,15 @@ function perform(ctx: StoreContext, effect: Effect): unknown {
         effect.foreignKeys === "off"
           ? () => ctx.transactions.runWithoutForeignKeys(effect.mode, body)
           : () => ctx.transactions.run(effect.mode, body);
-      return effect.patience ? withPatience(attempt, effect.patience) : attempt();
+      if (!effect.patience) return attempt();
+      return withPatience(attempt, { heldHere: ctx.policy.environment.heldHere, ...effect.patience });
     }
     case "patient":
-      return withPatience(() => runSync(ctx, effect.body()), { ...effect.patience, now: ctx.now });
+      return withPatience(() => runSync(ctx, effect.body()), {
+        heldHere: ctx.policy.environment.heldHere,
+        ...effect.patience,
+        now: ctx.now,
+      });
     case "policy":
       return ctx.policy;
     case "guard":
@@ -118,7 +125,7 @@ function perform(ctx: StoreContext, effect: Effect): unknown {
     case "admitted":
       return admitted(ctx, effect.timeoutMs, effect.body);
     case "external":
-      return effect.fn(undefined);
+      return transactionBody(ctx, effect.fn);
     case "local":
       return ctx.local?.(effect.action);
     case "now":
@@ -146,6 +153,21 @@ function perform(ctx: StoreContext, effect: Effect): unknown {
   }
 }
 
+/** A `store.transaction` function, run with its lock recorded as held by this thread when that
+ * lock keeps other connections from writing (locks/local-holds.ts): a write transaction's always,
+ * a read-only store's only on a rollback-journal file (a WAL reader blocks no writer). */
+function transactionBody(ctx: StoreContext, fn: (scope: unknown) => unknown): unknown {
+  if (!ctx.transactions.active || (ctx.policy.readOnly && readJournalMode(ctx.conn) === "wal")) {
+    return fn(undefined);
+  }
+  const release = holdLocally(ctx.path, ctx.host, "a store.transaction() function that is still running");
+  try {
+    return fn(undefined);
+  } finally {
+    release();
+  }
+}
+
 /** The admission of an embedded store: the lock file beside it (locks/admission.ts). */
 function admitted(ctx: StoreContext, timeoutMs: number, body: () => Op<unknown>): AdmissionOutcome<unknown> {
   const admission = acquireAdmission(ctx.driver, ctx.path, { timeoutMs, host: ctx.host });
@@ -155,9 +177,16 @@ function admitted(ctx: StoreContext, timeoutMs: number, body: () => Op<unknown>)
       ? { admitted: false, reason, message }
       : { admitted: false, reason, message, code };
   }
+  const releaseHold = holdLocally(
+    ctx.path,
+    ctx.host,
+    "an FTS rebuild of this file that is still running",
+    "admission",
+  );
   try {
     return { admitted: true, value: runSync(ctx, body()) };
   } finally {
+    releaseHold();
     admission.release();
   }
 }

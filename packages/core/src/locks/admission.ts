@@ -22,6 +22,7 @@ import { isContention, SqliteError, type SqliteResultCode } from "../errors.js";
 import type { Host } from "../host/host.js";
 import { isInMemoryPath } from "../sqlite-path.js";
 import { beginTransaction, rollbackQuietly } from "../transaction.js";
+import { localHolder } from "./local-holds.js";
 import { sleepSync } from "./patience.js";
 
 /** Who took the lock: diagnostics only, never used to decide anything. */
@@ -238,6 +239,17 @@ export function acquireAdmission(driver: SqliteDriver, dbPath: string, options: 
       }
       // A failed BEGIN EXCLUSIVE stops before SQLite leaves autocommit, so there is no
       // transaction to roll back; the same connection simply probes again.
+      const here = localHolder(dbPath, options.host, "admission");
+      if (here !== undefined) {
+        closeQuietly(conn);
+        return {
+          admitted: false,
+          reason: "held",
+          code: error.resultCode,
+          waitedMs: at - started,
+          message: `The FTS admission lock ${lockPath} is held in this thread, by ${here}: it is let go only when this thread returns to that code, so it was not waited for. The rebuild was deferred and search stays correct; it will be retried later.`,
+        };
+      }
       if (at >= deadline) {
         closeQuietly(conn);
         const holder = readAdmissionHolder(dbPath, options.host);

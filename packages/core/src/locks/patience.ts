@@ -37,6 +37,9 @@ export interface PatienceOptions {
   jitter: "write" | "open";
   /** Extra text for StoreBusyError, e.g. who holds the admission lock; given the last error. */
   describeHolder?: (lastError: unknown) => string | undefined;
+  /** Asked when a lock is met: what of this thread holds it (locks/local-holds.ts), which no
+   * wait can outlast, so the loop gives up at once saying so. */
+  heldHere?: () => string | undefined;
   /** Other failures that mean "wait for another process" (besides BUSY/LOCKED). */
   retryable?: (error: unknown) => boolean;
   /** Uniform [0, 1) source (tests inject a fixed one). */
@@ -132,6 +135,14 @@ function patienceClock(
   return (error) => {
     if (!isContention(error) && !options.retryable?.(error)) throw error;
     const at = now();
+    const here = isContention(error) ? options.heldHere?.() : undefined;
+    if (here !== undefined) {
+      throw new StoreBusyError(
+        at - started,
+        `The lock is held in this thread, by ${here}: it is let go only when this thread returns to that code, so waiting would have blocked the thread until the timeout, and the call was refused at once instead; make it after that code has finished. Last lock error: ${(error as Error).message}.`,
+        { cause: error },
+      );
+    }
     if (at >= deadline) {
       throw new StoreBusyError(at - started, describe(options, error as Error), { cause: error });
     }

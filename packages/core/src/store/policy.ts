@@ -29,6 +29,9 @@ export interface PolicyEnvironment {
   diskFull?(error: unknown): boolean;
   /** Who holds the FTS admission, for StoreBusyError. */
   describeHolder?(): string | undefined;
+  /** What of this thread holds a lock on the store's file (locks/local-holds.ts): a wait for it
+   * gives up at once. */
+  heldHere?(): string | undefined;
   /** Extra read patience (a read-only connection waiting out a hot rollback journal). */
   readWait?: Pick<PatienceOptions, "retryable" | "describeHolder">;
 }
@@ -147,7 +150,7 @@ export function readPatience(
   budgetMs: number,
   jitter: "open" | "write",
 ): Omit<PatienceOptions, "now" | "sleep"> {
-  return { budgetMs, jitter, ...state.environment.readWait };
+  return { budgetMs, jitter, heldHere: state.environment.heldHere, ...state.environment.readWait };
 }
 
 /**
