@@ -29,6 +29,7 @@ const API_PHRASES: ReadonlyArray<readonly [string, string]> = [
   ["pass { substring: true }", "add --substring"],
   ["a full vacuum ({ full: true })", "a full vacuum (sessiondb vacuum --full)"],
   [" (store.rebuildFts())", ""],
+  [" (repairStore)", ' ("sessiondb repair")'],
 ];
 
 /** Library prose with its API phrases replaced by the CLI's flags and commands. */
@@ -133,6 +134,8 @@ export function cliMessage(error: unknown): string | undefined {
         : undefined;
     case "INVALID_INPUT":
       return invalidInput(e);
+    case "STORE_CORRUPT":
+      return typeof e.message === "string" ? cliProse(e.message) : undefined;
   }
   return undefined;
 }

@@ -90,6 +90,11 @@ describe("library errors in the CLI's words (the error objects themselves)", () 
     ],
     ["STORE_CLOSED", () => new StoreClosedError(), /closed before the command finished/],
     [
+      "STORE_CORRUPT",
+      () => new StoreCorruptError("database disk image is malformed"),
+      /corrupt \(database disk image is malformed\).*repair the store \("sessiondb repair"\)/,
+    ],
+    [
       "INVALID_INPUT (--wait)",
       () => new InvalidInputError("openStore.patience.writeMs", "expected milliseconds from 0 to 86400000"),
       /^--wait: expected milliseconds/,
@@ -124,7 +129,6 @@ describe("library errors in the CLI's words (the error objects themselves)", () 
     rememberStore("/store.db", false);
     for (const error of [
       new StoreBusyError(3100, "Last lock error: database is locked."),
-      new StoreCorruptError("database disk image is malformed"),
       new StoreFullError('the rename of session "s"'),
       new SchemaOutdatedError("messages.reasoning"),
       new DriverUnavailableError("No SQLite binding is available on node 20.0.0."),

@@ -145,7 +145,7 @@ export class StoreCorruptError extends SessionDbError<"STORE_CORRUPT"> {
   constructor(detail: string, options?: { cause?: unknown }) {
     super(
       "STORE_CORRUPT",
-      `The store file is corrupt (${detail}). Writes are refused to avoid spreading the damage; read what you can, then restore from a backup or run "sessiondb check".`,
+      `The store file is corrupt (${detail}). Writes are refused to avoid spreading the damage; read what you can, then repair the store (repairStore) or restore it from a backup.`,
       options,
     );
   }

@@ -1,12 +1,13 @@
-import type { IntegrityProblem } from "@sessiondb/core";
+import type { IntegrityProblem, RepairReport } from "@sessiondb/core";
 import type { Command } from "../command.js";
-import { EXIT } from "../exit.js";
-import { green, print, printJson, red } from "../format.js";
+import { classify, describe, EXIT } from "../exit.js";
+import { green, plural, print, printJson, red } from "../format.js";
 import { type GlobalOptions, type Opened, openFor, storeLocation } from "../open.js";
 import { type WriteAccess, writeAccess } from "../permissions.js";
+import { problemLines, REPAIR_HINT } from "../problems.js";
 import type { Runtime } from "../runtime.js";
 import type { CliStore } from "../server.js";
-import { problemText } from "../wording.js";
+import { cliProse, problemText } from "../wording.js";
 
 /** Library errors after which a read-only connection still serves a check. */
 const FALL_BACK_TO_READ_ONLY = new Set(["UNSAFE_SQLITE", "STORE_READONLY", "SCHEMA_TOO_NEW"]);
@@ -79,12 +80,23 @@ export const check: Command = {
     "",
     "Exit 0 when sound, 5 when anything is corrupt, 9 when the only problem is a detached (stale)",
     "FTS index (search still answers, by LIKE; `sessiondb fts rebuild` restores it).",
+    "",
+    "A store too damaged to open is diagnosed on a scratch copy (as `repair --check-only`, changing",
+    "nothing): the report says what a repair would keep (--json: repair).",
   ].join("\n"),
   options: {},
   args: { min: 0, max: 0, names: "" },
   json: true,
   async run({ values, runtime }) {
-    const { store, shown, writable, access } = await openForCheck(runtime, values);
+    let opened: Awaited<ReturnType<typeof openForCheck>>;
+    try {
+      opened = await openForCheck(runtime, values);
+    } catch (error) {
+      const where = storeLocation(values);
+      if (where.kind !== "file" || classify(error).code !== "STORE_CORRUPT") throw error;
+      return await checkUnopenable(runtime, where.path, values.json === true, error);
+    }
+    const { store, shown, writable, access } = opened;
     try {
       const report = await integrity(store);
       const exit =
@@ -105,12 +117,66 @@ export const check: Command = {
         );
       else {
         print(`${red("problems")}  ${shown}:`);
-        for (const p of report.problems) print(`  - ${p}`);
+        for (const p of report.problems) print(problemLines(p, "  ").join("\n"));
       }
       for (const s of report.skipped) print(`  (skipped: ${skippedBecause(access)}) ${s}`);
+      if (exit === EXIT.CORRUPT) print(REPAIR_HINT);
       return exit;
     } finally {
       await store.close();
     }
   },
 };
+
+/**
+ * A store too damaged to open (its schema page unreadable, the file cut short) still gets a
+ * report: the repair's diagnosis, run on a scratch copy that changes nothing (`repair
+ * --check-only`), and what a repair would keep. When the diagnosis itself cannot run (no room
+ * for the copy, say), the failed open is the report. Exit 5.
+ */
+async function checkUnopenable(
+  runtime: () => Promise<Runtime>,
+  path: string,
+  json: boolean,
+  openError: unknown,
+): Promise<number> {
+  const rt = await runtime();
+  let report: RepairReport;
+  try {
+    report = await rt.adapter.repairStore(path, { driver: rt.driver, checkOnly: true });
+  } catch (error) {
+    // Another process holding the store is worth saying; anything else hides the corruption.
+    if (classify(error).code === "STORE_IN_USE") throw error;
+    throw openError;
+  }
+  // The diagnosis names the failed open itself; without one, the open's failure is the report.
+  const problems =
+    report.problemsBefore.length > 0
+      ? report.problemsBefore.map(cliProse)
+      : [`the store does not open: ${describe(openError)}`];
+  const kept =
+    report.strategy === undefined || report.countsAfter === undefined
+      ? undefined
+      : {
+          strategy: report.strategy,
+          sessions: report.countsAfter.sessions ?? 0,
+          messages: report.countsAfter.messages ?? 0,
+        };
+  if (json) {
+    printJson({ path, ok: false, problems, skipped: [], writable: false, repair: kept ?? null });
+    return EXIT.CORRUPT;
+  }
+  print(`${red("problems")}  ${path}:`);
+  for (const p of problems) print(problemLines(p, "  ").join("\n"));
+  if (kept === undefined) {
+    print(
+      '  no repair strategy made a copy of it sound, so "sessiondb repair" cannot bring it back; restore the store from a backup',
+    );
+  } else {
+    print(
+      `  a repair would keep ${plural(kept.sessions, "session")} and ${plural(kept.messages, "message")} (${kept.strategy}, tried on a copy; nothing was changed)`,
+    );
+    print(REPAIR_HINT);
+  }
+  return EXIT.CORRUPT;
+}

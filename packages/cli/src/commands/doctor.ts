@@ -7,6 +7,7 @@ import { classify, describe, EXIT, StoreMissingError } from "../exit.js";
 import { bold, green, print, printJson, red, yellow } from "../format.js";
 import { type StoreLocation, storeLocation } from "../open.js";
 import { denial, writeAccess } from "../permissions.js";
+import { REPAIR_HINT } from "../problems.js";
 import { detectRuntime } from "../runtime.js";
 import { type CliStore, driverOf } from "../server.js";
 import { problemText } from "../wording.js";
@@ -236,6 +237,7 @@ export const doctor: Command = {
       });
     }
     let openExit: number | undefined;
+    let openCode: string | undefined;
     try {
       const { store, writable } = await openForCheck(runtime, values);
       try {
@@ -265,6 +267,7 @@ export const doctor: Command = {
       )
         throw error;
       openExit = exitCode;
+      openCode = code;
       findings.push({
         check: "open",
         status: "fail",
@@ -299,6 +302,8 @@ export const doctor: Command = {
     print(bold(`sessiondb doctor: ${path}`));
     for (const f of findings) print(`${mark[f.status]}  ${f.check.padEnd(width)}  ${f.detail}`);
     print(healthy ? green("healthy") : corrupt ? red("corrupt") : yellow("unhealthy"));
+    // What to run for damage SQLite found; a file it cannot read as a database at all gets none.
+    if (corrupt && (openCode === undefined || openCode === "STORE_CORRUPT")) print(REPAIR_HINT);
     return exit;
   },
 };

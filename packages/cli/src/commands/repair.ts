@@ -5,7 +5,9 @@ import type { Command } from "../command.js";
 import { EXIT, StoreMissingError } from "../exit.js";
 import { count, print, printJson } from "../format.js";
 import { storePath } from "../open.js";
+import { problemLines } from "../problems.js";
 import { visible } from "../visible.js";
+import { cliProse } from "../wording.js";
 
 function counts(before: TableCounts, after: TableCounts | undefined): string {
   const show = (n: number | null | undefined) => (n === null || n === undefined ? "?" : count(n));
@@ -25,12 +27,12 @@ function describe(report: RepairReport): string[] {
     return [...lines, "  sound: integrity_check, FTS integrity-check and row counts found nothing to repair"];
   lines.push(
     `  problems found (${report.problemsBefore.length}):`,
-    ...report.problemsBefore.map((p) => `    - ${p}`),
+    ...report.problemsBefore.flatMap((p) => problemLines(cliProse(p), "    ")),
   );
   for (const attempt of report.attempts) {
-    lines.push(
-      `  tried ${attempt.strategy}: ${attempt.ok ? "sound afterwards" : `failed (${attempt.problems[0] ?? "unknown"})`}`,
-    );
+    // The first line of what was left: the whole list is the problems above, again.
+    const left = cliProse(attempt.problems[0]?.split("\n")[0] ?? "unknown");
+    lines.push(`  tried ${attempt.strategy}: ${attempt.ok ? "sound afterwards" : `failed (${left})`}`);
   }
   lines.push(`  rows: ${counts(report.countsBefore, report.countsAfter)}`);
   const lost = report.lost;
