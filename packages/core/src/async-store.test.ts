@@ -7,10 +7,10 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { asyncDouble } from "../test/support/async-executor.js";
 import { tempDir, testDriver } from "../test/support/driver.js";
-import { type AsyncStore, createAsyncStore } from "./async-store.js";
+import { type AsyncStore, connectWithOpenPatience, createAsyncStore } from "./async-store.js";
 import type { SqliteConnection } from "./driver.js";
 import type { AsyncStatements } from "./engine/run-async.js";
-import { SessionDbError, SqliteError } from "./errors.js";
+import { InvalidInputError, SessionDbError, SqliteError, StoreBusyError } from "./errors.js";
 import { acquireAdmission, lockFileAdmission } from "./locks/admission.js";
 import { createStore } from "./store.js";
 
@@ -237,5 +237,57 @@ describe("a transaction the engine loses after its body started", () => {
     });
     expect(runs).toBe(1);
     expect(await store.messageCount("s1")).toBe(1);
+  });
+});
+
+describe("connectWithOpenPatience", () => {
+  const unreachable = () =>
+    new SqliteError("BUSY", "the server is unreachable", { extendedCode: "TEST_UNREACHABLE" });
+
+  it("tries a BUSY connection step again within the open patience and answers once it connects", async () => {
+    let calls = 0;
+    const started = Date.now();
+    const answer = await connectWithOpenPatience({ patience: { openMs: 10_000 } }, async () => {
+      calls++;
+      if (calls < 2) throw unreachable();
+      return "connected";
+    });
+    expect(answer).toBe("connected");
+    expect(calls).toBe(2);
+    // One open-jitter sleep (250–1000 ms) between the two attempts.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(240);
+  });
+
+  it("ends in StoreBusyError naming the last failure once the open patience is spent", async () => {
+    let calls = 0;
+    const started = Date.now();
+    const error = await connectWithOpenPatience({ patience: { openMs: 600 } }, async () => {
+      calls++;
+      throw unreachable();
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreBusyError);
+    expect((error as StoreBusyError).cause).toBeInstanceOf(SqliteError);
+    expect((error as Error).message).toContain("the server is unreachable");
+    expect(calls).toBeGreaterThanOrEqual(2);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(590);
+  });
+
+  it("rejects any other failure at once, and bad options before connecting", async () => {
+    let calls = 0;
+    const refused = new SqliteError("AUTH", "bad token");
+    await expect(
+      connectWithOpenPatience({ patience: { openMs: 10_000 } }, async () => {
+        calls++;
+        throw refused;
+      }),
+    ).rejects.toBe(refused);
+    expect(calls).toBe(1);
+    await expect(
+      connectWithOpenPatience({ patience: { openMs: -1 } }, async () => {
+        calls++;
+        return "connected";
+      }),
+    ).rejects.toBeInstanceOf(InvalidInputError);
+    expect(calls).toBe(1);
   });
 });

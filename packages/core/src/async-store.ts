@@ -18,6 +18,7 @@ import {
 import { InvalidInputError } from "./errors.js";
 import { repairAtOpen } from "./fts/recovery.js";
 import type { SqliteJournalMode } from "./journal.js";
+import { withPatienceAsync } from "./locks/patience.js";
 import {
   type DeleteSessionsOptions,
   type DeleteSessionsResult,
@@ -98,6 +99,26 @@ export async function createAsyncStore(
     journalMode: opened.journalMode,
     sqliteVersion,
     schemaWarnings: opened.warnings,
+  });
+}
+
+/**
+ * An engine's connection step — reaching its server, before `createAsyncStore` — run with the
+ * open patience of `options`, as the open itself is: a BUSY or LOCKED failure (the engine's word
+ * for a server not reachable yet) is tried again after the open jitter until the budget
+ * (`patience.openMs`) is spent, then rejects with `StoreBusyError` whose cause is the last
+ * failure; any other failure rejects at once. `options` are validated first, as
+ * `createAsyncStore` validates them, so bad options fail before anything is sent.
+ */
+export async function connectWithOpenPatience<T>(
+  options: AsyncStoreOptions | null | undefined,
+  connect: () => Promise<T>,
+): Promise<T> {
+  const settings = asyncSettings(options);
+  return withPatienceAsync(connect, {
+    budgetMs: settings.patience.openMs,
+    jitter: "open",
+    now: settings.now,
   });
 }
 

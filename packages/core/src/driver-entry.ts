@@ -7,6 +7,8 @@
  * (`lazyNodeFsHost`; `@sessiondb/core/host` has the one over a static import). Store users need
  * none of it.
  */
+export { connectWithOpenPatience } from "./async-store.js";
+export { displayUrl } from "./display-url.js";
 export {
   type BackupPageProgress,
   type BackupStepOptions,

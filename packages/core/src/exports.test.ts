@@ -50,8 +50,10 @@ const ENTRIES: Record<string, { file: string; names: string[] }> = {
   "@sessiondb/core/driver": {
     file: "driver.js",
     names: [
+      "connectWithOpenPatience",
       "defineDriver",
       "defineRuntime",
+      "displayUrl",
       "isBlankSql",
       "lazyNodeFsHost",
       "lockFileAdmission",

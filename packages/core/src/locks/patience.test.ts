@@ -339,3 +339,35 @@ describe("withPatience on a real lock", () => {
     }
   });
 });
+
+describe("the StoreBusyError message", () => {
+  test("a last error that ends its own sentence gets one full stop, not two", () => {
+    const time = fakeTime();
+    const sentence = new SqliteError("BUSY", "The server is unreachable. Start it or check the URL.");
+    let error: unknown;
+    try {
+      withPatience(
+        () => {
+          throw sentence;
+        },
+        { budgetMs: 100, jitter: "write", ...time },
+      );
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(StoreBusyError);
+    expect((error as Error).message).toContain(
+      "Last lock error: The server is unreachable. Start it or check the URL.",
+    );
+    expect((error as Error).message).not.toContain("..");
+    // A message without its own full stop gets one.
+    expect(() =>
+      withPatience(
+        () => {
+          throw busy();
+        },
+        { budgetMs: 100, jitter: "write", ...fakeTime() },
+      ),
+    ).toThrow(/Last lock error: database is locked\./);
+  });
+});

@@ -57,7 +57,8 @@ export function jitterBand(jitter: PatienceOptions["jitter"], elapsedMs: number)
 }
 
 function describe(options: Omit<PatienceOptions, "sleep">, lastError: Error): string {
-  const parts = [`Last lock error: ${lastError.message}.`];
+  // A message that ends its own sentence gets no second full stop.
+  const parts = [`Last lock error: ${lastError.message.replace(/\.$/, "")}.`];
   try {
     const holder = options.describeHolder?.(lastError);
     if (holder) parts.push(holder);
