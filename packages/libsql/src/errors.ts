@@ -100,6 +100,7 @@ function serverResultCode(error: ClientError): SqliteResultCode {
  */
 export function toSqliteError(
   error: unknown,
+  /** `url`: the server as messages show it (`displayUrl`), never the URL as given. */
   where: { phase: RequestPhase; sql?: string; url: string },
 ): unknown {
   if (error instanceof SqliteError) return error;

@@ -11,13 +11,18 @@
  */
 import type { Client, Config, InValue, ResultSet, Transaction } from "@libsql/client";
 import { SqliteError } from "@sessiondb/core";
-import type { AsyncExecutor, ExecuteResult, Row, SqlValue } from "@sessiondb/core/driver";
+import {
+  type AsyncExecutor,
+  displayUrl,
+  type ExecuteResult,
+  type Row,
+  type SqlValue,
+} from "@sessiondb/core/driver";
+import { type Credentials, credentialsOf } from "./credentials.js";
 import { type RequestPhase, toSqliteError } from "./errors.js";
 
 /** Core's AsyncExecutor, with what this package adds for its own use. */
 export interface LibsqlExecutor extends AsyncExecutor {
-  /** The URL as given, for messages (never the token). */
-  readonly url: string;
   /** "http", "ws" or "file". */
   readonly protocol: string;
   /** Write transactions of this executor open right now (the lease never queues behind one). */
@@ -41,20 +46,26 @@ const FILE_BUSY_TIMEOUT_MS = 100;
 
 /** An executor on a new client for `url` (`libsql:`, `http(s):`, `ws(s):` or `file:`), after one
  * probe statement: it reaches the server (or rejects with the reason) and finds out whether TEXT
- * comes back whole past a NUL. */
+ * comes back whole past a NUL. Every error it rejects with names the server by `displayUrl` and
+ * carries no credential, in its message or along its cause chain. */
 export async function openLibsqlExecutor(
   url: string,
   options: LibsqlExecutorOptions = {},
 ): Promise<LibsqlExecutor> {
   const timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-  const client = await createClientFor(url, {
+  const failure = failureMapper(url, credentialsOf(url, options.authToken));
+  const client = await createClientFor(
     url,
-    authToken: options.authToken,
-    intMode: "bigint",
-    timeout: FILE_BUSY_TIMEOUT_MS,
-    ...(timeoutMs > 0 ? { fetch: fetchWithTimeout(timeoutMs) } : {}),
-  });
-  const executor = executorOver(client, url);
+    {
+      url,
+      authToken: options.authToken,
+      intMode: "bigint",
+      timeout: FILE_BUSY_TIMEOUT_MS,
+      ...(timeoutMs > 0 ? { fetch: fetchWithTimeout(timeoutMs) } : {}),
+    },
+    failure,
+  );
+  const executor = executorOver(client, failure);
   try {
     const { rows } = await executor.execute("SELECT char(97, 0, 98) AS probe", []);
     executor.readsTextWhole = rows[0]?.probe === "a\u0000b";
@@ -65,7 +76,16 @@ export async function openLibsqlExecutor(
   return executor;
 }
 
-function executorOver(client: Client, url: string): LibsqlExecutor & { readsTextWhole: boolean } {
+/** What a failed request becomes: a `SqliteError` (errors.ts) naming the server as shown, with
+ * the credentials cut out of it and its causes. */
+type FailureMapper = (error: unknown, where: { phase: RequestPhase; sql?: string }) => unknown;
+
+function failureMapper(url: string, credentials: Credentials): FailureMapper {
+  const shown = displayUrl(url);
+  return (error, where) => credentials.scrubError(toSqliteError(error, { ...where, url: shown }));
+}
+
+function executorOver(client: Client, failure: FailureMapper): LibsqlExecutor & { readsTextWhole: boolean } {
   let writes = 0;
   const run = async (
     target: Pick<Client, "execute">,
@@ -77,7 +97,7 @@ function executorOver(client: Client, url: string): LibsqlExecutor & { readsText
     try {
       result = await target.execute({ sql, args: params as InValue[] });
     } catch (error) {
-      const mapped = toSqliteError(error, { phase, sql, url });
+      const mapped = failure(error, { phase, sql });
       if (
         mapped instanceof SqliteError &&
         mapped.resultCode === "CORRUPT" &&
@@ -98,7 +118,6 @@ function executorOver(client: Client, url: string): LibsqlExecutor & { readsText
   };
   return {
     readsTextWhole: false,
-    url,
     protocol: client.protocol,
     get writeTransactionsOpen() {
       return writes;
@@ -118,7 +137,7 @@ function executorOver(client: Client, url: string): LibsqlExecutor & { readsText
         if (keysOff) await tx.executeMultiple("COMMIT; PRAGMA foreign_keys = OFF; BEGIN DEFERRED");
       } catch (error) {
         if (mode === "write") writes--;
-        throw toSqliteError(error, { phase: "in-transaction", url });
+        throw failure(error, { phase: "in-transaction" });
       }
       try {
         const result = await fn({ execute: (sql, params) => run(tx, sql, params, "in-transaction") });
@@ -126,7 +145,7 @@ function executorOver(client: Client, url: string): LibsqlExecutor & { readsText
           if (keysOff) await endWithoutForeignKeys(tx, "COMMIT");
           await tx.commit();
         } catch (error) {
-          throw toSqliteError(error, { phase: "commit", url });
+          throw failure(error, { phase: "commit" });
         }
         return result;
       } catch (error) {
@@ -168,14 +187,14 @@ async function endWithoutForeignKeys(tx: Transaction, end: "COMMIT" | "ROLLBACK"
  * libSQL's native binding for file: URLs at import (on Deno that needs --allow-ffi and
  * --allow-sys), so a server URL never loads it. `libsql:` goes over HTTP, as the main entry does.
  */
-async function createClientFor(url: string, config: Config): Promise<Client> {
+async function createClientFor(url: string, config: Config, failure: FailureMapper): Promise<Client> {
   const scheme = /^([a-z]+):/i.exec(url)?.[1]?.toLowerCase();
   try {
     if (scheme === "ws" || scheme === "wss") return (await import("@libsql/client/ws")).createClient(config);
     if (scheme === "file") return (await import("@libsql/client/sqlite3")).createClient(config);
     return (await import("@libsql/client/http")).createClient(config);
   } catch (error) {
-    throw toSqliteError(error, { phase: "autocommit", url });
+    throw failure(error, { phase: "autocommit" });
   }
 }
 

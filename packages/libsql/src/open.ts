@@ -9,9 +9,12 @@ import {
   InvalidInputError,
   isWalResetVulnerable,
   SqliteError,
+  StoreBusyError,
   StoreOpenError,
   UnsafeSqliteError,
 } from "@sessiondb/core";
+import { connectWithOpenPatience, displayUrl } from "@sessiondb/core/driver";
+import { credentialsOf } from "./credentials.js";
 import { type LibsqlExecutor, openLibsqlExecutor } from "./executor.js";
 import { leaseAdmission } from "./lease.js";
 
@@ -31,15 +34,18 @@ const URL_SCHEMES = /^(libsql|https?|wss?|file):/i;
 
 /**
  * Open (creating or upgrading when writable) the sessiondb store in the database at `url`:
- * `libsql://…` (Turso, or `?tls=0` for a plain server), `https://` / `http://` (Hrana over HTTP),
- * `wss://` / `ws://` (over a WebSocket) or `file:` (a local file through libSQL's own SQLite).
- * Every method of the store returns a promise; `close()` it when done.
+ * `libsql://…` (Turso, or `?tls=0` for a plain server; Hrana over HTTP, as `https://` /
+ * `http://`), `wss://` / `ws://` (over a WebSocket) or `file:` (a local file through libSQL's own
+ * SQLite). A server not reachable yet (refused, unknown host, dropped) is waited for within the
+ * open patience (`patience.openMs`), then `StoreOpenError` saying so; refused credentials, a URL
+ * the client rejects and a database that is no store fail at once. Every method of the store
+ * returns a promise; `close()` it when done.
  */
 export async function openStore(url: string, options?: LibsqlStoreOptions | null): Promise<AsyncStore> {
   if (typeof url !== "string" || !URL_SCHEMES.test(url)) {
     throw new InvalidInputError(
       "openStore.url",
-      `expected a libsql:, https:, http:, wss:, ws: or file: URL, got ${typeof url === "string" ? JSON.stringify(shown(url)) : typeof url}`,
+      `expected a libsql:, https:, http:, wss:, ws: or file: URL, got ${typeof url === "string" ? JSON.stringify(displayUrl(url)) : typeof url}`,
     );
   }
   const { authToken, requestTimeoutMs, allowUnsafeWal, ...storeOptions } = options ?? {};
@@ -54,9 +60,9 @@ export async function openStore(url: string, options?: LibsqlStoreOptions | null
   }
   let executor: LibsqlExecutor;
   try {
-    executor = await openLibsqlExecutor(url, { authToken, requestTimeoutMs });
+    executor = await connectWithOpenPatience(storeOptions, () => connect(url, authToken, requestTimeoutMs));
   } catch (error) {
-    throw await openFailure(url, authToken, error);
+    throw openFailure(url, credentialsOf(url, authToken).scrubError(error));
   }
   let store: AsyncStore;
   try {
@@ -79,7 +85,7 @@ export async function openStore(url: string, options?: LibsqlStoreOptions | null
     await store.close();
     throw new UnsafeSqliteError(
       store.sqliteVersion,
-      `${shown(url)} is a WAL-mode file it was asked to write`,
+      `${displayUrl(url)} is a WAL-mode file it was asked to write`,
     );
   }
   return store;
@@ -88,47 +94,65 @@ export async function openStore(url: string, options?: LibsqlStoreOptions | null
 /** An empty database opened read-only: no store there yet, named by its URL. */
 function noStoreAt(url: string, error: StoreOpenError): StoreOpenError {
   return new StoreOpenError(
-    shown(url),
+    displayUrl(url),
     "no sessiondb store is there yet: the database has none of its tables, and a read-only open never creates them (a writable open does, e.g. `sessiondb import`)",
     { cause: error, noStore: true },
   );
 }
 
-/** The URL without credentials, for messages. */
-function shown(url: string): string {
+/**
+ * The executor, once the server answers its first statement. Node's WebSocket reports a refused
+ * token as a closed connection (1006), which reads as "connection lost" and would be waited for:
+ * over a WebSocket that failure is checked over HTTP, and a 401 there is the AUTH failure it is.
+ */
+async function connect(
+  url: string,
+  authToken: string | undefined,
+  requestTimeoutMs: number | undefined,
+): Promise<LibsqlExecutor> {
   try {
-    const parsed = new URL(url);
-    parsed.password = "";
-    parsed.username = "";
-    parsed.searchParams.delete("authToken");
-    return parsed.toString();
-  } catch {
-    return url.replace(/\/\/[^@/]*@/, "//");
+    return await openLibsqlExecutor(url, { authToken, requestTimeoutMs });
+  } catch (error) {
+    if (
+      error instanceof SqliteError &&
+      error.extendedCode === "LIBSQL_CONNECTION_LOST" &&
+      /^(wss?|libsql):/i.test(url) &&
+      (await refusedOverHttp(url, authToken))
+    ) {
+      throw new SqliteError("AUTH", "the server refused the credentials (HTTP 401)", { cause: error });
+    }
+    throw error;
   }
 }
 
-/** Why the first statement failed, as StoreOpenError (the cause keeps the SqliteError). */
-async function openFailure(url: string, authToken: string | undefined, error: unknown): Promise<unknown> {
-  if (!(error instanceof SqliteError)) {
-    const message = error instanceof Error ? error.message : String(error);
-    return new StoreOpenError(shown(url), `the libSQL client refused it (${message})`, { cause: error });
+const CREDENTIALS_HINT = "pass a valid authToken (SESSIONDB_AUTH_TOKEN for the CLI)";
+
+/** Why the open could not reach a store, as StoreOpenError (the cause keeps the error behind it:
+ * a `SqliteError`, whose `extendedCode` says more). */
+function openFailure(url: string, error: unknown): unknown {
+  const where = displayUrl(url);
+  if (error instanceof StoreBusyError && error.cause instanceof SqliteError) {
+    // The server stayed unreachable (or kept dropping the connection) for the whole open patience.
+    const seconds = (error.waitedMs / 1000).toFixed(1);
+    return new StoreOpenError(
+      where,
+      `no answer from the libSQL server within the open patience (${seconds} s: patience.openMs, the CLI's --wait): ${error.cause.message.replace(/\.$/, "")}`,
+      { cause: error.cause },
+    );
   }
-  // Node's WebSocket reports a refused token as a closed connection (1006): ask over HTTP, which
-  // answers 401.
-  if (error.extendedCode === "LIBSQL_CONNECTION_LOST" && /^(wss?|libsql):/i.test(url)) {
-    if (await refusedOverHttp(url, authToken)) {
-      return new StoreOpenError(
-        shown(url),
-        "the server refused the credentials (HTTP 401): pass a valid authToken (SESSIONDB_AUTH_TOKEN for the CLI)",
-        { cause: error },
-      );
-    }
+  if (!(error instanceof SqliteError)) {
+    // Bad options, rejected before anything was sent.
+    if (error instanceof InvalidInputError) return error;
+    const message = error instanceof Error ? error.message : String(error);
+    return new StoreOpenError(where, `the libSQL client refused it (${message.replace(/\.$/, "")})`, {
+      cause: error,
+    });
   }
   const detail =
     error.resultCode === "AUTH"
-      ? "the server refused the credentials: pass a valid authToken (SESSIONDB_AUTH_TOKEN for the CLI)"
+      ? `the server refused the credentials: ${CREDENTIALS_HINT}`
       : error.message.replace(/\.$/, "");
-  return new StoreOpenError(shown(url), detail, { cause: error });
+  return new StoreOpenError(where, detail, { cause: error });
 }
 
 async function refusedOverHttp(url: string, authToken: string | undefined): Promise<boolean> {
@@ -136,11 +160,13 @@ async function refusedOverHttp(url: string, authToken: string | undefined): Prom
     const parsed = new URL(url);
     const tls =
       parsed.protocol === "wss:" || (parsed.protocol === "libsql:" && parsed.searchParams.get("tls") !== "0");
+    // The client takes a token in the URL over the option, and so does this check.
+    const token = parsed.searchParams.get("authToken") ?? authToken;
     const response = await fetch(`${tls ? "https" : "http"}://${parsed.host}/v2/pipeline`, {
       method: "POST",
       headers: {
         "content-type": "application/json",
-        ...(authToken ? { authorization: `Bearer ${authToken}` } : {}),
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
       },
       body: JSON.stringify({ requests: [{ type: "close" }] }),
       signal: AbortSignal.timeout(5_000),

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { type SqldServer, sqldAuth, sqldAvailability, startSqld } from "@sessiondb/test-sqld";
-import { InvalidInputError, openStore, StoreOpenError } from "../src/index.js";
+import { InvalidInputError, openStore, SqliteError, StoreBusyError, StoreOpenError } from "../src/index.js";
 
 type Suite = (name: string, body: () => void) => void;
 type Test = (name: string, body: () => Promise<void>, timeoutMs?: number) => void;
@@ -19,11 +19,60 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
   );
 }
 
+/** Credentials the cases put in URLs and options: none may appear in any error. */
+const TOKEN = "SEKRET123token";
+const PASSWORD = "hunter2pw";
+const SECRETS = [TOKEN, PASSWORD, "alice:", encodeURIComponent(TOKEN)];
+
+/** Every text an error carries: message and stack of it and of each error along its causes. */
+function textsOf(error: unknown): string {
+  const texts: string[] = [];
+  const seen = new Set<unknown>();
+  const visit = (current: unknown): void => {
+    if (seen.has(current) || seen.size > 10) return;
+    seen.add(current);
+    if (!(current instanceof Error)) {
+      if (current !== undefined) texts.push(String(current));
+      return;
+    }
+    texts.push(String(current), current.message, String(current.stack));
+    visit(current.cause);
+    if (current instanceof AggregateError) for (const inner of current.errors) visit(inner);
+  };
+  visit(error);
+  return texts.join("\n");
+}
+
+function assertNoSecret(error: unknown, what: string): void {
+  const text = textsOf(error);
+  for (const secret of SECRETS) assert.ok(!text.includes(secret), `${what} shows ${secret}:\n${text}`);
+}
+
+/** `url` with a user and password, and an authToken parameter. */
+function withCredentials(url: string): string {
+  const parsed = new URL(url);
+  parsed.searchParams.set("authToken", TOKEN);
+  return parsed.toString().replace("//", `//alice:${PASSWORD}@`);
+}
+
+/** `url` with an authToken parameter. */
+function withToken(url: string): string {
+  return `${url}${url.includes("?") ? "&" : "/?"}authToken=${TOKEN}`;
+}
+
 export function storeCases(describe: Suite, it: Test, hooks: Hooks): void {
   describe("openStore input", () => {
     it("refuses what is not a libSQL URL, and bad connection options, before connecting", async () => {
       for (const url of ["state.db", "", "postgres://x", 42]) {
         assert.ok((await rejection(openStore(url as string))) instanceof InvalidInputError, String(url));
+      }
+      for (const url of [
+        `ftp://alice:${PASSWORD}@db.example.invalid/?authToken=${TOKEN}`,
+        `postgres://alice:${PASSWORD}@[bad`,
+      ]) {
+        const error = await rejection(openStore(url));
+        assert.ok(error instanceof InvalidInputError, url);
+        assertNoSecret(error, url);
       }
       const token = await rejection(openStore("http://127.0.0.1:1", { authToken: 5 as never }));
       assert.equal((token as InvalidInputError).field, "openStore.authToken");
@@ -160,31 +209,139 @@ export function storeCases(describe: Suite, it: Test, hooks: Hooks): void {
       }
     }, 60_000);
 
-    it("an unreachable server and a refused token are StoreOpenError saying so", async () => {
+    it("a server unreachable for the whole open patience is StoreOpenError saying so, after about the patience", async () => {
       const gone = await startSqld();
-      const urls = [gone.httpUrl, gone.wsUrl];
+      const urls = [gone.httpUrl, gone.wsUrl, `${gone.httpUrl.replace("http:", "libsql:")}?tls=0`];
       await gone.stop();
       for (const url of urls) {
-        const error = await rejection(openStore(url));
+        const started = Date.now();
+        const error = await rejection(openStore(url, { patience: { openMs: 1_500 } }));
+        const waited = Date.now() - started;
         assert.ok(error instanceof StoreOpenError, url);
-        assert.match(error.message, /unreachable/);
+        assert.equal(error.code, "STORE_OPEN_FAILED");
+        assert.match(error.message, /within the open patience \(1\.5 s: patience\.openMs.*\).*unreachable/);
+        assert.ok(error.cause instanceof SqliteError, url);
+        assert.equal(error.cause.extendedCode, "LIBSQL_UNREACHABLE");
+        assert.ok(waited >= 1_400 && waited < 10_000, `${url}: waited ${waited} ms`);
       }
+    }, 60_000);
+
+    it("an open waits for a server that starts within the open patience (a gateway started before its sqld)", async () => {
+      const later = await startSqld();
+      try {
+        for (const url of [later.httpUrl, later.wsUrl]) {
+          await later.kill();
+          const started = Date.now();
+          const opening = openStore(url, { patience: { openMs: 20_000 } });
+          await new Promise((resolve) => setTimeout(resolve, 1_000));
+          await later.restart();
+          const store = await opening;
+          try {
+            assert.ok(Date.now() - started >= 1_000);
+            const { id } = await store.createSession({ source: "started-late" });
+            assert.equal((await store.getSession(id))?.source, "started-late");
+          } finally {
+            await store.close();
+          }
+        }
+      } finally {
+        await later.stop();
+      }
+    }, 90_000);
+
+    it("a refused token, a bad URL and a missing store fail at once, never waiting for the patience", async () => {
       const auth = sqldAuth();
       const secured = await startSqld({ auth });
       try {
         for (const url of [secured.httpUrl, secured.wsUrl]) {
           for (const authToken of [undefined, sqldAuth().token()]) {
-            const error = await rejection(openStore(url, { authToken }));
+            const started = Date.now();
+            const error = await rejection(openStore(url, { authToken, patience: { openMs: 20_000 } }));
             assert.ok(error instanceof StoreOpenError, url);
             assert.match(error.message, /refused the credentials/);
+            assert.ok(Date.now() - started < 10_000, `${url}: took ${Date.now() - started} ms`);
           }
           const store = await openStore(url, { authToken: auth.token() });
           assert.equal(await store.messageCount(), 0);
           await store.close();
         }
+        const started = Date.now();
+        const badTls = await rejection(openStore(`${secured.httpUrl.replace("http:", "libsql:")}?tls=2`));
+        assert.ok(badTls instanceof StoreOpenError);
+        const empty = await startSqld();
+        try {
+          const none = await rejection(openStore(empty.httpUrl, { readOnly: true }));
+          assert.ok(none instanceof StoreOpenError && none.noStore);
+        } finally {
+          await empty.stop();
+        }
+        assert.ok(Date.now() - started < 15_000, `took ${Date.now() - started} ms`);
       } finally {
         await secured.stop();
       }
     }, 60_000);
+
+    it("no error shows a credential: open refused, unreachable, lost mid-session, refused token", async () => {
+      // A user and password in the URL: Node's fetch refuses them at once, a WebSocket client
+      // may send them (sqld without auth then lets it in), a host that does not resolve waits.
+      for (const url of [
+        withCredentials(server.httpUrl),
+        withCredentials(server.wsUrl),
+        `https://alice:${PASSWORD}@db.example.invalid/`,
+      ]) {
+        const outcome = await openStore(url, { patience: { openMs: 300 } }).then(
+          (store) => store.close(),
+          (error: unknown) => error,
+        );
+        if (outcome === undefined) continue;
+        assert.ok(outcome instanceof StoreOpenError, url);
+        assertNoSecret(outcome, url);
+      }
+      // Unreachable through the whole patience.
+      const gone = await startSqld();
+      const goneUrls = [gone.httpUrl, gone.wsUrl, `${gone.httpUrl.replace("http:", "libsql:")}?tls=0`];
+      await gone.stop();
+      for (const url of goneUrls) {
+        const error = await rejection(
+          openStore(withToken(url), { authToken: TOKEN, patience: { openMs: 300 } }),
+        );
+        assert.ok(error instanceof StoreOpenError, url);
+        assert.match(error.message, /unreachable/);
+        assertNoSecret(error, url);
+      }
+      // Refused by a server that checks tokens.
+      const secured = await startSqld({ auth: sqldAuth() });
+      try {
+        for (const url of [secured.httpUrl, secured.wsUrl]) {
+          const error = await rejection(openStore(withToken(url), { patience: { openMs: 300 } }));
+          assert.ok(error instanceof StoreOpenError, url);
+          assert.match(error.message, /refused the credentials/);
+          assertNoSecret(error, url);
+        }
+      } finally {
+        await secured.stop();
+      }
+      // Lost after a good open: the server dies mid-session.
+      const dying = await startSqld();
+      try {
+        for (const url of [dying.httpUrl, dying.wsUrl]) {
+          if (!dying.running) await dying.restart();
+          const store = await openStore(withToken(url), { patience: { writeMs: 600, appendMs: 600 } });
+          try {
+            const { id } = await store.createSession({ source: "dies" });
+            await dying.kill();
+            const error = await rejection(store.appendMessage(id, { role: "user", content: "never stored" }));
+            assert.ok(error instanceof StoreBusyError, url);
+            assert.match(error.message, /unreachable|lost/);
+            assert.ok(!error.message.includes(".."), error.message);
+            assertNoSecret(error, url);
+          } finally {
+            await store.close();
+          }
+        }
+      } finally {
+        await dying.stop();
+      }
+    }, 90_000);
   });
 }
