@@ -10,6 +10,7 @@ import * as nodePath from "node:path";
 import process from "node:process";
 import * as url from "node:url";
 import type { StoreOptions } from "@sessiondb/core";
+import { displayUrl } from "@sessiondb/core/driver";
 import { NeedsFileError, StoreMissingError, UsageError } from "./exit.js";
 import { fileError } from "./paths.js";
 import type { Runtime } from "./runtime.js";
@@ -30,7 +31,8 @@ export type StoreLocation =
       kind: "server";
       /** What the client connects to, as given (it may carry credentials: never print it). */
       url: string;
-      /** Scheme, host, port and path: what messages and reports show. */
+      /** What messages and reports show: `displayUrl` (scheme, host, port and path; never
+       * credentials). */
       shown: string;
     };
 
@@ -81,8 +83,7 @@ function serverLocation(given: string, from: string): StoreLocation {
     throw new UsageError(`${from} is not a valid URL; expected libsql://HOST[:PORT] or https://HOST[:PORT]`);
   }
   if (!parsed.hostname) throw new UsageError(`${from} names no host; expected libsql://HOST[:PORT]`);
-  const path = parsed.pathname === "/" ? "" : parsed.pathname;
-  return { kind: "server", url: given, shown: `${parsed.protocol}//${parsed.host}${path}` };
+  return { kind: "server", url: given, shown: displayUrl(given) };
 }
 
 /**

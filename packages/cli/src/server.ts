@@ -40,6 +40,9 @@ function registerUrlSecrets(url: string): void {
     const parsed = new URL(url);
     registerSecret(decodeURIComponent(parsed.password));
     registerSecret(parsed.searchParams.get("authToken") ?? undefined);
+    // A short password alone is not registered (it would blank out words); with its user name
+    // and the "@" it is distinctive at any length.
+    if (parsed.password) registerSecret(`${parsed.username}:${parsed.password}@`);
   } catch {
     // Checked by storeLocation before this is reached.
   }

@@ -10,7 +10,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { type SqldAuth, type SqldServer, sqldAuth, sqldAvailability, startSqld } from "@sessiondb/test-sqld";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cli, corpusStore, expectOneLineError, json, runOn, TARGETS, tempDir } from "./helpers.js";
+import { cli, corpusStore, expectOneLineError, json, runOn, spawnCli, TARGETS, tempDir } from "./helpers.js";
 import { request, startServe } from "./serve-process.js";
 
 async function unavailable(): Promise<string | undefined> {
@@ -202,6 +202,34 @@ describe.skipIf(reason !== undefined)("a store on a libSQL server", () => {
       await fresh.stop();
     }
   }, 180_000);
+
+  it("--wait covers a server that is not up yet: an import started before its sqld finishes once the server answers", async () => {
+    const later = await startSqld();
+    try {
+      await later.kill();
+      const started = Date.now();
+      const child = spawnCli(["--db", later.httpUrl, "--wait", "20000", "import", exported, "--json"]);
+      let stdout = "";
+      let stderr = "";
+      child.stdout?.on("data", (chunk: Buffer) => {
+        stdout += chunk.toString("utf8");
+      });
+      child.stderr?.on("data", (chunk: Buffer) => {
+        stderr += chunk.toString("utf8");
+      });
+      const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      await later.restart();
+      expect(await exited, stderr).toBe(0);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1_500);
+      expect(JSON.parse(stdout).sessions.imported).toBeGreaterThan(0);
+      expect(json(cli(["--db", later.httpUrl, "stats", "--json"])).messages).toEqual(
+        json(cli(["--db", mirror, "stats", "--json"])).messages,
+      );
+    } finally {
+      await later.stop();
+    }
+  }, 120_000);
 
   it("write commands through the server: rename, archive, fts rebuild and backfill, a re-import skips", () => {
     const env = { SESSIONDB_AUTH_TOKEN: token };
