@@ -132,13 +132,13 @@ const CREDENTIALS_HINT = "pass a valid authToken (SESSIONDB_AUTH_TOKEN for the C
 function openFailure(url: string, error: unknown): unknown {
   const where = displayUrl(url);
   if (error instanceof StoreBusyError && error.cause instanceof SqliteError) {
-    // The server stayed unreachable (or kept dropping the connection) for the whole open patience.
-    const seconds = (error.waitedMs / 1000).toFixed(1);
-    return new StoreOpenError(
-      where,
-      `no answer from the libSQL server within the open patience (${seconds} s: patience.openMs, the CLI's --wait): ${error.cause.message.replace(/\.$/, "")}`,
-      { cause: error.cause },
-    );
+    // The server stayed unreachable (or kept dropping the connection) for the whole open patience
+    // — or, for a file: URL, another process kept the file locked.
+    const waited = `within the open patience (${(error.waitedMs / 1000).toFixed(1)} s: patience.openMs, the CLI's --wait)`;
+    const what = /^file:/i.test(url) ? "the file stayed locked" : "no answer from the libSQL server";
+    return new StoreOpenError(where, `${what} ${waited}: ${error.cause.message.replace(/\.$/, "")}`, {
+      cause: error.cause,
+    });
   }
   if (!(error instanceof SqliteError)) {
     // Bad options, rejected before anything was sent.
