@@ -134,8 +134,8 @@ function openFailure(url: string, error: unknown): unknown {
   if (error instanceof StoreBusyError && error.cause instanceof SqliteError) {
     // The server stayed unreachable (or kept dropping the connection) for the whole open patience
     // — or, for a file: URL, another process kept the file locked.
-    const waited = `within the open patience (${(error.waitedMs / 1000).toFixed(1)} s: patience.openMs, the CLI's --wait)`;
-    const what = /^file:/i.test(url) ? "the file stayed locked" : "no answer from the libSQL server";
+    const what = /^file:/i.test(url) ? "the file stayed locked" : "the libSQL server did not answer";
+    const waited = `for ${(error.waitedMs / 1000).toFixed(1)} s, the open patience (patience.openMs; the CLI's --wait)`;
     return new StoreOpenError(where, `${what} ${waited}: ${error.cause.message.replace(/\.$/, "")}`, {
       cause: error.cause,
     });
