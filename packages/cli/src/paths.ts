@@ -9,10 +9,10 @@
  * after following every symlink, existing files also by device and inode (a hard link has a path
  * of its own), and the guard runs before the command opens the store.
  */
-import { Buffer } from "node:buffer";
 import * as fs from "node:fs";
 import * as nodePath from "node:path";
-import { admissionLockPath } from "@sessiondb/core";
+import { companionsOf, sqliteFileOf } from "@sessiondb/core";
+import { nodeFsHost } from "@sessiondb/core/host";
 import { EXIT, ExitError } from "./exit.js";
 
 /** A path as the file system resolves it. */
@@ -104,46 +104,6 @@ export function fileError(error: unknown, what: string, intact: string): unknown
   return new ExitError(EXIT.FAILURE, `${what}: ${io}; ${intact}`, code);
 }
 
-/** The store's files besides the database: SQLite's, then the FTS admission lock's. The holder
- * record's name follows core's admission lock (`<lock>.holder.json`); a CLI test pins it. */
-function companions(db: string): Array<{ path: string; label: string }> {
-  const lock = admissionLockPath(db);
-  return [
-    { path: `${db}-wal`, label: "its write-ahead log" },
-    { path: `${db}-shm`, label: "its shared-memory index" },
-    { path: `${db}-journal`, label: "its rollback journal" },
-    { path: lock, label: "its FTS admission lock" },
-    { path: `${lock}-journal`, label: "its FTS admission lock's journal" },
-    { path: `${lock}.holder.json`, label: "its FTS admission lock's holder record" },
-  ];
-}
-
-/** What SQLite files begin with: a database, a WAL, a rollback journal. */
-const MAGIC: Array<{ bytes: Buffer; kind: string }> = [
-  { bytes: Buffer.from("SQLite format 3\0", "latin1"), kind: "database" },
-  { bytes: Buffer.from([0x37, 0x7f, 0x06, 0x82]), kind: "write-ahead log" },
-  { bytes: Buffer.from([0x37, 0x7f, 0x06, 0x83]), kind: "write-ahead log" },
-  { bytes: Buffer.from([0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7]), kind: "rollback journal" },
-];
-
-/** Which kind of SQLite file `path` is, by its first bytes; undefined for anything else. */
-function sqliteKind(path: string): string | undefined {
-  const head = Buffer.alloc(16);
-  let length: number;
-  const fd = fs.openSync(path, "r");
-  try {
-    length = fs.readSync(fd, head, 0, head.length, 0);
-  } finally {
-    fs.closeSync(fd);
-  }
-  return MAGIC.find((m) => length >= m.bytes.length && head.subarray(0, m.bytes.length).equals(m.bytes))
-    ?.kind;
-}
-
-function isDatabase(path: string): boolean {
-  return fs.statSync(path, { throwIfNoEntry: false })?.isFile() === true && sqliteKind(path) === "database";
-}
-
 /** The store's files as the file system sees them, under its path as given and as resolved
  * (SQLite keeps -wal/-shm/-journal next to the file a symlinked store points at). */
 function storeFiles(store: string): Array<ResolvedPath & { label: string }> {
@@ -155,7 +115,7 @@ function storeFiles(store: string): Array<ResolvedPath & { label: string }> {
   }
   const out: Array<ResolvedPath & { label: string }> = [];
   for (const base of bases) {
-    for (const { path, label } of [{ path: base, label: "" }, ...companions(base)]) {
+    for (const { path, label } of [{ path: base, label: "" }, ...companionsOf(base)]) {
       let resolved: ResolvedPath;
       try {
         resolved = resolvePath(path);
@@ -195,27 +155,16 @@ export function refuseStoreFiles(
 
 /**
  * Refuse `target` (exit 2) when it is a SQLite database, WAL or journal, or a file SQLite keeps
- * next to a database. Run it only after `refuseStoreFiles`, before the store is opened: it reads
- * the first bytes of the file.
+ * next to a database (core's rule, the one `store.backup` applies to its destination). Run it only
+ * after `refuseStoreFiles`, before the store is opened: it reads the first bytes of the file.
  */
 export function refuseDatabases(target: ResolvedPath, what: string, intact: string): void {
-  const kind = target.stat?.isFile() ? sqliteKind(target.real) : undefined;
-  if (kind) {
-    throw new ExitError(
-      EXIT.USAGE,
-      `${what} is a SQLite ${kind}, not a JSONL file; ${intact}. Choose another file.`,
-      "DATABASE_FILE",
-    );
-  }
-  for (const { path: suffixed } of companions("")) {
-    if (!target.real.endsWith(suffixed)) continue;
-    const base = target.real.slice(0, -suffixed.length);
-    if (base && isDatabase(base)) {
-      throw new ExitError(
-        EXIT.USAGE,
-        `${what} is a file of the SQLite database ${base}, which only SQLite may write; ${intact}. Choose another file.`,
-        "DATABASE_FILE",
-      );
-    }
-  }
+  const file = sqliteFileOf(nodeFsHost, target.real);
+  if (!file) return;
+  const why = file.kind === "companion" ? "which only SQLite may write" : "not a JSONL file";
+  throw new ExitError(
+    EXIT.USAGE,
+    `${what} is ${file.description}, ${why}; ${intact}. Choose another file.`,
+    "DATABASE_FILE",
+  );
 }

@@ -74,7 +74,7 @@ function fileKind(path: string): string | undefined {
   return stat.isFile() ? "a regular file" : "not a regular file";
 }
 
-function backupRefused(destination: string, reason: unknown): string {
+function backupRefused(destination: string, reason: unknown): string | undefined {
   const nothing = "nothing was written and the store is unchanged";
   switch (reason) {
     case "exists":
@@ -83,6 +83,9 @@ function backupRefused(destination: string, reason: unknown): string {
       return `will not write a copy over ${destination}: it is the store or one of its files; ${nothing}. Pick another file name.`;
     case "no-folder":
       return `cannot write ${destination}: its folder does not exist; ${nothing}.`;
+    case "sqlite-file":
+      // The library's words say which SQLite file it is, and name no API.
+      return undefined;
     default: {
       const kind = fileKind(destination);
       return `will not write a copy to ${destination}: it is ${kind ?? "not a file path"}, not a regular file; ${nothing}. Pick a file name.`;

@@ -90,13 +90,15 @@ describe("backup", () => {
     expect(human.stdout).toMatch(/^backed up .* to .*copy2\.db: .*, (wal|delete) mode/);
   });
 
-  it("refuses the store, its -wal, a symlink to it and an existing file: exit 2, nothing written", () => {
+  it("refuses the store, its -wal, a symlink to it, an existing file and a name with a stale -wal beside it: exit 2, nothing written", () => {
     const sub = path.join(dir, "refusals");
     fs.mkdirSync(sub);
     const file = path.join(sub, "state.db");
     fs.copyFileSync(db, file);
     fs.symlinkSync(file, path.join(sub, "link.db"));
     fs.writeFileSync(path.join(sub, "taken.db"), "mine");
+    // The WAL of a database deleted while open: SQLite would replay it into a copy named stale.db.
+    fs.writeFileSync(path.join(sub, "stale.db-wal"), "frames");
     // A read-only open of a WAL store leaves its -wal and -shm behind: let one happen first.
     expect(cli(["--db", file, "stats"]).code).toBe(0);
     const listing = fs.readdirSync(sub).sort();
@@ -104,6 +106,11 @@ describe("backup", () => {
     for (const dest of ["state.db", "state.db-wal", "link.db", "taken.db"]) {
       const r = cli(["--db", file, "backup", path.join(sub, dest)]);
       expectOneLineError(r, 2, "BACKUP_DESTINATION_REFUSED");
+    }
+    for (const overwrite of [[], ["--overwrite"]]) {
+      const stale = cli(["--db", file, "backup", path.join(sub, "stale.db"), ...overwrite]);
+      expectOneLineError(stale, 2, "BACKUP_DESTINATION_REFUSED");
+      expect(stale.stderr).toContain("has stale.db-wal beside it, left by another database");
     }
     expect(fs.readdirSync(sub).sort()).toEqual(listing);
     expect(digest(file)).toBe(bytes);

@@ -250,7 +250,7 @@ export class StoreClosedError extends SessionDbError<"STORE_CLOSED"> {
 }
 
 /** Why a backup destination was refused. */
-export type BackupRefusal = "is-store" | "exists" | "no-folder" | "not-a-file";
+export type BackupRefusal = "is-store" | "sqlite-file" | "exists" | "no-folder" | "not-a-file";
 
 /** `store.backup(dest)` (or `repairStore`'s `output`) refused the destination; nothing was
  * written anywhere. */

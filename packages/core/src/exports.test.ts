@@ -40,11 +40,13 @@ const ENTRIES: Record<string, { file: string; names: string[] }> = {
       "SQLITE_RESULT_CODES",
       "Store",
       "admissionLockPath",
+      "companionsOf",
       "createAsyncStore",
       "createStore",
       "isWalResetVulnerable",
       "readAdmissionHolder",
       "repairStore",
+      "sqliteFileOf",
     ],
   },
   "@sessiondb/core/driver": {

@@ -10,6 +10,7 @@
 export { AsyncStore, type AsyncStoreOptions, createAsyncStore } from "./async-store.js";
 export type { BackupOptions, BackupProgress, BackupResult } from "./backup/backup.js";
 export type { BackupMethod } from "./backup/copy.js";
+export { companionsOf, type FileReader, type SqliteFile, sqliteFileOf } from "./backup/sqlite-files.js";
 export type { OpenFlags, SqliteDriver } from "./driver.js";
 export {
   BackupDestinationError,

@@ -16,8 +16,8 @@ import type { StoreContext } from "../store/context.js";
 import * as valid from "../store/validate.js";
 import { beginTransaction, rollbackQuietly } from "../transaction.js";
 import { type BackupMethod, onlineCopy, vacuumInto } from "./copy.js";
-import { checkDestination } from "./destination.js";
-import { publishFile, removeDatabaseFile, temporaryName } from "./files.js";
+import { checkDestination, publishCopy } from "./destination.js";
+import { removeDatabaseFile, temporaryName } from "./files.js";
 
 /** Where a running backup stands. */
 export interface BackupProgress {
@@ -103,7 +103,7 @@ export async function backupStore(
     );
   }
   const started = ctx.now();
-  checkDestination(host, ctx.path, destination, options.overwrite === true);
+  checkDestination(ctx.driver, host, ctx.path, destination, options.overwrite === true);
   const journalMode = readSync(ctx, () => readJournalMode(ctx.conn));
   const temporary = temporaryName(destination, host.pid);
   // Created empty and private first, so the transcripts are never readable by others, not even
@@ -172,7 +172,7 @@ export async function backupStore(
     if (journalMode === "wal")
       withConnection(ctx, temporary, (conn) => conn.exec("PRAGMA journal_mode = WAL"));
     options.signal?.throwIfAborted();
-    publishFile(host, temporary, destination);
+    publishCopy(ctx.driver, host, temporary, destination);
     return {
       path: destination,
       method,

@@ -6,6 +6,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { testDriver } from "../../test/support/driver.js";
 import { BackupDestinationError } from "../errors.js";
 import { nodeFsHost } from "../host/node-fs.js";
 import { checkDestination } from "./destination.js";
@@ -16,7 +17,7 @@ describe("checkDestination", () => {
   it("a device is refused as one, with nothing written", () => {
     let caught: unknown;
     try {
-      checkDestination(nodeFsHost, store, "/dev/null", false);
+      checkDestination(testDriver, nodeFsHost, store, "/dev/null", false);
     } catch (error) {
       caught = error;
     }
@@ -29,7 +30,7 @@ describe("checkDestination", () => {
   });
 
   it("a folder is refused as a directory", () => {
-    expect(() => checkDestination(nodeFsHost, store, tmpdir(), true)).toThrow(
+    expect(() => checkDestination(testDriver, nodeFsHost, store, tmpdir(), true)).toThrow(
       /is a directory, not a regular file/,
     );
   });

@@ -5,24 +5,19 @@
  * by their symlink-free spelling (catches a companion that does not exist right now, such as a
  * `-wal` between two sessions) — because either alone misses a case.
  */
+
+import type { SqliteDriver } from "../driver.js";
 import { BackupDestinationError } from "../errors.js";
 import { dirnameOf, type Host } from "../host/host.js";
-import { admissionLockPath, holderPath } from "../locks/admission.js";
+import { lockExclusive } from "../locks/exclusive.js";
 import { isInMemoryPath } from "../sqlite-path.js";
+import { publishFile } from "./files.js";
+import { companionsOf, type SqliteFile, sqliteFileOf, sqliteLogsBeside } from "./sqlite-files.js";
 
 /** The store file and every companion: SQLite's journals and shared memory, the admission lock
  * (itself a rollback-journal database) and its holder record. */
 export function storeFiles(dbPath: string): string[] {
-  const lock = admissionLockPath(dbPath);
-  return [
-    dbPath,
-    `${dbPath}-wal`,
-    `${dbPath}-shm`,
-    `${dbPath}-journal`,
-    lock,
-    `${lock}-journal`,
-    holderPath(dbPath),
-  ];
+  return [dbPath, ...companionsOf(dbPath).map((companion) => companion.path)];
 }
 
 /** The last path segment (POSIX or Windows separators). */
@@ -38,9 +33,47 @@ function canonical(host: Host, path: string): string | undefined {
   return folder === undefined ? undefined : `${folder}/${basenameOf(path)}`;
 }
 
+/** `judge`'s answer: why `path` is refused, or, for a database no other connection has open,
+ * the EXCLUSIVE lock on it (release it). */
+type Verdict = { refused: string; release?: undefined } | { refused?: undefined; release?: () => void };
+
+/**
+ * Whether SQLite files at or beside `path` forbid writing a copy there, overwrite or not.
+ * Another database's WAL, journal or companion would be lost; a database another connection has
+ * open (SQLite's EXCLUSIVE lock is refused: any connection of a WAL database) would go on in the
+ * replaced file; and a -wal, -shm or -journal beside a name that holds no database was left by
+ * another one, and SQLite would pair it with the copy — replaying that log into it. A database
+ * no connection has open may be replaced, its -wal, -shm and -journal with it (`publishCopy`):
+ * they are part of what is overwritten. Its first bytes are read before the lock is tried: the
+ * lock is taken only on a database.
+ */
+function judge(driver: SqliteDriver, host: Host, path: string): Verdict {
+  let sqlite: SqliteFile | undefined;
+  try {
+    sqlite = sqliteFileOf(host, path);
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    return { refused: `cannot be read (${why}), so it may be another database's file` };
+  }
+  if (sqlite && sqlite.kind !== "database") return { refused: `is ${sqlite.description}` };
+  if (sqlite) {
+    const exclusive = lockExclusive(driver, host, path);
+    return exclusive.held
+      ? { release: exclusive.release }
+      : { refused: "is a SQLite database that another connection has open" };
+  }
+  const [log] = sqliteLogsBeside(host, path);
+  if (!log) return {};
+  const name = basenameOf(log.path);
+  return {
+    refused: `has ${name} beside it, left by another database, which SQLite would pair with the new copy`,
+  };
+}
+
 /** Throw `BackupDestinationError` unless `destination` is a fresh (or, with `overwrite`, a
  * replaceable regular) file in an existing folder that is none of `storePath`'s files. */
 export function checkDestination(
+  driver: SqliteDriver,
   host: Host,
   storePath: string,
   destination: string,
@@ -57,9 +90,9 @@ export function checkDestination(
       `is in ${JSON.stringify(folder)}, which is not an existing folder`,
     );
   }
+  const destinationName = canonical(host, destination);
   if (!isInMemoryPath(storePath)) {
     const destinationId = host.fileId(destination);
-    const destinationName = canonical(host, destination);
     for (const file of storeFiles(storePath)) {
       const sameFile = destinationId !== undefined && host.fileId(file) === destinationId;
       const sameName = destinationName !== undefined && canonical(host, file) === destinationName;
@@ -70,10 +103,34 @@ export function checkDestination(
       }
     }
   }
+  for (const path of new Set([destination, destinationName ?? destination])) {
+    const verdict = judge(driver, host, path);
+    if (verdict.refused !== undefined)
+      throw new BackupDestinationError(destination, "sqlite-file", verdict.refused);
+    verdict.release?.();
+  }
   const existing = host.stat(destination);
   if (existing && existing.kind !== "file") {
     const what = existing.kind === "directory" ? "a directory" : "a device, FIFO or socket";
     throw new BackupDestinationError(destination, "not-a-file", `is ${what}, not a regular file`);
   }
   if (existing && !overwrite) throw new BackupDestinationError(destination, "exists", "already exists");
+}
+
+/**
+ * Put the finished copy `temporary` at `destination`, which `checkDestination` accepted (asked
+ * again here: the copy took time). A database there is replaced under SQLite's EXCLUSIVE lock,
+ * so no connection can begin to use it meanwhile, and its -wal, -shm and -journal are removed
+ * first: they belong to the database being replaced and would be paired with the copy.
+ */
+export function publishCopy(driver: SqliteDriver, host: Host, temporary: string, destination: string): void {
+  const verdict = judge(driver, host, destination);
+  if (verdict.refused !== undefined)
+    throw new BackupDestinationError(destination, "sqlite-file", verdict.refused);
+  try {
+    if (verdict.release) for (const log of sqliteLogsBeside(host, destination)) host.remove(log.path);
+    publishFile(host, temporary, destination);
+  } finally {
+    verdict.release?.();
+  }
 }

@@ -18,7 +18,7 @@ import { STORE_FILE_MODE } from "../constants.js";
 import { BackupDestinationError, StoreBusyError } from "../errors.js";
 import type { Host } from "../host/host.js";
 import type { Store } from "../store.js";
-import { ackedCount, appendedContent } from "./appender.js";
+import { ackedCount, appendedContent, holdAppender, waitForAcks } from "./appender.js";
 import {
   assert,
   type ConformanceTarget,
@@ -345,6 +345,104 @@ export function backupSuite(target: ConformanceTarget): void {
       }, "backup on a closed store threw synchronously");
       await assert.rejects(closed as Promise<unknown>, { code: "STORE_CLOSED" });
       assert.ok(!existsSync(f.file("c.db")));
+    });
+
+    test("another database's WAL, journal and companions, a database another connection has open, and a name with a stale WAL or journal beside it are never written; a closed database is replaced with its -wal and -shm", async (f) => {
+      const store = f.open({ sqliteVersion: SAFE_SQLITE });
+      seed(store, 20);
+      // A live database in WAL mode with 300 rows, 100 of them only in its WAL.
+      const other = f.raw(f.file("live.db"));
+      other.exec("PRAGMA journal_mode = WAL");
+      other.exec("PRAGMA wal_autocheckpoint = 0");
+      other.exec("CREATE TABLE t(x)");
+      for (let i = 0; i < 200; i++) other.prepare("INSERT INTO t VALUES (?)").run(i);
+      other.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+      for (let i = 200; i < 300; i++) other.prepare("INSERT INTO t VALUES (?)").run(i);
+      const wal = readFileSync(f.file("live.db-wal"));
+      // A rollback journal's first bytes, under a name that says nothing.
+      writeFileSync(
+        f.file("journal.bin"),
+        Buffer.from([0xd9, 0xd5, 0x05, 0xf9, 0x20, 0xa1, 0x63, 0xd7, 0, 0]),
+      );
+      const files = listing(f);
+      for (const name of [
+        "live.db-wal",
+        "live.db-shm",
+        "live.db-journal",
+        "live.db.fts-rebuild.lock",
+        "journal.bin",
+      ]) {
+        for (const overwrite of [false, true])
+          await refused(store.backup(f.file(name), { overwrite }), "sqlite-file");
+      }
+      const open = await refused(store.backup(f.file("live.db"), { overwrite: true }), "sqlite-file");
+      assert.match(open.message, /another connection has open/);
+      assert.deepEqual(listing(f), files);
+      // The WAL and shared memory of a database that was deleted while open, beside a new name and
+      // beside a file that is no database: SQLite would replay that WAL into the copy.
+      writeFileSync(f.file("gone.db-wal"), wal);
+      writeFileSync(f.file("gone.db-shm"), readFileSync(f.file("live.db-shm")));
+      writeFileSync(f.file("notes.txt"), "notes");
+      writeFileSync(f.file("notes.txt-journal"), "");
+      const stale = listing(f);
+      for (const name of ["gone.db", "notes.txt"]) {
+        for (const overwrite of [false, true]) {
+          const error = await refused(store.backup(f.file(name), { overwrite }), "sqlite-file");
+          assert.match(error.message, /-(wal|journal) beside it, left by another database/);
+        }
+      }
+      assert.deepEqual(listing(f), stale);
+      assert.ok(readFileSync(f.file("gone.db-wal")).equals(wal), "the stale WAL was changed");
+      assert.ok(readFileSync(f.file("live.db-wal")).equals(wal), "the other database's WAL was written");
+      assert.equal(Number(other.prepare("SELECT count(*) AS n FROM t").get()?.n), 300);
+      const shm = readFileSync(f.file("live.db-shm"));
+      other.close();
+      // Closed, the other database is an ordinary earlier copy, even with the -wal and -shm a
+      // crash (or a read-only open) left beside it: they are replaced with it, never paired with
+      // the new copy.
+      assert.ok(!existsSync(f.file("live.db-wal")));
+      writeFileSync(f.file("live.db-wal"), wal);
+      writeFileSync(f.file("live.db-shm"), shm);
+      await refused(store.backup(f.file("live.db")), "exists");
+      const replaced = await store.backup(f.file("live.db"), { overwrite: true });
+      assert.equal(replaced.path, f.file("live.db"));
+      assert.ok(!existsSync(f.file("live.db-wal")), "the replaced database's WAL was left beside the copy");
+      assert.ok(!existsSync(f.file("live.db-shm")), "the replaced database's shm was left beside the copy");
+      const copy = f.open({ readOnly: true }, f.file("live.db"));
+      assert.equal(copy.messageCount(), store.messageCount());
+      copy.close();
+    });
+
+    test("a database a child process has open, idle, is never replaced; once the child is killed it is, with the WAL it left", async (f) => {
+      const appender = target.appender;
+      if (!appender) {
+        console.log(
+          `[conformance] ${target.name}: skipped "backup over a database a child has open": the target has no appender`,
+        );
+        return;
+      }
+      const store = f.open({ sqliteVersion: SAFE_SQLITE });
+      seed(store, 20);
+      const other = f.file("other.db");
+      const ledger = f.file("ledger.txt");
+      const child = await appender({ path: other, sessionId: "child", ledger });
+      try {
+        await waitForAcks(ledger, 5);
+        await holdAppender(ledger);
+        const wal = readFileSync(`${other}-wal`);
+        const error = await refused(store.backup(other, { overwrite: true }), "sqlite-file");
+        assert.match(error.message, /another connection has open/);
+        assert.ok(readFileSync(`${other}-wal`).equals(wal), "the child's WAL was changed");
+      } finally {
+        await child.stop();
+      }
+      // Killed, the child left its -wal and -shm: they go with the database they belong to.
+      assert.ok(existsSync(`${other}-wal`));
+      await store.backup(other, { overwrite: true });
+      assert.ok(!existsSync(`${other}-wal`) && !existsSync(`${other}-shm`));
+      const copy = f.open({ readOnly: true }, other);
+      assert.equal(copy.messageCount(), store.messageCount());
+      copy.close();
     });
 
     test("an aborted backup leaves nothing behind and the store keeps working", async (f) => {

@@ -20,7 +20,7 @@ import {
 } from "node:fs";
 import { dirname } from "node:path";
 import { STORE_FILE_MODE } from "../constants.js";
-import { lockExclusive } from "../repair/exclusive.js";
+import { lockExclusive } from "../locks/exclusive.js";
 import { repairStore } from "../repair/repair.js";
 import type { RepairOptions, RepairReport } from "../repair/types.js";
 import { ackedCount, holdAppender, waitForAcks } from "./appender.js";

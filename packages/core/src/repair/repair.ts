@@ -7,14 +7,14 @@
  * takes the damaged one's name in one rename, under SQLite's EXCLUSIVE lock, and the damaged
  * file is kept beside it as `<db>.corrupt-<timestamp>`.
  */
-import { checkDestination, storeFiles } from "../backup/destination.js";
+import { checkDestination, publishCopy, storeFiles } from "../backup/destination.js";
 import { publishFile, removeDatabaseFile, temporaryName } from "../backup/files.js";
 import { STORE_FILE_MODE } from "../constants.js";
 import type { SqliteDriver } from "../driver.js";
 import { StoreInUseError } from "../errors.js";
 import type { Host } from "../host/host.js";
+import { lockExclusive } from "../locks/exclusive.js";
 import { assess, message } from "./assess.js";
-import { lockExclusive } from "./exclusive.js";
 import { salvage } from "./salvage.js";
 import { copyForRepair } from "./scratch.js";
 import { rebuildIndex, reindex, vacuum } from "./strategies.js";
@@ -75,7 +75,7 @@ function stamp(ms: number): string {
 
 /**
  * Put `repaired` in place of the store at `path`, keeping the damaged file (and its journal, WAL
- * and shared memory, which belong to it) as `original`. The EXCLUSIVE lock (repair/exclusive.ts)
+ * and shared memory, which belong to it) as `original`. The EXCLUSIVE lock (locks/exclusive.ts)
  * is taken first: a connection opened since the repair began is refused unless `force`, and
  * nobody can begin to use the file while the names change.
  */
@@ -109,7 +109,7 @@ function swapIn(
 export async function repairStore(path: string, options: RepairOptions): Promise<RepairReport> {
   const { driver, host } = options;
   const now = options.now ?? Date.now;
-  if (options.output !== undefined) checkDestination(host, path, options.output, false);
+  if (options.output !== undefined) checkDestination(driver, host, path, options.output, false);
   const scratch = temporaryName(`${path}.repair`, host.pid);
   const fresh = temporaryName(`${path}.salvage`, host.pid);
   const lockOverridden = await copyForRepair(driver, host, path, scratch, options.force === true);
@@ -174,7 +174,7 @@ export async function repairStore(path: string, options: RepairOptions): Promise
     };
     if (!repaired || options.checkOnly) return report;
     if (options.output !== undefined) {
-      publishFile(host, repaired, options.output);
+      publishCopy(driver, host, repaired, options.output);
       return { ...report, outcome: "written", output: options.output };
     }
     if (!needed) return report;

@@ -1,7 +1,7 @@
 /**
  * The first step of a repair: make sure nobody is using the damaged store, and copy it to a
  * scratch file that repair may change at will. Another connection is seen by the EXCLUSIVE lock
- * (repair/exclusive.ts: any open connection of a WAL store, a busy one of a rollback store) and
+ * (locks/exclusive.ts: any open connection of a WAL store, a busy one of a rollback store) and
  * named by the probes below. The damaged file itself is never written:
  * - the write-lock probe is a `BEGIN IMMEDIATE` with busy_timeout 0 on a connection of our own,
  *   rolled back at once (it writes nothing);
@@ -19,8 +19,8 @@ import { onlineCopy } from "../backup/copy.js";
 import type { SqliteConnection, SqliteDriver } from "../driver.js";
 import { hasResultCode, StoreInUseError, StoreOpenError } from "../errors.js";
 import type { Host } from "../host/host.js";
+import { lockExclusive } from "../locks/exclusive.js";
 import { beginTransaction, commitTransaction, inTransaction } from "../transaction.js";
-import { lockExclusive } from "./exclusive.js";
 
 function closeQuietly(conn: SqliteConnection | undefined): void {
   try {
