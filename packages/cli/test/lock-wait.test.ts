@@ -53,6 +53,22 @@ describe.each(TARGETS)("$name: waiting for a lock", (target) => {
     }
   });
 
+  it("check and doctor under another process's write lock: exit 4 STORE_BUSY, never a finding of corruption", async () => {
+    const file = store(`${slug}-check`);
+    const holder = await holdLock(file, "immediate");
+    try {
+      for (const command of ["check", "doctor"]) {
+        const r = run(["--db", file, "--wait", "1000", command]);
+        expect(r.code, r.stderr).toBe(4);
+        expect(r.stderr).toMatch(/\[STORE_BUSY\]$/m);
+        expect(`${r.stdout}${r.stderr}`).not.toMatch(/integrity-check failed|corrupt/i);
+      }
+    } finally {
+      await holder.release();
+    }
+    expect(run(["--db", file, "check"]).code).toBe(0);
+  });
+
   /** Run `args` against `file` while another process holds its write lock; release the lock as
    * soon as the notice arrives (so the wait was seen while it was happening). */
   async function noticeThenRelease(file: string, args: string[]) {
