@@ -45,7 +45,11 @@ type Verdict = { refused: string; release?: undefined } | { refused?: undefined;
  * another one, and SQLite would pair it with the copy — replaying that log into it. A database
  * no connection has open may be replaced, its -wal, -shm and -journal with it (`publishCopy`):
  * they are part of what is overwritten. Its first bytes are read before the lock is tried: the
- * lock is taken only on a database.
+ * lock is taken only on a database. That read is the one gap: closing its descriptor drops every
+ * POSIX lock this process holds on the file, so a process that names as the destination a
+ * database (or a -wal/-shm of one) it has open itself gets the refusal but loses its own locks on
+ * that file (never the store's: the store and its files are refused above by name and inode
+ * without being read).
  */
 function judge(driver: SqliteDriver, host: Host, path: string): Verdict {
   let sqlite: SqliteFile | undefined;
