@@ -118,17 +118,20 @@ export class Store {
         cause: error,
       });
     }
+    const environment = localPolicyEnvironment(path, this.readOnly, host);
     const policy = createPolicy(
       {
         ...settings,
         admissionTimeoutMs: settings.admissionTimeoutMs ?? ADMISSION_TIMEOUT_MS,
       },
-      localPolicyEnvironment(path, this.readOnly, host),
+      environment,
     );
     let conn: SqliteConnection | undefined;
     let repairPending = false;
     try {
       conn = driver.open(path, { readOnly: this.readOnly });
+      // The file as opened (SQLite has created it by now): every write checks it is still there.
+      if (host && !this.readOnly) environment.fileMoved = fileMovedCheck(path, host);
       const ready = conn;
       // The connection's first statement reads the schema, which a DELETE-mode writer's
       // exclusive lock blocks: the open patience covers it like the rest of the open. The
@@ -285,6 +288,32 @@ function localPolicyEnvironment(path: string, readOnly: boolean, host: Host | un
     };
   }
   return environment;
+}
+
+/** Whether the file at `path` is still the one there now (same device and inode), in words when
+ * not; undefined when the file cannot be identified (in memory, or a host without an answer). */
+function fileMovedCheck(path: string, host: Host): (() => string | undefined) | undefined {
+  if (isInMemoryPath(path)) return undefined;
+  let opened: string | undefined;
+  try {
+    opened = host.fileId(path);
+  } catch {
+    return undefined;
+  }
+  if (opened === undefined) return undefined;
+  return () => {
+    let now: string | undefined;
+    try {
+      now = host.fileId(path);
+    } catch {
+      // Cannot look (the folder lost its search permission): SQLite has the last word.
+      return undefined;
+    }
+    if (now === opened) return undefined;
+    return now === undefined
+      ? `${path} was deleted or renamed after this store opened it`
+      : `${path} was replaced by another file after this store opened it`;
+  };
 }
 
 /** The `local` effects on an embedded store's file. */

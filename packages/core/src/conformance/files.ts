@@ -3,7 +3,7 @@
  * (0600) whatever the umask; a lock path that leads anywhere but a lock file of ours is refused
  * at once; a store on a read-only mount gets the same error on every runtime.
  */
-import { readdirSync, readFileSync, rmSync, statSync, symlinkSync } from "node:fs";
+import { readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { STORE_FILE_MODE } from "../constants.js";
@@ -225,6 +225,44 @@ export function filesSuite(target: ConformanceTarget): void {
         // Nothing is held any more: both write and rebuild at once.
         a.appendMessage("a", { role: "user", content: "after" });
         assert.deepEqual(b.rebuildFts({ timeoutMs: 0 }), { rebuilt: true });
+      });
+    }
+
+    for (const arm of ARMS) {
+      test(`${arm.mode}: a store file deleted or replaced under an open store: its writes are STORE_READONLY saying so, none is lost in a file no one can open`, (f) => {
+        const path = f.file();
+        for (const how of ["deleted", "replaced"] as const) {
+          const store = f.open({ sqliteVersion: arm.sqliteVersion });
+          assert.equal(store.journalMode, arm.mode);
+          store.createSession({ id: "s", source: "test" });
+          for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(`${path}${suffix}`, { force: true });
+          if (how === "replaced") {
+            const other = f.open({ sqliteVersion: arm.sqliteVersion }, f.file("other.db"));
+            other.createSession({ id: "other", source: "test" });
+            other.close();
+            renameSync(f.file("other.db"), path);
+          }
+          // Before, WAL mode acknowledged these into the unlinked file, and rollback-journal mode
+          // refused them as a bare "readonly database".
+          for (const write of [
+            () => store.appendMessage("s", { role: "user", content: "lost?" }),
+            () => store.createSession({ id: "t", source: "test" }),
+            () => store.transaction(() => store.updateSession("s", { title: "lost?" })),
+          ]) {
+            const error = throwsCodeSync(write, "STORE_READONLY");
+            assert.match(
+              error.message,
+              new RegExp(`was ${how === "deleted" ? "deleted or renamed" : "replaced"}`),
+            );
+          }
+          store.close();
+          const reopened = f.open({ sqliteVersion: arm.sqliteVersion });
+          assert.deepEqual(
+            reopened.listSessions().map((session) => session.id),
+            how === "deleted" ? [] : ["other"],
+          );
+          reopened.close();
+        }
       });
     }
 

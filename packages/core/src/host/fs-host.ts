@@ -33,6 +33,9 @@ interface DenoFileInfo {
   size: number;
   uid: number | null;
   gid: number | null;
+  dev: number;
+  /** null on Windows. */
+  ino: number | null;
 }
 interface DenoFileApi {
   statSync(path: string): DenoFileInfo;
@@ -314,6 +317,16 @@ export function createFsHost(load: () => FsModules): Host {
       }
     },
     fileId(path) {
+      // Deno's own API where it can answer: every write of a Deno store asks (store.ts).
+      if (denoFiles) {
+        try {
+          const info = denoFiles.statSync(path);
+          if (info.ino !== null) return `${info.dev}:${info.ino}`;
+        } catch (error) {
+          if (isMissing(error)) return undefined;
+          throw error;
+        }
+      }
       const info = fsModule().statSync(path, { throwIfNoEntry: false });
       return info ? `${info.dev}:${info.ino}` : undefined;
     },

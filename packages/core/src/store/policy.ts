@@ -32,6 +32,11 @@ export interface PolicyEnvironment {
   /** What of this thread holds a lock on the store's file (locks/local-holds.ts): a wait for it
    * gives up at once. */
   heldHere?(): string | undefined;
+  /** How the store's file changed since the open (deleted, renamed or replaced), or undefined
+   * while it is the file the store opened. Asked before each write: SQLite would go on writing
+   * into the file the store holds open, which no one can open again (WAL mode), or refuse with a
+   * bare "readonly database" (rollback journal). */
+  fileMoved?(): string | undefined;
   /** Extra read patience (a read-only connection waiting out a hot rollback journal). */
   readWait?: Pick<PatienceOptions, "retryable" | "describeHolder">;
 }
@@ -107,6 +112,14 @@ export function checkGuard(
   }
 }
 
+/** A write refused because the store's file is no longer the one it opened. */
+function movedFileError(moved: string, cause?: unknown): StoreReadOnlyError {
+  return new StoreReadOnlyError(
+    `${moved}, so a write would go to a file no one can open again; close this store and open the path again`,
+    { cause },
+  );
+}
+
 /** SQLite's corruption answers: structural, FTS-scoped, or FTS garbage decoded as a huge size. */
 export function isCorruption(error: unknown): boolean {
   return hasResultCode(error, "CORRUPT", "CORRUPT_VTAB", "NOTADB", "NOMEM");
@@ -120,6 +133,8 @@ export function classifyFailure(state: StorePolicy, error: unknown, what = "the 
   if (full(error)) return new StoreFullError(what, { cause: error });
   if (hasResultCode(error, "TOOBIG")) return tooBigInput(error, what);
   if (hasResultCode(error, "READONLY")) {
+    const moved = state.environment.fileMoved?.();
+    if (moved !== undefined) return movedFileError(moved, error);
     return new StoreReadOnlyError(`SQLite refused the write (${error.message})`, { cause: error });
   }
   if (hasResultCode(error, "CORRUPT", "NOTADB")) {
@@ -173,6 +188,8 @@ export function* guardedWrite<T>(body: () => Op<T>, options?: WriteOptions): Op<
       describeHolder: state.environment.describeHolder,
     },
   };
+  const moved = state.environment.fileMoved?.();
+  if (moved !== undefined) throw movedFileError(moved);
   let failedOpen = false;
   for (;;) {
     let result: T;
