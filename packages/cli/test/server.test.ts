@@ -130,6 +130,37 @@ describe.skipIf(reason !== undefined)("a store on a libSQL server", () => {
       expect(findings.find((f) => f.check === "fts integrity")?.status).toBe("ok");
     });
 
+    it("credentials in the URL work as the variable does and are never printed, in reports or --json", () => {
+      const password = "hunter2pw";
+      const withToken = (url: string) => `${url}/?authToken=${encodeURIComponent(token)}`;
+      const urls = [
+        withToken(server.httpUrl),
+        withToken(server.wsUrl),
+        withToken(server.wsUrl).replace("ws://", `ws://alice:${password}@`),
+      ];
+      for (const url of urls) {
+        const shown = new URL(url).origin;
+        for (const args of [
+          ["stats", "--json"],
+          ["stats"],
+          ["doctor", "--json"],
+          ["doctor"],
+          ["check", "--json"],
+          ["fts", "status", "--json"],
+          ["sessions", "list", "--limit", "3"],
+          ["search", tokens[0] as string, "--limit", "3"],
+        ]) {
+          const r = runOn(target)(["--db", url, ...args]);
+          const what = `${url} ${args.join(" ")}`;
+          expect(r.code, `${what}\n${r.stderr}`).toBe(0);
+          for (const secret of [token, encodeURIComponent(token), password, "alice"]) {
+            expect(r.stdout + r.stderr, what).not.toContain(secret);
+          }
+          if (args[0] === "stats" && args[1] === "--json") expect(json(r).path, what).toBe(shown);
+        }
+      }
+    });
+
     it("repair and backup need a file: exit 2 NEEDS_FILE, nothing written", () => {
       expectOneLineError(onServer(["repair"]), 2, "NEEDS_FILE");
       const dest = path.join(dir, `backup-${target.name.replace(/\W+/g, "-")}.db`);
