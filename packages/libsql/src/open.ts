@@ -48,6 +48,13 @@ export async function openStore(url: string, options?: LibsqlStoreOptions | null
       `expected a libsql:, https:, http:, wss:, ws: or file: URL, got ${typeof url === "string" ? JSON.stringify(displayUrl(url)) : typeof url}`,
     );
   }
+  if (options !== undefined && options !== null && (typeof options !== "object" || Array.isArray(options))) {
+    // Destructured, a number or a string reads as no options at all.
+    throw new InvalidInputError(
+      "openStore options",
+      `expected an object or nothing, got ${Array.isArray(options) ? "an array" : typeof options}`,
+    );
+  }
   const { authToken, requestTimeoutMs, allowUnsafeWal, ...storeOptions } = options ?? {};
   if (authToken !== undefined && typeof authToken !== "string") {
     throw new InvalidInputError("openStore.authToken", "expected a string");

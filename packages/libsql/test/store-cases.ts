@@ -74,6 +74,12 @@ export function storeCases(describe: Suite, it: Test, hooks: Hooks): void {
         assert.ok(error instanceof InvalidInputError, url);
         assertNoSecret(error, url);
       }
+      // Options that are no object were read as none, and the open went on.
+      for (const options of [5, "yes", true, [], () => undefined]) {
+        const error = await rejection(openStore("http://127.0.0.1:1", options as never));
+        assert.ok(error instanceof InvalidInputError, String(error));
+        assert.equal(error.field, "openStore options");
+      }
       const token = await rejection(openStore("http://127.0.0.1:1", { authToken: 5 as never }));
       assert.equal((token as InvalidInputError).field, "openStore.authToken");
       const timeout = await rejection(openStore("http://127.0.0.1:1", { requestTimeoutMs: -1 }));

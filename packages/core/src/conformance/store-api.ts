@@ -268,6 +268,23 @@ export function storeApiSuite(target: ConformanceTarget): void {
       const [first, second] = await store.getMessages("s");
       assert.equal(first?.content, "bad \uFFFD half and \uFFFD other; ok 😀");
       assert.deepEqual(second?.content, [{ type: "text", text: "x\uFFFD" }]);
+      // Metadata keys too, unless two of them would become one key (one value silently lost).
+      await store.updateSession("s", { metadata: { "k\uD800": 1, nested: { "\uDC00": true } } });
+      assert.deepEqual((await store.getSession("s"))?.metadata, { "k\uFFFD": 1, nested: { "\uFFFD": true } });
+      const colliding: Array<{ [key: string]: Json }> = [
+        { "k\uD800": 1, "k\uDBFF": 2 },
+        { nested: { "\uFFFD": 1, "\uDC00": 2 } },
+      ];
+      for (const metadata of colliding) {
+        const error = await throwsCode(() => store.updateSession("s", { metadata }), "INVALID_INPUT");
+        assert.match(error.message, /once their lone surrogates are replaced/);
+      }
+      await throwsCode(
+        () => store.createSession({ id: "t", source: "cli", metadata: { "\uD800": 1, "\uDFFF": 2 } }),
+        "INVALID_INPUT",
+      );
+      assert.equal(await store.getSession("t"), undefined);
+      assert.deepEqual((await store.getSession("s"))?.metadata, { "k\uFFFD": 1, nested: { "\uFFFD": true } });
     });
 
     test("bad input gets a typed error and changes nothing", async ({ open }) => {

@@ -87,7 +87,9 @@ export function isBlankSql(text: string): boolean {
  * `code: "ERR_SQLITE_ERROR"` and a message with the path appended).
  */
 export function classifyNodeSqliteError(error: unknown): ReturnType<RawDriver["classify"]> {
-  const { code, errcode } = (error ?? {}) as { code?: unknown; errcode?: unknown };
+  const { code, errcode, name } = (error ?? {}) as { code?: unknown; errcode?: unknown; name?: unknown };
+  // Deno's permission errors from node:sqlite carry ERR_SQLITE_ERROR too, but SQLite never ran.
+  if (name === "NotCapable") return undefined;
   if (typeof errcode === "number") {
     const byNumber = resultCodeFromNumber(errcode);
     if (byNumber) return { code: byNumber, extendedCode: errcode };

@@ -61,7 +61,7 @@ export function preflight(path: string, readOnly: boolean, host: Host | undefine
   }
   if (!readOnly && !host.canWrite(path)) {
     throw new StoreReadOnlyError(
-      `${path} is not writable by this process; open it with { readOnly: true } to read it`,
+      `${path} is not writable by this process (its permissions, or a file system mounted read-only); open it with { readOnly: true } to read it`,
     );
   }
 }
@@ -371,5 +371,19 @@ export function openFailure(
   }
   if (hasResultCode(error, "READONLY"))
     return new StoreReadOnlyError(`${path} cannot be written (${error.message})`, { cause: error });
+  if ((error as { name?: unknown } | null)?.name === "NotCapable")
+    return denoPermissionError(path, error as Error, readOnly);
   return error;
+}
+
+/** Deno's permissions refused the open (its NotCapable error): no SQLite failure, nothing wrong
+ * with the file. Without write access a writable open cannot go on, but a read-only one can. */
+function denoPermissionError(path: string, error: Error, readOnly: boolean): unknown {
+  if (!readOnly && /write access/i.test(error.message)) {
+    return new StoreReadOnlyError(
+      `Deno was not given write access to ${path} (${error.message}); run with --allow-write for its folder, or open the store with { readOnly: true } to read it`,
+      { cause: error },
+    );
+  }
+  return new StoreOpenError(path, `Deno's permissions refused it (${error.message})`, { cause: error });
 }

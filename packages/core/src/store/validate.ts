@@ -370,7 +370,16 @@ export function cleanJson(value: unknown, field: string, depth = 0): Json {
     for (const key of guarded(field, () => Object.keys(value))) {
       const item = `${field}.${key}`;
       const child = guarded(item, () => (value as Record<string, unknown>)[key]);
-      if (child !== undefined) out[wellFormed(key)] = cleanJson(child, item, depth + 1);
+      if (child === undefined) continue;
+      const name = wellFormed(key);
+      // Two keys that differ only in lone surrogates become one: the later would silently win.
+      if (Object.hasOwn(out, name)) {
+        throw new InvalidInputError(
+          `${field}.${name}`,
+          `two keys become ${JSON.stringify(name)} once their lone surrogates are replaced with U+FFFD, and one would overwrite the other; rename one`,
+        );
+      }
+      out[name] = cleanJson(child, item, depth + 1);
     }
     return out;
   }
