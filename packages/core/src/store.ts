@@ -290,29 +290,34 @@ function localPolicyEnvironment(path: string, readOnly: boolean, host: Host | un
   return environment;
 }
 
-/** Whether the file at `path` is still the one there now (same device and inode), in words when
- * not; undefined when the file cannot be identified (in memory, or a host without an answer). */
+/** Whether the file the store opened at `path` is still the one there (same device and inode), in
+ * words when not; undefined when the file cannot be identified (in memory, or a host without an
+ * answer). Checked by its absolute, symlink-free name: SQLite resolved a relative path at open,
+ * and a later change of working directory must not read as a moved file. */
 function fileMovedCheck(path: string, host: Host): (() => string | undefined) | undefined {
   if (isInMemoryPath(path)) return undefined;
+  let file: string | undefined;
   let opened: string | undefined;
   try {
-    opened = host.fileId(path);
+    file = host.realpath(path);
+    opened = file === undefined ? undefined : host.fileId(file);
   } catch {
     return undefined;
   }
-  if (opened === undefined) return undefined;
+  if (file === undefined || opened === undefined) return undefined;
+  const name = file;
   return () => {
     let now: string | undefined;
     try {
-      now = host.fileId(path);
+      now = host.fileId(name);
     } catch {
       // Cannot look (the folder lost its search permission): SQLite has the last word.
       return undefined;
     }
     if (now === opened) return undefined;
     return now === undefined
-      ? `${path} was deleted or renamed after this store opened it`
-      : `${path} was replaced by another file after this store opened it`;
+      ? `${name} was deleted or renamed after this store opened it`
+      : `${name} was replaced by another file after this store opened it`;
   };
 }
 

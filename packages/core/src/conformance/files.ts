@@ -229,8 +229,15 @@ export function filesSuite(target: ConformanceTarget): void {
     }
 
     for (const arm of ARMS) {
-      test(`${arm.mode}: a store file deleted or replaced under an open store: its writes are STORE_READONLY saying so, none is lost in a file no one can open`, (f) => {
+      test(`${arm.mode}: a store file deleted or replaced under an open store: its writes are STORE_READONLY saying so, none is lost in a file no one can open`, async (f) => {
         const path = f.file();
+        // A store opened by a relative path keeps its file when the working directory changes.
+        const relative = await inFolder(join(path, ".."), () =>
+          f.open({ sqliteVersion: arm.sqliteVersion }, "relative.db"),
+        );
+        relative.createSession({ id: "r", source: "test" });
+        assert.equal(relative.getSession("r")?.source, "test");
+        relative.close();
         for (const how of ["deleted", "replaced"] as const) {
           const store = f.open({ sqliteVersion: arm.sqliteVersion });
           assert.equal(store.journalMode, arm.mode);

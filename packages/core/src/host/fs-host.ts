@@ -5,8 +5,9 @@
  * `lazyNodeFsHost` loads them with `process.getBuiltinModule` only when a call needs them.
  *
  * Why both: loading `node:fs` is free on Node (it is part of its start-up) but costs Deno
- * 4–6 ms, a third of what sessiondb adds to a short process there. On Deno the two calls every
- * open makes (`stat` and `canWrite` of the store file, see store/open.ts `preflight`) are
+ * 4–6 ms, a third of what sessiondb adds to a short process there. On Deno the calls every
+ * open and write makes (`stat` and `canWrite` of the store file, see store/open.ts `preflight`;
+ * `realpath` and `fileId`, which tell whether the file was replaced, see store.ts) are
  * answered by Deno's own file API instead, so a Deno process that only opens, reads and writes
  * never loads `node:fs`; the rest (file modes, the admission lock's files, backups) loads it
  * when first called. The module imports nothing itself (it is part of the driver entry, which
@@ -39,6 +40,7 @@ interface DenoFileInfo {
 }
 interface DenoFileApi {
   statSync(path: string): DenoFileInfo;
+  realPathSync(path: string): string;
   chmodSync(path: string, mode: number): void;
   uid(): number | null;
   gid(): number | null;
@@ -56,6 +58,7 @@ const deno = runtime === "deno" ? (globalThis as { Deno?: Partial<DenoFileApi> }
 /** Deno's file API when it has every call used here (a Deno that lacks one uses node:fs). */
 const denoFiles: DenoFileApi | undefined =
   typeof deno?.statSync === "function" &&
+  typeof deno.realPathSync === "function" &&
   typeof deno.chmodSync === "function" &&
   typeof deno.uid === "function" &&
   typeof deno.gid === "function"
@@ -310,7 +313,8 @@ export function createFsHost(load: () => FsModules): Host {
     },
     realpath(path) {
       try {
-        return fsModule().realpathSync(path);
+        // Deno's own API where there is one: every writable open asks (store.ts).
+        return denoFiles ? denoFiles.realPathSync(path) : fsModule().realpathSync(path);
       } catch (error) {
         if (isMissing(error)) return undefined;
         throw error;
