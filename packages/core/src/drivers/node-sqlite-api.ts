@@ -216,7 +216,10 @@ export function nodeSqliteApiDriver(
       : undefined,
     open(path, { readOnly }): ApiConnection {
       // A read-only open never creates the file: a missing one fails with SQLITE_CANTOPEN.
-      const db = new DatabaseSync(path, {
+      // The empty path (SQLite's private temporary database) opens as ":memory:", the same kind
+      // of store for its user: Deno refuses "" ("Empty path is not allowed") unless every
+      // permission is granted.
+      const db = new DatabaseSync(path === "" ? ":memory:" : path, {
         readOnly,
         enableForeignKeyConstraints: true,
         enableDoubleQuotedStringLiterals: false,
