@@ -8,7 +8,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { cli, expectOneLineError, json, mountTmpfs, tempDir, unmount, withStore } from "./helpers.js";
+import { cli, expectOneLineError, json, tempDir, tmpfsOrSkip, unmount, withStore } from "./helpers.js";
 
 const PAGE = 4096;
 /** Any mention of the repair command, and the advice check and doctor end with. */
@@ -115,11 +115,7 @@ describe("a store cut to half its length", () => {
 
   it("on a disk with no room for a scratch copy, check still reports the corrupt store", (ctx) => {
     const mount = path.join(dir, "full");
-    const reason = mountTmpfs(mount, "size=2m");
-    if (reason) {
-      console.warn(`skipped: needs a small tmpfs: ${reason}`);
-      ctx.skip(reason);
-    }
+    tmpfsOrSkip(ctx, mount, "size=2m");
     try {
       const file = path.join(mount, "state.db");
       fs.writeFileSync(file, fs.readFileSync(sound).subarray(0, Math.floor(pages / 2) * PAGE));

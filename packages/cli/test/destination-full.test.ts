@@ -7,7 +7,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cli, expectOneLineError, mountTmpfs, tempDir, unmount, withStore } from "./helpers.js";
+import { cli, expectOneLineError, tempDir, tmpfsOrSkip, unmount, withStore } from "./helpers.js";
 
 /** A store of a small session "a" (a few KB exported) and a large one "b" (about 2 MB). */
 let db: string;
@@ -33,11 +33,7 @@ afterAll(() => {
 /** A 1 MiB tmpfs: room for session "a", not for "b" or a copy of the store. */
 function smallDisk(ctx: { skip: (reason: string) => void }): string {
   const dir = path.join(tempDir(), "full");
-  const reason = mountTmpfs(dir, "size=1m");
-  if (reason) {
-    console.warn(`skipped: needs a small tmpfs: ${reason}`);
-    ctx.skip(reason);
-  }
+  tmpfsOrSkip(ctx, dir, "size=1m");
   mounts.push(dir);
   return dir;
 }

@@ -4,11 +4,10 @@
  * The export runs as a real subprocess and is held still at a known point (its stdout unread, or
  * SIGSTOP once its temporary file appears) while `sessiondb sessions delete` runs in another.
  */
-import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
-import { CLI, cli, tempDir, withStore } from "./helpers.js";
+import { cli, startCli, tempDir, withStore } from "./helpers.js";
 
 /** Messages in the session deleted mid-way: many pages (the export reads 1,000 at a time). */
 const BIG = 20_000;
@@ -63,18 +62,7 @@ function sessionsIn(jsonl: string): Map<string, number> {
 }
 
 function exportProcess(args: string[]) {
-  const child = spawn(process.execPath, [CLI, "--db", db, "export", ...args], {
-    env: { ...process.env, NO_COLOR: "1" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stderr = "";
-  child.stderr?.on("data", (d: Buffer) => {
-    stderr += d.toString();
-  });
-  const closed = new Promise<{ code: number | null; stderr: string }>((resolve) =>
-    child.on("close", (code) => resolve({ code, stderr })),
-  );
-  return { child, closed };
+  return startCli(["--db", db, "export", ...args]);
 }
 
 describe("export while another process deletes sessions", () => {

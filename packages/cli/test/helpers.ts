@@ -154,6 +154,23 @@ export function spawnCli(args: string[]): ChildProcess {
   });
 }
 
+/** Spawn the CLI without waiting, its stderr collected: `closed` settles with the exit code and
+ * all of stderr ("close", not "exit": stderr is complete only then). */
+export function startCli(args: string[]): {
+  child: ChildProcess;
+  closed: Promise<{ code: number | null; stderr: string }>;
+} {
+  const child = spawnCli(args);
+  let stderr = "";
+  child.stderr?.on("data", (d: Buffer) => {
+    stderr += d.toString();
+  });
+  const closed = new Promise<{ code: number | null; stderr: string }>((resolve) =>
+    child.on("close", (code) => resolve({ code, stderr })),
+  );
+  return { child, closed };
+}
+
 /** Assert that the CLI failed the way every CLI error fails: one line on stderr ending in
  * `[code]`, the given exit code, no stack trace. */
 export function expectOneLineError(r: Result, exit: number, code: string | RegExp): void {
@@ -195,6 +212,15 @@ export function mountTmpfs(dir: string, options: string): string | undefined {
   const r = spawnSync("mount", ["-t", "tmpfs", "-o", options, "tmpfs", dir], { encoding: "utf8" });
   if (r.error) return `mount could not run (${r.error.message})`;
   return r.status === 0 ? undefined : `mount -t tmpfs failed: ${r.stderr.trim() || `exit ${r.status}`}`;
+}
+
+/** Mount a tmpfs at `dir`, or skip the test saying why it could not be. */
+export function tmpfsOrSkip(ctx: { skip: (reason: string) => void }, dir: string, options: string): void {
+  const reason = mountTmpfs(dir, options);
+  if (reason) {
+    console.warn(`skipped: needs a small tmpfs: ${reason}`);
+    ctx.skip(reason);
+  }
 }
 
 export function unmount(dir: string): void {

@@ -5,11 +5,11 @@
  * SIGSTOP the moment its temporary file appears, sent the signal, then let go (SIGCONT), so it
  * meets the signal mid-way whatever the machine's speed.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { CLI, expectOneLineError, tempDir, withStore } from "./helpers.js";
+import { expectOneLineError, startCli, tempDir, withStore } from "./helpers.js";
 
 /** Three sessions of 2,000 messages of 4 KB: 24 MB, so a backup takes several steps and an
  * export many writes. */
@@ -40,23 +40,11 @@ beforeAll(() => {
   });
 });
 
-function start(args: string[]): {
-  child: ChildProcess;
-  closed: Promise<{ code: number | null; stderr: string }>;
-} {
-  const child = spawn(process.execPath, [CLI, "--db", db, ...args], {
-    env: { ...process.env, NO_COLOR: "1" },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let stderr = "";
-  child.stderr?.on("data", (d: Buffer) => {
-    stderr += d.toString();
-  });
-  // "close", not "exit": stderr is complete only then.
-  const closed = new Promise<{ code: number | null; stderr: string }>((resolve) =>
-    child.on("close", (code) => resolve({ code, stderr })),
-  );
-  return { child, closed };
+/** The CLI on the test's store, its stdout drained (only stderr and the exit code matter here). */
+function start(args: string[]): ReturnType<typeof startCli> {
+  const started = startCli(["--db", db, ...args]);
+  started.child.stdout?.resume();
+  return started;
 }
 
 /** Freeze `child` the moment `folder` holds a file matching `pattern`, send `signal`, let it go

@@ -5,7 +5,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { cli, expectOneLineError, mountTmpfs, tempDir, unmount, withStore } from "./helpers.js";
+import { cli, expectOneLineError, tempDir, tmpfsOrSkip, unmount, withStore } from "./helpers.js";
 
 /** Take every byte the file system has left, with a file of the test's own. */
 function fillRest(dir: string): void {
@@ -32,11 +32,7 @@ describe("a full disk", () => {
 
   it("a writing command exits 10 with STORE_FULL in one line; the store keeps every row", (ctx) => {
     const dir = path.join(tempDir(), "full");
-    const reason = mountTmpfs(dir, "size=1m");
-    if (reason) {
-      console.warn(`skipped: needs a small tmpfs: ${reason}`);
-      ctx.skip(reason);
-    }
+    tmpfsOrSkip(ctx, dir, "size=1m");
     mounts.push(dir);
     const db = path.join(dir, "state.db");
     withStore(db, (store) => {

@@ -102,20 +102,27 @@ export async function createAsyncStore(
   });
 }
 
+/** The least time one attempt to connect is given, even when the open patience is spent or zero:
+ * a first answer needs a round trip. */
+const CONNECT_ATTEMPT_MIN_MS = 1000;
+
 /**
  * An engine's connection step — reaching its server, before `createAsyncStore` — run with the
  * open patience of `options`, as the open itself is: a BUSY or LOCKED failure (the engine's word
  * for a server not reachable yet) is tried again after the open jitter until the budget
  * (`patience.openMs`) is spent, then rejects with `StoreBusyError` whose cause is the last
- * failure; any other failure rejects at once. `options` are validated first, as
- * `createAsyncStore` validates them, so bad options fail before anything is sent.
+ * failure; any other failure rejects at once. Each attempt is handed how long it may wait for an
+ * answer (what is left of the budget, at least CONNECT_ATTEMPT_MIN_MS): a server that takes the
+ * connection and never answers must not hold the open past its patience. `options` are validated
+ * first, as `createAsyncStore` validates them, so bad options fail before anything is sent.
  */
 export async function connectWithOpenPatience<T>(
   options: AsyncStoreOptions | null | undefined,
-  connect: () => Promise<T>,
+  connect: (answerWithinMs: number) => Promise<T>,
 ): Promise<T> {
   const settings = asyncSettings(options);
-  return withPatienceAsync(connect, {
+  const deadline = settings.now() + settings.patience.openMs;
+  return withPatienceAsync(() => connect(Math.max(CONNECT_ATTEMPT_MIN_MS, deadline - settings.now())), {
     budgetMs: settings.patience.openMs,
     jitter: "open",
     now: settings.now,

@@ -37,6 +37,10 @@ export interface LibsqlExecutorOptions {
   /** HTTP only: abort a request after this many ms (default 60 s; 0: never). A timed-out read
    * or uncommitted transaction is retried; a timed-out COMMIT is `LIBSQL_COMMIT_UNKNOWN`. */
   requestTimeoutMs?: number;
+  /** How long the probe may wait for the server's first answer (the open's patience left), on
+   * every transport: past it the client is closed and the probe fails as a lost connection, to
+   * be tried again while the patience lasts. Default: no bound of its own. */
+  answerWithinMs?: number;
 }
 
 const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
@@ -66,14 +70,49 @@ export async function openLibsqlExecutor(
     failure,
   );
   const executor = executorOver(client, failure);
+  let timer: ReturnType<typeof setTimeout> | undefined;
   try {
-    const { rows } = await executor.execute("SELECT char(97, 0, 98) AS probe", []);
+    const probe = executor.execute("SELECT char(97, 0, 98) AS probe", []);
+    const answered =
+      options.answerWithinMs === undefined
+        ? probe
+        : Promise.race([
+            probe,
+            new Promise<never>((_, reject) => {
+              const ms = options.answerWithinMs as number;
+              timer = setTimeout(() => reject(noAnswer(displayUrl(url), ms)), ms);
+            }),
+          ]);
+    const { rows } = await answered;
     executor.readsTextWhole = rows[0]?.probe === "a\u0000b";
   } catch (error) {
     client.close();
     throw error;
+  } finally {
+    clearTimeout(timer);
   }
   return executor;
+}
+
+/** The probes that got no answer in time (`noAnswer`). */
+const unanswered = new WeakSet<object>();
+
+/** A server that took the connection and did not answer the probe in time: like a lost
+ * connection before anything was written, safe to try again. */
+function noAnswer(shown: string, ms: number): SqliteError {
+  const error = new SqliteError(
+    "BUSY",
+    `The libSQL server at ${shown} did not answer within ${ms} ms; nothing was written.`,
+    { extendedCode: "LIBSQL_CONNECTION_LOST" },
+  );
+  unanswered.add(error);
+  return error;
+}
+
+/** Whether `error` is a probe that got no answer in time: the server said nothing, so nothing
+ * about it (a refused token) is worth asking again. */
+export function isNoAnswer(error: unknown): boolean {
+  return typeof error === "object" && error !== null && unanswered.has(error);
 }
 
 /** What a failed request becomes: a `SqliteError` (errors.ts) naming the server as shown, with

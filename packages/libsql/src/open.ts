@@ -15,7 +15,7 @@ import {
 } from "@sessiondb/core";
 import { connectWithOpenPatience, displayUrl } from "@sessiondb/core/driver";
 import { credentialsOf } from "./credentials.js";
-import { type LibsqlExecutor, openLibsqlExecutor } from "./executor.js";
+import { isNoAnswer, type LibsqlExecutor, openLibsqlExecutor } from "./executor.js";
 import { leaseAdmission } from "./lease.js";
 
 /** `openStore` options: the Store's (patience, read-only, recovery; the file options — journal
@@ -67,7 +67,9 @@ export async function openStore(url: string, options?: LibsqlStoreOptions | null
   }
   let executor: LibsqlExecutor;
   try {
-    executor = await connectWithOpenPatience(storeOptions, () => connect(url, authToken, requestTimeoutMs));
+    executor = await connectWithOpenPatience(storeOptions, (answerWithinMs) =>
+      connect(url, authToken, requestTimeoutMs, answerWithinMs),
+    );
   } catch (error) {
     throw openFailure(url, credentialsOf(url, authToken).scrubError(error));
   }
@@ -116,13 +118,15 @@ async function connect(
   url: string,
   authToken: string | undefined,
   requestTimeoutMs: number | undefined,
+  answerWithinMs: number,
 ): Promise<LibsqlExecutor> {
   try {
-    return await openLibsqlExecutor(url, { authToken, requestTimeoutMs });
+    return await openLibsqlExecutor(url, { authToken, requestTimeoutMs, answerWithinMs });
   } catch (error) {
     if (
       error instanceof SqliteError &&
       error.extendedCode === "LIBSQL_CONNECTION_LOST" &&
+      !isNoAnswer(error) &&
       /^(wss?|libsql):/i.test(url) &&
       (await refusedOverHttp(url, authToken))
     ) {

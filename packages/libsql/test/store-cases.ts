@@ -5,6 +5,7 @@
  * open), and what a bad URL, an unreachable server and a refused token become.
  */
 import assert from "node:assert/strict";
+import { type AddressInfo, createServer, type Socket } from "node:net";
 import { type SqldServer, sqldAuth, sqldAvailability, startSqld } from "@sessiondb/test-sqld";
 import { InvalidInputError, openStore, SqliteError, StoreBusyError, StoreOpenError } from "../src/index.js";
 
@@ -232,6 +233,37 @@ export function storeCases(describe: Suite, it: Test, hooks: Hooks): void {
         assert.ok(error.cause instanceof SqliteError, url);
         assert.equal(error.cause.extendedCode, "LIBSQL_UNREACHABLE");
         assert.ok(waited >= 1_400 && waited < 10_000, `${url}: waited ${waited} ms`);
+      }
+    }, 60_000);
+
+    it("a server that takes the connection and never answers holds the open no longer than its patience", async () => {
+      // A hung server (or a proxy in front of one): without a bound of the open's own, the probe
+      // waited for the client's request timeout (60 s) whatever the patience.
+      const sockets = new Set<Socket>();
+      const silent = createServer((socket) => {
+        sockets.add(socket);
+        socket.on("error", () => {});
+      });
+      await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+      const { port } = silent.address() as AddressInfo;
+      try {
+        for (const url of [
+          `http://127.0.0.1:${port}`,
+          `ws://127.0.0.1:${port}`,
+          `libsql://127.0.0.1:${port}?tls=0`,
+        ]) {
+          const started = Date.now();
+          const error = await rejection(openStore(url, { patience: { openMs: 1_500 } }));
+          const waited = Date.now() - started;
+          assert.ok(error instanceof StoreOpenError, `${url}: ${String(error)}`);
+          assert.match(error.message, /the libSQL server did not answer for \d+\.\d s, the open patience/);
+          assert.match(error.message, /did not answer within \d+ ms/);
+          // Well short of a second wait of its own (a 5 s check of the token over HTTP, say).
+          assert.ok(waited >= 1_400 && waited < 6_000, `${url}: waited ${waited} ms`);
+        }
+      } finally {
+        for (const socket of sockets) socket.destroy();
+        await new Promise((resolve) => silent.close(resolve));
       }
     }, 60_000);
 
