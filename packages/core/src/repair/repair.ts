@@ -9,6 +9,7 @@
  */
 import { checkDestination, publishCopy, storeFiles } from "../backup/destination.js";
 import { publishFile, removeDatabaseFile, temporaryName } from "../backup/files.js";
+import { sqliteLogsBeside } from "../backup/sqlite-files.js";
 import { STORE_FILE_MODE } from "../constants.js";
 import type { SqliteDriver } from "../driver.js";
 import { StoreInUseError } from "../errors.js";
@@ -96,8 +97,8 @@ function swapIn(
     // ever finds the path missing (it would create an empty store there).
     host.link(path, original);
     host.chmod(original, STORE_FILE_MODE);
-    for (const companion of ["-wal", "-journal", "-shm"]) {
-      if (host.stat(`${path}${companion}`)) host.rename(`${path}${companion}`, `${original}${companion}`);
+    for (const log of sqliteLogsBeside(host, path)) {
+      host.rename(log.path, `${original}${log.path.slice(path.length)}`);
     }
     publishFile(host, repaired, path);
   } finally {
