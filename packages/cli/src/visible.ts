@@ -3,9 +3,9 @@
  * wrote, and a terminal obeys control characters: ESC starts sequences that clear the screen,
  * set the window title, plant OSC 8 links or move the cursor up to overwrite earlier output; CR
  * and BS overwrite the current line; BEL rings. Every path that shows stored text to a person
- * (tables, transcripts, snippets, Markdown/HTML exports, error lines) passes it through
- * `visible`, which writes each such character as its escape (`\u001b`), the way `--json` and
- * the `sessions show` header already spell them. Newline and tab keep their meaning: they only
+ * (tables, transcripts, snippets, Markdown/HTML exports, error lines, `serve`'s log lines)
+ * passes it through `visible`, which writes each such character as its escape (`\u001b`), the
+ * way `--json` and the `sessions show` header already spell them. Newline and tab keep their meaning: they only
  * lay text out. JSON and JSONL output stay exact (JSON escapes these characters itself).
  */
 

@@ -6,6 +6,7 @@
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { betterSqlite3Driver } from "@sessiondb/node";
 import { beforeAll, describe, expect, it } from "vitest";
 import { cli, corpusStore, tempDir, withStore } from "./helpers.js";
 import { request, SERVE_RUNTIMES, type Served, startServe } from "./serve-process.js";
@@ -32,6 +33,32 @@ const digest = (file: string) => createHash("sha256").update(fs.readFileSync(fil
 function expectNothingLeaked(body: string): void {
   expect(body).not.toContain(dir);
   expect(body).not.toMatch(/\/tmp\/|node_modules|\.js:\d+|\.ts:\d+|\n\s+at \S/);
+}
+
+/** Control characters a terminal obeys (C0 but newline and tab, DEL, C1). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+
+/** Overwrite the root page of the store's messages table: the store opens and its sessions read,
+ * but reading any message fails as corrupt. */
+function damageMessages(file: string): void {
+  const connection = betterSqlite3Driver().open(file, { readOnly: true });
+  let root: number;
+  let pageSize: number;
+  try {
+    root = Number(
+      connection.prepare("SELECT rootpage FROM sqlite_master WHERE name = 'messages'").get()?.rootpage,
+    );
+    pageSize = Number(connection.prepare("PRAGMA page_size").get()?.page_size);
+  } finally {
+    connection.close();
+  }
+  const fd = fs.openSync(file, "r+");
+  try {
+    fs.writeSync(fd, Buffer.alloc(pageSize, 0xff), 0, pageSize, (root - 1) * pageSize);
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 async function withServer<T>(served: Served, fn: (s: Served) => Promise<T>): Promise<T> {
@@ -231,6 +258,29 @@ describe.each(SERVE_RUNTIMES)("serve on $name", ({ runtime, env }) => {
       }
       expect(statuses.some((s) => s === 500)).toBe(true);
       expect(stderr()).toMatch(/failed/);
+    });
+  });
+
+  it("a failure's log line shows control characters in the request's path escaped, never raw", async () => {
+    // Session ids refuse C0 controls but not C1 ones: CSI (U+009B) and OSC (U+009D) start escape
+    // sequences on a terminal that reads 8-bit controls. The path is logged decoded.
+    const id = "c1\u009b2J\u009d0owned";
+    const file = path.join(fs.mkdtempSync(path.join(dir, "controls-")), "state.db");
+    withStore(file, (store) => {
+      store.createSession({ id, source: "test" });
+      for (let n = 0; n < 50; n++) store.appendMessage(id, { role: "user", content: `row ${n} `.repeat(30) });
+    });
+    damageMessages(file);
+    await withServer(await startServe(runtime, file, [], env), async ({ port, stderr }) => {
+      const r = await request(port, `/sessions/${encodeURIComponent(id)}`);
+      expect(r.status).toBe(200);
+      expect(r.body).toContain("The rest of this page could not be read");
+      for (let waited = 0; !stderr().includes("failed while streaming") && waited < 5000; waited += 50)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(stderr()).toContain(
+        "sessiondb serve: /sessions/c1\\u009b2J\\u009d0owned failed while streaming: ",
+      );
+      expect(stderr()).not.toMatch(CONTROL);
     });
   });
 

@@ -7,8 +7,10 @@ import type { Command } from "../command.js";
 import { EXIT, ExitError, redactSecrets, UsageError } from "../exit.js";
 import { print } from "../format.js";
 import { openFor, parseNonNegativeInt } from "../open.js";
+import { writeErr } from "../output.js";
 import { detectRuntime } from "../runtime.js";
 import { isLoopback, LOOPBACK_HOSTS } from "../serve/loopback.js";
+import { visible } from "../visible.js";
 
 const DEFAULT_PORT = 7345;
 
@@ -107,8 +109,10 @@ export const serve: Command = {
         token,
         csrf: writes ? randomBytes(24).toString("base64url") : undefined,
       },
-      // A failure's stack may quote the server URL with its credentials: never logged.
-      log: (line) => process.stderr.write(`${redactSecrets(line)}\n`),
+      // A failure's stack may quote the server URL with its credentials: never logged. A line
+      // quotes the decoded request path (and stored text in error messages): its control
+      // characters are shown escaped, so a request cannot drive the operator's terminal.
+      log: (line) => writeErr(`${visible(redactSecrets(line))}\n`),
     });
     let server: Awaited<ReturnType<typeof listen>>;
     try {
