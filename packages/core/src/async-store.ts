@@ -174,11 +174,8 @@ export class AsyncStore {
   }
 
   #run<T>(op: Op<T>, method: string): Promise<T> {
-    try {
-      this.#refuseFromInsideTransaction(method);
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    const joined = this.#joinedTransaction();
+    if (joined) return joined.#run(op, method);
     if (this.#queue) return this.#queue.run(() => runAsync(this.#env, op, this.#scope));
     const call = runAsync(this.#env, op);
     this.#inFlight.add(call);
@@ -187,17 +184,13 @@ export class AsyncStore {
     return call;
   }
 
-  /** A call on this store from inside a transaction body that runs on a deeper store of the
-   * same database (its `tx`, or a nested transaction's): refused (see store/transaction-calls.ts). */
-  #refuseFromInsideTransaction(method: string): void {
+  /** The store of the transaction whose body the current code runs in, when this store is the
+   * store itself or an outer transaction's store of the same database: a call on it joins that
+   * transaction, as on a sync store (see store/transaction-calls.ts). */
+  #joinedTransaction(): AsyncStore | undefined {
     const inside = bodies.current();
-    if (inside === undefined || inside.#env !== this.#env || inside.#queue?.ended) return;
-    const depth = this.#scope?.depth ?? 0;
-    if (depth >= (inside.#scope?.depth ?? 0)) return;
-    throw new InvalidInputError(
-      "transaction",
-      `${method}() was called on ${depth === 0 ? "the store itself" : "an outer transaction's store"} from inside its transaction(fn): such a call is not part of the transaction, and it would wait for the transaction to end, which waits for fn. Make the call on the store fn receives (\`tx\` in \`store.transaction(async (tx) => …)\`)`,
-    );
+    if (inside === undefined || inside.#env !== this.#env || inside.#queue?.ended) return undefined;
+    return (this.#scope?.depth ?? 0) < (inside.#scope?.depth ?? 0) ? inside : undefined;
   }
 
   /**
@@ -206,8 +199,8 @@ export class AsyncStore {
    * every call made on that store has settled, and rolls back entirely when `fn` rejects. Calls
    * on the scoped store run one at a time in call order, so `fn` may start several at once
    * (`Promise.all`); each is atomic on its own (a savepoint), and a nested `transaction` joins
-   * the outer one. Calls on the store itself from inside `fn` are refused (InvalidInputError
-   * naming `tx`): they would not be part of the transaction. The same patience as a single
+   * the outer one. A call on the store itself (or an outer transaction's store) from inside `fn`
+   * joins the transaction, as it does on a sync store. The same patience as a single
    * write while the transaction waits for the write lock — `fn` starts only once it holds it —
    * and `fn` is never run twice: a transaction the engine loses after `fn` started (a server's
    * transaction timeout, a connection lost before COMMIT) rejects with `SQLITE_ABORT`. The same
@@ -274,8 +267,9 @@ export class AsyncStore {
    * Idempotent: a second close resolves with the first. */
   close(): Promise<void> {
     const state = this.#env.policy;
+    const joined = this.#joinedTransaction();
+    if (joined) return joined.close();
     try {
-      this.#refuseFromInsideTransaction("close");
       if (this.#closing) return this.#closing;
       if (state.closed) return Promise.resolve();
       checkGuard(state, "open", this.#scope !== undefined, "close");

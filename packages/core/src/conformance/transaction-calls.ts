@@ -199,66 +199,68 @@ export function transactionCallsSuite(target: ConformanceTarget): void {
       }
     });
 
-    test("a call on the store itself inside its transaction is never stored outside it, nor waits forever", async ({
+    test("a call on the store itself inside its transaction joins it (as on the store fn receives)", async ({
       open,
     }) => {
       const store = await open();
       await store.createSession({ id: "s1", source: "cli" });
-      if (!isAsync) {
-        // A sync store's fn receives the store itself: such a call is a call on `tx`.
-        const failure = new Error("rolled back");
-        const thrown = await settle(() =>
-          store.transaction((tx: ConformanceStore) => {
-            assert.equal(tx, store);
-            store.appendMessage("s1", text("via store"));
+      // Rolled back with the transaction: it was part of it, not stored outside it.
+      const failure = new Error("rolled back");
+      const thrown = await within(
+        settle(() =>
+          transact(target, store, function* (tx) {
+            yield tx.appendMessage("s1", text("via tx"));
+            yield store.appendMessage("s1", text("via store"));
             throw failure;
           }),
-        );
-        assert.deepEqual(thrown, { status: "rejected", reason: failure });
-        assert.deepEqual(await contents(store, "s1"), []);
-        return;
-      }
-      // An async store's fn receives a store of its own; the store itself is refused at once,
-      // naming `tx`, and the refusal is an error the body can catch like any other.
-      let bodyRuns = 0;
-      const error = await within(
-        Promise.resolve(
-          throwsCode(
-            () =>
-              store.transaction(async (tx: ConformanceStore) => {
-                bodyRuns++;
-                await tx.appendMessage("s1", text("inside tx"));
-                await store.appendMessage("s1", text("via store"));
-              }),
-            "INVALID_INPUT",
-          ),
         ),
         10_000,
-        "the transaction that called the store itself",
+        "a transaction whose body calls the store itself",
       );
-      assert.match(error.message, /appendMessage\(\) was called on the store itself/);
-      assert.match(error.message, /`tx`/);
-      assert.equal(bodyRuns, 1);
+      assert.deepEqual(thrown, { status: "rejected", reason: failure });
       assert.deepEqual(await contents(store, "s1"), []);
-      // The same inside a nested transaction, for a call on the outer transaction's store; caught
-      // by the body, the refusal leaves the rest of the transaction to commit.
-      await store.transaction(async (tx: ConformanceStore) => {
-        await tx.transaction(async (inner: ConformanceStore) => {
-          await inner.appendMessage("s1", text("inner"));
-          const refused = await throwsCode(() => tx.appendMessage("s1", text("outer")), "INVALID_INPUT");
-          assert.match(refused.message, /an outer transaction's store/);
-        });
-        await throwsCode(() => store.getMessages("s1"), "INVALID_INPUT");
-        await throwsCode(() => store.close(), "INVALID_INPUT");
+      // Committed with it, in call order, and read inside it (the transaction's own writes).
+      const seen = await within(
+        Promise.resolve(
+          transact(target, store, function* (tx) {
+            yield store.appendMessage("s1", text("one"));
+            yield tx.appendMessage("s1", text("two"));
+            return (yield store.getMessages("s1")) as { content: unknown }[];
+          }),
+        ),
+        10_000,
+        "a transaction whose body reads through the store itself",
+      );
+      assert.deepEqual(
+        seen.map((m) => m.content),
+        ["one", "two"],
+      );
+      // In a nested transaction, a call on the outer transaction's store joins the inner one: the
+      // inner rolling back undoes it, and the outer commits the rest.
+      await transact(target, store, function* (tx) {
+        yield tx.appendMessage("s1", text("outer"));
+        const [inner] = yield together([
+          () =>
+            transact(target, tx, function* (innerTx) {
+              yield innerTx.appendMessage("s1", text("inner"));
+              yield tx.appendMessage("s1", text("inner via outer"));
+              throw failure;
+            }),
+        ]);
+        assert.deepEqual(inner, { status: "rejected", reason: failure });
+        // close() from inside is refused as on `tx`: it cannot run inside a transaction.
+        const [closing] = yield together([() => store.close()]);
+        assert.equal(codeOf(closing), "INVALID_INPUT");
       });
-      assert.deepEqual(await contents(store, "s1"), ["inner"]);
-      // Once the transaction ended, a callback it left behind reaches the store normally.
+      assert.deepEqual(await contents(store, "s1"), ["one", "two", "outer"]);
+      // Once the transaction ended, a callback it left behind reaches the store as usual.
       let later: Promise<unknown> | undefined;
-      await store.transaction(async () => {
+      await transact(target, store, function* () {
         later = sleep(20).then(() => store.appendMessage("s1", text("after")));
       });
       await later;
-      assert.deepEqual(await contents(store, "s1"), ["inner", "after"]);
+      assert.deepEqual(await contents(store, "s1"), ["one", "two", "outer", "after"]);
+      assert.equal((await store.getSession("s1"))?.messageCount, 4);
     });
 
     test("close with calls in flight: each call completes or is STORE_CLOSED, and what completed is stored", async ({

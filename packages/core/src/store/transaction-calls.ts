@@ -9,10 +9,12 @@
  * starts several at once (`Promise.all`).
  *
  * A call on the store itself (or on an outer transaction's store) from inside a transaction body
- * is never part of the transaction, and on an engine with one connection it waits for the
- * transaction to end — which waits for the body, which waits for the call. Where the runtime has
- * `AsyncLocalStorage` (Node, Bun, Deno) the body runs in a context that tells such a call apart,
- * and the store refuses it at once.
+ * joins the transaction, as it does on a sync store, whose body gets the store itself. Made
+ * outside it, such a call would not be part of the transaction, and on an engine with one
+ * connection it would wait for the transaction to end — which waits for the body, which waits
+ * for the call. Where the runtime has `AsyncLocalStorage` (Node, Bun and Deno do) the body runs
+ * in a context that tells which transaction a call comes from; without it, such a call is made
+ * outside, with that wait.
  */
 import { StoreClosedError } from "../errors.js";
 
