@@ -1,21 +1,32 @@
 /**
  * How integrity problems read for a person, and where they lead. SQLite's integrity_check lists
- * every damaged page and row ("Tree 21 page 1238: …"), hundreds of lines for one truncated file:
- * the human output shows the first few and how many more there are; --json keeps every line.
+ * every damaged page and row ("Tree 21 page 1238: …", "row 7 missing from index …"), hundreds of
+ * lines for one truncated file or one misplaced index page: every human report of them (`check`,
+ * `repair`, `doctor`) shows the first few lines and how many more there are; --json keeps every
+ * line.
  */
 
-/** Lines of one problem a person is shown before the count of the rest. */
+/** Lines of an integrity report a person is shown before the count of the rest. */
 export const SHOWN_PROBLEM_LINES = 10;
 
-/** `problem` as a list item: "- " before its first line, continuation lines indented under it,
- * cut after `SHOWN_PROBLEM_LINES` lines with how many were left out. */
-export function problemLines(problem: string, indent: string): string[] {
-  const lines = problem.split("\n");
-  const shown = lines.slice(0, SHOWN_PROBLEM_LINES);
-  const out = shown.map((line, i) => `${indent}${i === 0 ? "- " : "  "}${line}`);
-  const more = lines.length - shown.length;
-  if (more > 0) out.push(`${indent}  … ${more} more line${more === 1 ? "" : "s"} (--json lists them all)`);
-  return out;
+/** `lines` cut after `SHOWN_PROBLEM_LINES`, with a last line saying how many were left out. */
+export function shortened(lines: readonly string[]): string[] {
+  const more = lines.length - SHOWN_PROBLEM_LINES;
+  if (more <= 0) return [...lines];
+  return [
+    ...lines.slice(0, SHOWN_PROBLEM_LINES),
+    `… ${more} more line${more === 1 ? "" : "s"} (--json lists them all)`,
+  ];
+}
+
+/** `problems` as a list: "- " before each one's first line, its continuation lines indented
+ * under it; the whole list `shortened`. */
+export function problemLines(problems: readonly string[], indent: string): string[] {
+  const items = problems.flatMap((problem) =>
+    problem.split("\n").map((line, i) => `${i === 0 ? "- " : "  "}${line}`),
+  );
+  // The count of the rest (the line past the shown ones) stands under the items' text.
+  return shortened(items).map((line, i) => `${indent}${i < SHOWN_PROBLEM_LINES ? "" : "  "}${line}`);
 }
 
 /** What a person does about a corrupt store, at the end of check's and doctor's reports (an

@@ -8,7 +8,16 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { cli, expectOneLineError, json, tempDir, tmpfsOrSkip, unmount, withStore } from "./helpers.js";
+import {
+  bTreeRoot,
+  cli,
+  expectOneLineError,
+  json,
+  tempDir,
+  tmpfsOrSkip,
+  unmount,
+  withStore,
+} from "./helpers.js";
 
 const PAGE = 4096;
 /** Any mention of the repair command, and the advice check and doctor end with. */
@@ -190,6 +199,67 @@ describe("a store with pages zeroed in the middle", () => {
     const report = json(cli(["--db", file, "check", "--json"]));
     expect(report.ok).toBe(false);
     expect(report.repair).toBeUndefined();
+    expectUnchanged(file, bytes);
+  });
+});
+
+describe("a store with two pages of an index written in each other's place", () => {
+  it("check, repair --check-only and doctor show the first 10 lines of the integrity report and how many more; --json keeps them all", () => {
+    const { root, pageSize } = bTreeRoot(sound, "idx_messages_timestamp");
+    const { file, bytes } = damaged("swapped", (fd) => {
+      const read = (page: number) => {
+        const buffer = Buffer.alloc(pageSize);
+        fs.readSync(fd, buffer, 0, pageSize, (page - 1) * pageSize);
+        return buffer;
+      };
+      // The index's root is an interior page: its first cell's child and its right-most child
+      // are leaves, in key order; each gets the other's bytes.
+      const top = read(root);
+      expect(top[0]).toBe(0x02);
+      const first = top.readUInt32BE(top.readUInt16BE(12));
+      const last = top.readUInt32BE(8);
+      const [a, b] = [read(first), read(last)];
+      fs.writeSync(fd, b, 0, pageSize, (first - 1) * pageSize);
+      fs.writeSync(fd, a, 0, pageSize, (last - 1) * pageSize);
+    });
+
+    // Every row of the misplaced leaves is missing from the index: SQLite lists one per line.
+    const doctorJson = cli(["--db", file, "doctor", "--json"]);
+    expect(doctorJson.code, doctorJson.stderr).toBe(5);
+    const finding = (json(doctorJson).findings as Array<{ check: string; detail: string }>).find(
+      (f) => f.check === "integrity_check",
+    );
+    const lines = (finding?.detail ?? "").split("\n");
+    expect(lines.length).toBeGreaterThan(50);
+    expect(lines[0]).toMatch(/^row \d+ missing from index idx_messages_timestamp$/);
+    const more = lines.length - 10;
+
+    const doctor = cli(["--db", file, "doctor"]);
+    expect(doctor.code, doctor.stderr).toBe(5);
+    const report = doctor.stdout.split("\n");
+    const at = report.findIndex((line) => line.startsWith("FAIL  integrity_check  "));
+    const column = (report[at] as string).indexOf(lines[0] as string);
+    expect(report[at]?.slice(column)).toBe(lines[0]);
+    // The next 9 lines continue under the first, then the count of the rest.
+    expect(report.slice(at + 1, at + 11)).toEqual([
+      ...lines.slice(1, 10).map((line) => `${" ".repeat(column)}${line}`),
+      `${" ".repeat(column)}… ${more} more lines (--json lists them all)`,
+    ]);
+    expect(report[at + 11]).toMatch(/^ok {4}fts /);
+    expect(doctor.stdout).toContain(HINT);
+    expect(report.length).toBeLessThan(30);
+
+    const checkJson = cli(["--db", file, "check", "--json"]);
+    expect(checkJson.code).toBe(5);
+    expect(json(checkJson).problems).toEqual(lines);
+    for (const args of [["check"], ["repair", "--check-only"]]) {
+      const human = cli(["--db", file, ...args]);
+      expect(human.code, human.stderr).toBe(5);
+      expect(human.stdout).toContain(`- ${lines[9]}\n`);
+      expect(human.stdout).not.toContain(`- ${lines[10]}\n`);
+      expect(Number(SHORTENED.exec(human.stdout)?.[1])).toBe(more);
+      expect(human.stdout.split("\n").length).toBeLessThan(30);
+    }
     expectUnchanged(file, bytes);
   });
 });

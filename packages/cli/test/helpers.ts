@@ -6,7 +6,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildStore, type CorpusSummary } from "@sessiondb/bench/corpus";
-import { type NodeStoreOptions, openStore, type Store } from "@sessiondb/node";
+import { betterSqlite3Driver, type NodeStoreOptions, openStore, type Store } from "@sessiondb/node";
 import { expect } from "vitest";
 
 export const CLI = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
@@ -121,6 +121,20 @@ export function withStore<T>(file: string, fn: (store: Store) => T, options: Nod
     return fn(store);
   } finally {
     store.close();
+  }
+}
+
+/** Where the b-tree of table or index `name` starts in the store at `file`: its root page number
+ * and the page size, read through a connection of the test's own (to damage that b-tree). */
+export function bTreeRoot(file: string, name: string): { root: number; pageSize: number } {
+  const connection = betterSqlite3Driver().open(file, { readOnly: true });
+  try {
+    const found = connection.prepare("SELECT rootpage FROM sqlite_master WHERE name = ?").get(name);
+    if (!found) throw new Error(`no ${name} in ${file}`);
+    const pageSize = connection.prepare("PRAGMA page_size").get()?.page_size;
+    return { root: Number(found.rootpage), pageSize: Number(pageSize) };
+  } finally {
+    connection.close();
   }
 }
 

@@ -6,9 +6,8 @@
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { betterSqlite3Driver } from "@sessiondb/node";
 import { beforeAll, describe, expect, it } from "vitest";
-import { cli, corpusStore, tempDir, withStore } from "./helpers.js";
+import { bTreeRoot, cli, corpusStore, tempDir, withStore } from "./helpers.js";
 import { request, SERVE_RUNTIMES, type Served, startServe } from "./serve-process.js";
 
 let dir: string;
@@ -42,17 +41,7 @@ const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 /** Overwrite the root page of the store's messages table: the store opens and its sessions read,
  * but reading any message fails as corrupt. */
 function damageMessages(file: string): void {
-  const connection = betterSqlite3Driver().open(file, { readOnly: true });
-  let root: number;
-  let pageSize: number;
-  try {
-    root = Number(
-      connection.prepare("SELECT rootpage FROM sqlite_master WHERE name = 'messages'").get()?.rootpage,
-    );
-    pageSize = Number(connection.prepare("PRAGMA page_size").get()?.page_size);
-  } finally {
-    connection.close();
-  }
+  const { root, pageSize } = bTreeRoot(file, "messages");
   const fd = fs.openSync(file, "r+");
   try {
     fs.writeSync(fd, Buffer.alloc(pageSize, 0xff), 0, pageSize, (root - 1) * pageSize);

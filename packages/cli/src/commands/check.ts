@@ -117,7 +117,7 @@ export const check: Command = {
         );
       else {
         print(`${red("problems")}  ${shown}:`);
-        for (const p of report.problems) print(problemLines(p, "  ").join("\n"));
+        print(problemLines(report.problems, "  ").join("\n"));
       }
       for (const s of report.skipped) print(`  (skipped: ${skippedBecause(access)}) ${s}`);
       if (exit === EXIT.CORRUPT) print(REPAIR_HINT);
@@ -167,7 +167,7 @@ async function checkUnopenable(
     return EXIT.CORRUPT;
   }
   print(`${red("problems")}  ${path}:`);
-  for (const p of problems) print(problemLines(p, "  ").join("\n"));
+  print(problemLines(problems, "  ").join("\n"));
   if (kept === undefined) {
     print(
       '  no repair strategy made a copy of it sound, so "sessiondb repair" cannot bring it back; restore the store from a backup',

@@ -7,7 +7,7 @@ import { classify, describe, EXIT, StoreMissingError } from "../exit.js";
 import { bold, green, print, printJson, red, yellow } from "../format.js";
 import { type StoreLocation, storeLocation } from "../open.js";
 import { denial, writeAccess } from "../permissions.js";
-import { REPAIR_HINT } from "../problems.js";
+import { REPAIR_HINT, shortened } from "../problems.js";
 import { detectRuntime } from "../runtime.js";
 import { type CliStore, driverOf } from "../server.js";
 import { problemText } from "../wording.js";
@@ -174,7 +174,8 @@ async function inspectOpen(
   findings.push({
     check: "integrity_check",
     status: damage.length === 0 ? "ok" : "fail",
-    detail: damage.length === 0 ? "ok" : damage.join("; "),
+    // One line per problem, as integrity_check lists them (a person sees the first few).
+    detail: damage.length === 0 ? "ok" : damage.join("\n"),
   });
   const fts = await store.ftsStatus();
   const ftsProblems = report.corrupt.filter((p) => p.kind === "fts-index").map(problemText);
@@ -299,8 +300,16 @@ export const doctor: Command = {
       fail: red("FAIL"),
     };
     const width = Math.max(...findings.map((f) => f.check.length));
+    // A detail of several lines (integrity problems) continues under its first line, shortened;
+    // the marks are four columns wide.
+    const under = " ".repeat(4 + 2 + width + 2);
     print(bold(`sessiondb doctor: ${path}`));
-    for (const f of findings) print(`${mark[f.status]}  ${f.check.padEnd(width)}  ${f.detail}`);
+    for (const f of findings) {
+      const [first, ...rest] = shortened(f.detail.split("\n"));
+      print(
+        [`${mark[f.status]}  ${f.check.padEnd(width)}  ${first}`, ...rest.map((l) => under + l)].join("\n"),
+      );
+    }
     print(healthy ? green("healthy") : corrupt ? red("corrupt") : yellow("unhealthy"));
     // What to run for damage SQLite found; a file it cannot read as a database at all gets none.
     if (corrupt && (openCode === undefined || openCode === "STORE_CORRUPT")) print(REPAIR_HINT);

@@ -27,7 +27,7 @@ function describe(report: RepairReport): string[] {
     return [...lines, "  sound: integrity_check, FTS integrity-check and row counts found nothing to repair"];
   lines.push(
     `  problems found (${report.problemsBefore.length}):`,
-    ...report.problemsBefore.flatMap((p) => problemLines(cliProse(p), "    ")),
+    ...problemLines(report.problemsBefore.map(cliProse), "    "),
   );
   for (const attempt of report.attempts) {
     // The first line of what was left: the whole list is the problems above, again.
