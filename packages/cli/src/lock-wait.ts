@@ -1,7 +1,9 @@
 /**
  * "Waiting for another process's write": a command that meets a store another process keeps
- * locked waits up to --wait (20 s by default) before it gives up with exit 4, and without a
- * word that looks like a hang. After about a second of waiting it says so, once, on stderr.
+ * locked waits up to --wait (by default the library's patience) before it gives up with exit 4,
+ * and without a word that looks like a hang. After about a second of waiting it says so, once, on
+ * stderr, naming the limit of the wait it is in: the open's while the store opens (`openStore`
+ * waits with `patience.openMs`), the command's writes' after that.
  *
  * The library waits synchronously (its patience loop sleeps the thread between tries), so no
  * timer of ours could fire meanwhile. What the CLI does see is every try: each one that meets the
@@ -15,10 +17,18 @@ import * as fs from "node:fs";
 import type { SqliteConnection, SqliteDriver } from "@sessiondb/core/driver";
 import { visible } from "./visible.js";
 
-/** The library's lock patience when --wait is not given: `patience.openMs` and `writeMs`, and
- * the longer `appendMs` that `import` waits with (losing a transcript is worse than waiting). */
-export function defaultWaitMs(command: string): number {
-  return command === "import" ? 60_000 : 20_000;
+/** How long a command waits for a lock: while it opens the store, and once it is open. */
+export interface LockBudgets {
+  openMs: number;
+  /** The wait of the command's reads and writes (`import`'s appends included). */
+  writeMs: number;
+}
+
+/** The library's lock patience when --wait is not given: `patience.openMs` (20 s) while opening;
+ * then `writeMs` (20 s), or the longer `appendMs` (60 s) that `import` writes with (losing a
+ * transcript is worse than waiting). */
+export function defaultBudgets(command: string): LockBudgets {
+  return { openMs: 20_000, writeMs: command === "import" ? 60_000 : 20_000 };
 }
 
 /** How long a wait lasts before the notice. */
@@ -28,14 +38,26 @@ const NOTICE_AFTER_MS = 1000;
 const SAME_WAIT_GAP_MS = 1500;
 
 /** What the notice says: set by the command line (the store, and --wait). */
-let notice: { shown: string; budgetMs: number } | undefined;
+let notice: { shown: string; budgets: LockBudgets } | undefined;
+/** Whether the store is being opened (`whileOpening`): which of the budgets a wait is in. */
+let opening = false;
 let waitStarted: number | undefined;
 let lastBusy = Number.NEGATIVE_INFINITY;
 let told = false;
 
-/** Say what to print when a wait passes a second: the store's name and the wait budget. */
-export function describeLockWaits(shown: string, budgetMs: number): void {
-  notice = { shown, budgetMs };
+/** Say what to print when a wait passes a second: the store's name and the wait budgets. */
+export function describeLockWaits(shown: string, budgets: LockBudgets): void {
+  notice = { shown, budgets };
+}
+
+/** Run `open`, the opening of the store: a lock wait meanwhile is within the open's budget. */
+export async function whileOpening<T>(open: () => Promise<T>): Promise<T> {
+  opening = true;
+  try {
+    return await open();
+  } finally {
+    opening = false;
+  }
 }
 
 function seconds(ms: number): string {
@@ -49,7 +71,8 @@ function sawBusy(): void {
   lastBusy = now;
   if (told || !notice || waitStarted === undefined || now - waitStarted < NOTICE_AFTER_MS) return;
   told = true;
-  const { shown, budgetMs } = notice;
+  const { shown, budgets } = notice;
+  const budgetMs = opening ? budgets.openMs : budgets.writeMs;
   const text = `sessiondb: waiting for another process's write to ${visible(shown)} to finish (up to ${seconds(budgetMs)}; --wait MS sets how long)\n`;
   try {
     fs.writeSync(2, text);

@@ -12,6 +12,7 @@ import * as url from "node:url";
 import type { StoreOptions } from "@sessiondb/core";
 import { displayUrl } from "@sessiondb/core/driver";
 import { NeedsFileError, StoreMissingError, UsageError } from "./exit.js";
+import { whileOpening } from "./lock-wait.js";
 import { fileError } from "./paths.js";
 import type { Runtime } from "./runtime.js";
 import { type CliStore, openServerStore } from "./server.js";
@@ -112,7 +113,9 @@ export function shownLocation(where: StoreLocation): string {
 }
 
 /** Patience budgets from --wait (default: the library's own, 20 s). */
-export function patience(options: GlobalOptions): StoreOptions["patience"] | undefined {
+export function patience(
+  options: GlobalOptions,
+): Required<NonNullable<StoreOptions["patience"]>> | undefined {
   if (options.wait === undefined) return undefined;
   const ms = parseNonNegativeInt(options.wait, "--wait");
   return { openMs: ms, writeMs: ms, appendMs: ms };
@@ -188,7 +191,7 @@ export async function openFor(
       throw fileError(error, `cannot create the store's folder ${folder}`, "nothing was stored");
     }
   }
-  const store: CliStore = await noStoreIsMissing(() => rt.open(path, storeOptions), path);
+  const store: CliStore = await whileOpening(() => noStoreIsMissing(() => rt.open(path, storeOptions), path));
   return { store, where, shown: path };
 }
 

@@ -122,6 +122,20 @@ describe.each(TARGETS)("$name: waiting for a lock", (target) => {
     expect(r.stderr.trim()).toMatch(/^sessiondb: waiting for .*\(up to 60 s; --wait MS sets how long\)$/);
   });
 
+  it("a lock met while the store opens: the notice names the open's limit (20 s), not import's 60 s", async () => {
+    // Another process creating the store holds the write lock on the new, still empty file:
+    // import's open waits for it to install the schema.
+    const folder = path.join(dir, `${slug}-opening`);
+    fs.mkdirSync(folder);
+    const file = path.join(folder, "state.db");
+    const jsonl = path.join(dir, `${slug}-opening.jsonl`);
+    fs.writeFileSync(jsonl, '{"type":"session","id":"s2","source":"cli","started_at":1}\n');
+    const r = await noticeThenRelease(file, ["import", jsonl]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr.trim()).toMatch(/^sessiondb: waiting for .*\(up to 20 s; --wait MS sets how long\)$/);
+    expect(withStore(file, (s) => s.getSession("s2")?.id)).toBe("s2");
+  });
+
   it("no wait, no notice", () => {
     const file = store(`${slug}-free`);
     const r = run(["--db", file, "sessions", "rename", "s1", "free"]);
