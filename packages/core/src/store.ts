@@ -23,6 +23,7 @@ import {
 import { describeAdmissionHolder } from "./locks/admission.js";
 import { localHolder } from "./locks/local-holds.js";
 import { withPatience } from "./locks/patience.js";
+import { logsBeside, removeLogsMadeSince } from "./locks/reader-logs.js";
 import {
   type DeleteSessionsOptions,
   type DeleteSessionsResult,
@@ -128,6 +129,9 @@ export class Store {
     );
     let conn: SqliteConnection | undefined;
     let repairPending = false;
+    // A read-only connection that fails leaves the -wal and -shm it made (locks/reader-logs.ts);
+    // a writable one's close deletes its own.
+    const logs = this.readOnly && host && !isInMemoryPath(path) ? logsBeside(host, path) : undefined;
     try {
       conn = driver.open(path, { readOnly: this.readOnly });
       // The file as opened (SQLite has created it by now): every write checks it is still there.
@@ -166,7 +170,9 @@ export class Store {
       } catch {
         // the open already failed; report that failure
       }
-      throw openFailure(path, error, this.readOnly, host);
+      const failure = openFailure(path, error, this.readOnly, host);
+      if (host) removeLogsMadeSince(driver, host, path, logs);
+      throw failure;
     }
     if (repairPending && settings.repairFtsOnOpen) runSync(this.#ctx, repairAtOpen());
   }

@@ -3,7 +3,7 @@
  * (0600) whatever the umask; a lock path that leads anywhere but a lock file of ours is refused
  * at once; a store on a read-only mount gets the same error on every runtime.
  */
-import { readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync } from "node:fs";
+import { readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { STORE_FILE_MODE } from "../constants.js";
@@ -152,6 +152,32 @@ export function filesSuite(target: ConformanceTarget): void {
         const strays = readdirSync(dir).filter((name) => !name.startsWith("file:"));
         assert.deepEqual(strays, [], "a file was made under a name the path does not spell");
       });
+    });
+
+    test("an open of a WAL store that fails leaves the folder as it found it: no -wal or -shm of its own", (f) => {
+      const path = f.file();
+      const folder = () => readdirSync(join(path, "..")).sort();
+      const store = f.open({ sqliteVersion: SAFE_SQLITE });
+      store.createSession({ id: "s", source: "test" });
+      store.close();
+      // The schema page after the file header: the store no longer opens.
+      const bytes = readFileSync(path);
+      bytes.fill(0x5a, 100, 4096);
+      writeFileSync(path, bytes);
+      const app = f.file("app.db");
+      const conn = f.raw(app);
+      conn.exec("PRAGMA journal_mode = WAL; CREATE TABLE moz_places (id INTEGER PRIMARY KEY)");
+      conn.close();
+      for (const [file, code] of [
+        [path, "STORE_CORRUPT"],
+        [app, "STORE_OPEN_FAILED"],
+      ] as const) {
+        for (const readOnly of [true, false]) {
+          const before = folder();
+          throwsCodeSync(() => f.open({ sqliteVersion: SAFE_SQLITE, readOnly }, file), code);
+          assert.deepEqual(folder(), before, `${code}, readOnly: ${readOnly}`);
+        }
+      }
     });
 
     test("a read-only in-memory store (:memory: or the empty path) is INVALID_INPUT on every driver, a writable one works", (f) => {

@@ -10,6 +10,7 @@
 import { createHash } from "node:crypto";
 import {
   closeSync,
+  copyFileSync,
   existsSync,
   openSync,
   readdirSync,
@@ -279,6 +280,44 @@ export function repairSuite(target: ConformanceTarget): void {
       assert.equal(report.countsAfter?.messages, SESSIONS * PER_SESSION - expectedLost.length);
     });
 
+    test("check-only leaves the store's folder as it found it: no new -wal, -shm, lock link or scratch file; the same bytes", async (f) => {
+      if (needsHost("check-only leaves the folder as it was")) return;
+      const wal = `${f.file()}-wal`;
+      // The bytes of the store and of its WAL, and every name in its folder.
+      const state = () => ({
+        names: readdirSync(dirname(f.file())).sort(),
+        db: sha(f.file()),
+        wal: existsSync(wal) ? sha(wal) : undefined,
+      });
+      const check = async (what: string) => {
+        const before = state();
+        const report = await repairStore(f.file(), options({ checkOnly: true }));
+        assert.deepEqual(state(), before, `check-only of ${what}`);
+        return report;
+      };
+      build(f);
+      await check("a sound, closed WAL store");
+      const ftsLeaf = pages(f).find((p) => p.name === "messages_fts_data" && p.pagetype === "leaf");
+      overwrite(f.file(), [ftsLeaf?.pageno as number]);
+      await check("a WAL store with an FTS page overwritten");
+      // The schema page's b-tree header: the store no longer opens at all.
+      const fd = openSync(f.file(), "r+");
+      writeSync(fd, Buffer.alloc(100, 0xa5), 0, 100, 100);
+      closeSync(fd);
+      await check("a WAL store that does not open");
+      // A store whose last commit is only in its WAL, copied without its -shm: the WAL is read and kept.
+      const live = f.file("live.db");
+      const writer = f.open({ sqliteVersion: SAFE_SQLITE }, live);
+      writer.createSession({ id: "s", source: "test" });
+      writer.appendMessage("s", { role: "user", content: "only in the WAL" });
+      copyFileSync(live, f.file());
+      copyFileSync(`${live}-wal`, wal);
+      writer.close();
+      assert.ok(statSync(wal).size > 0 && !existsSync(`${f.file()}-shm`));
+      const report = await check("a WAL store with commits in its -wal and no -shm");
+      assert.equal(report.countsBefore.messages, 1, "the check did not read the WAL");
+    });
+
     test("a WAL left by a killed writer: the check reads it and writes neither the store nor its WAL", async (f) => {
       const appender = target.appender;
       if (needsHost("repair beside a killed writer's WAL")) return;
@@ -296,12 +335,17 @@ export function repairSuite(target: ConformanceTarget): void {
       const acked = ackedCount(ledger);
       const wal = `${f.file()}-wal`;
       assert.ok(existsSync(wal) && statSync(wal).size > 0, "the killed writer left no WAL to test with");
-      const before = { db: sha(f.file()), wal: sha(wal) };
+      const folder = () => readdirSync(dirname(f.file())).sort();
+      const before = { db: sha(f.file()), wal: sha(wal), names: folder() };
       const report = await repairStore(f.file(), options({ checkOnly: true }));
       assert.equal(report.strategy, "none", JSON.stringify(report.problemsBefore));
       const counted = report.countsBefore.messages ?? -1;
       assert.ok(counted >= acked && counted <= acked + 1, `${counted} messages, ${acked} acknowledged`);
-      assert.deepEqual({ db: sha(f.file()), wal: sha(wal) }, before, "repair wrote the store or its WAL");
+      assert.deepEqual(
+        { db: sha(f.file()), wal: sha(wal), names: folder() },
+        before,
+        "repair wrote the store or its WAL, or left a file beside them",
+      );
     });
 
     test("page 1's b-tree header overwritten: salvage recovers nothing, so the original stays in place", async (f) => {

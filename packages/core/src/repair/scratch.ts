@@ -20,6 +20,7 @@ import type { SqliteConnection, SqliteDriver } from "../driver.js";
 import { hasResultCode, StoreInUseError, StoreOpenError } from "../errors.js";
 import type { Host } from "../host/host.js";
 import { lockExclusive } from "../locks/exclusive.js";
+import { logsBeside, removeLogsMadeSince } from "../locks/reader-logs.js";
 import { beginTransaction, commitTransaction, inTransaction } from "../transaction.js";
 
 function closeQuietly(conn: SqliteConnection | undefined): void {
@@ -70,7 +71,8 @@ function probeJournal(driver: SqliteDriver, path: string): string | undefined {
 }
 
 /** Refuse (unless `force`) when another process uses `path`, then copy it to `scratch`.
- * Returns the lock that `force` overrode, if any. */
+ * Returns the lock that `force` overrode, if any. Leaves no file beside the store that was not
+ * there: the reader's `-wal` and `-shm` are taken back (locks/reader-logs.ts). */
 export async function copyForRepair(
   driver: SqliteDriver,
   host: Host,
@@ -82,6 +84,21 @@ export async function copyForRepair(
   if (info?.kind !== "file") {
     throw new StoreOpenError(path, info ? "it is not a regular file" : "no store exists there");
   }
+  const found = logsBeside(host, path);
+  try {
+    return await probeAndCopy(driver, host, path, scratch, force);
+  } finally {
+    removeLogsMadeSince(driver, host, path, found);
+  }
+}
+
+async function probeAndCopy(
+  driver: SqliteDriver,
+  host: Host,
+  path: string,
+  scratch: string,
+  force: boolean,
+): Promise<string | undefined> {
   const journal = host.stat(`${path}-journal`);
   let reader: SqliteConnection | undefined;
   let lock: string | undefined;
