@@ -5,6 +5,7 @@
  * `backfillFts`, `backup` and `close`.
  */
 import { type BackupOptions, type BackupResult, backupOptions, backupStore } from "./backup/backup.js";
+import { basenameOf } from "./backup/destination.js";
 import { sqliteVersionOf } from "./binding-facts.js";
 import { ADMISSION_TIMEOUT_MS, STATEMENT_BUSY_TIMEOUT_MS } from "./constants.js";
 import type { SqliteConnection, SqliteDriver } from "./driver.js";
@@ -12,7 +13,7 @@ import type { LocalAction } from "./engine/effects.js";
 import { runSync, runSyncYielding } from "./engine/run-sync.js";
 import { hasResultCode, InvalidInputError, SessionDbError, StoreOpenError } from "./errors.js";
 import { repairAtOpen } from "./fts/recovery.js";
-import type { Host } from "./host/host.js";
+import { dirnameOf, type Host } from "./host/host.js";
 import {
   applyJournalPolicy,
   checkJournalSafety,
@@ -119,7 +120,10 @@ export class Store {
         cause: error,
       });
     }
-    const environment = localPolicyEnvironment(path, this.readOnly, host);
+    // The name every later file-system step uses (a working directory changed since must not
+    // move them); the public `path` stays as the caller spelled it.
+    const file = absoluteName(path, host);
+    const environment = localPolicyEnvironment(file, this.readOnly, host);
     const policy = createPolicy(
       {
         ...settings,
@@ -154,11 +158,11 @@ export class Store {
       this.#ctx = createContext({
         conn,
         driver,
-        path,
+        path: file,
         host,
         policy,
         now: settings.now,
-        local: (action) => localFileWork(ready, path, host, journal, action),
+        local: (action) => localFileWork(ready, file, host, journal, action),
       });
       const opened = runSync(this.#ctx, openSchema());
       this.journalMode = opened.journalMode;
@@ -264,11 +268,33 @@ export class Store {
     } catch (error) {
       // A full disk cannot take the checkpoint's pages; every commit stays in the WAL, and the
       // next writer's checkpoint moves them. Closing loses nothing, so it does not fail for that.
-      if (!diskFullAt(error, this.path, ctx.host)) throw error;
+      if (!diskFullAt(error, ctx.path, ctx.host)) throw error;
     } finally {
       ctx.clearStatements();
       ctx.conn.close();
     }
+  }
+}
+
+/** A path that does not depend on the working directory: on POSIX it begins with `/`, on
+ * Windows with a separator or a drive letter. */
+const ABSOLUTE_PATH = /^([/\\]|[A-Za-z]:[/\\])/;
+
+/**
+ * `path` by a name that no later change of working directory moves, taken at open: a relative
+ * path is resolved now, as SQLite resolved it when it opened the file, so that what the store
+ * keeps beside its file (the FTS admission lock and its holder record, a backup's second
+ * connection, the disk-full probe) stays beside it. Only the folder is resolved: a store reached
+ * through a symbolic link keeps its lock beside the link's name, as it always did. An absolute
+ * path stays as given, and so does one whose folder cannot be resolved (the open fails on it).
+ */
+function absoluteName(path: string, host: Host | undefined): string {
+  if (!host || isInMemoryPath(path) || ABSOLUTE_PATH.test(path)) return path;
+  try {
+    const folder = host.realpath(dirnameOf(path));
+    return folder === undefined ? path : `${folder}/${basenameOf(path)}`;
+  } catch {
+    return path;
   }
 }
 

@@ -3,7 +3,16 @@
  * (0600) whatever the umask; a lock path that leads anywhere but a lock file of ours is refused
  * at once; a store on a read-only mount gets the same error on every runtime.
  */
-import { readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { STORE_FILE_MODE } from "../constants.js";
@@ -251,6 +260,30 @@ export function filesSuite(target: ConformanceTarget): void {
         // Nothing is held any more: both write and rebuild at once.
         a.appendMessage("a", { role: "user", content: "after" });
         assert.deepEqual(b.rebuildFts({ timeoutMs: 0 }), { rebuilt: true });
+      });
+    }
+
+    for (const arm of ARMS) {
+      test(`${arm.mode}: a store opened by a relative path keeps its lock file, its file modes and its backups' source beside it after the working directory changes`, async (f) => {
+        const dir = join(f.file(), "..");
+        const elsewhere = join(dir, "elsewhere");
+        mkdirSync(elsewhere);
+        const store = await inFolder(dir, () => f.open({ sqliteVersion: arm.sqliteVersion }, "relative.db"));
+        assert.equal(store.path, "relative.db");
+        await inFolder(elsewhere, async () => {
+          store.createSession({ id: "s", source: "test" });
+          store.appendMessage("s", { role: "user", content: "kept" });
+          assert.deepEqual(store.rebuildFts({ timeoutMs: 0 }), { rebuilt: true });
+          await store.backup(join(dir, "copy.db"));
+          store.close();
+        });
+        assert.deepEqual(readdirSync(elsewhere), [], "a file went to the new working directory");
+        const lock = admissionLockPath(join(dir, "relative.db"));
+        for (const file of [lock, `${lock}.holder.json`, join(dir, "copy.db")]) {
+          assert.equal((statSync(file).mode & 0o777).toString(8), STORE_FILE_MODE.toString(8), file);
+        }
+        const copy = f.open({ readOnly: true }, join(dir, "copy.db"));
+        assert.equal(copy.getMessages("s")[0]?.content, "kept");
       });
     }
 
