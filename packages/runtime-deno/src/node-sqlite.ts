@@ -3,6 +3,9 @@
  * `nodeSqliteApiDriver`, shared with Node, over Deno's class. The import stays `node:sqlite` in
  * the built output, so Deno serves its own SQLite build.
  *
+ * The online backup runs in a worker thread (worker-backup.ts): Deno's own runs every step
+ * inside one call, and nothing else on the thread could run meanwhile.
+ *
  * Deno's errors differ from Node's: a failed statement carries `errcode` (the extended result
  * code), but a failed exec or open carries only `code: "ERR_SQLITE_ERROR"` and a message with
  * the path appended; `classifyNodeSqliteError` handles both.
@@ -17,6 +20,7 @@ import {
   type SqliteDriver,
 } from "@sessiondb/core/driver";
 import { isDirectoryPath } from "./host.js";
+import { workerBackup } from "./worker-backup.js";
 
 /** The node:sqlite driver for Deno. */
 export function nodeSqliteDriver(): SqliteDriver {
@@ -26,6 +30,7 @@ export function nodeSqliteDriver(): SqliteDriver {
   };
   return nodeSqliteApiDriver(DatabaseSync, {
     isDirectory: isDirectoryPath,
-    backup,
+    // Deno's backup() holds the thread for the whole copy: run it in a worker (worker-backup.ts).
+    backup: backup && workerBackup(backup),
   });
 }

@@ -10,7 +10,6 @@ runDriverContract({
   driver: nodeSqliteDriver(),
   holdLock,
   extendedCodes: { exec: false, open: false },
-  backupBlocksOnLock: true,
   describe,
   it,
 });

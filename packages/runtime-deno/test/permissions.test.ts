@@ -36,7 +36,7 @@ async function run(
   return { code: output.code, out: decode(output.stdout), err: decode(output.stderr) };
 }
 
-const expected = { hits: 1, route: "fts", rebuilt: true, ok: true, count: 2 };
+const expected = { hits: 1, route: "fts", rebuilt: true, ok: true, count: 2, copied: 2 };
 
 describe("Deno permissions", () => {
   it("node:sqlite: --allow-read=<dir> --allow-write=<dir> is enough for the whole library path", async () => {
@@ -68,7 +68,7 @@ describe("Deno permissions", () => {
       `import { Database } from ${JSON.stringify(specifier)};\n` +
         `import { dbSqliteDriver } from ${JSON.stringify(new URL("../src/index.ts", import.meta.url).href)};\n` +
         `import { exercise } from ${JSON.stringify(new URL(FIXTURE, "file://").href)};\n` +
-        "exercise(Deno.args[0], dbSqliteDriver(Database));\n",
+        "await exercise(Deno.args[0], dbSqliteDriver(Database));\n",
     );
     const result = await run(
       [

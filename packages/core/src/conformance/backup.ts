@@ -474,5 +474,31 @@ export function backupSuite(target: ConformanceTarget): void {
       store.appendMessage("seed", { role: "user", content: "still writable" });
       assert.equal(store.messageCount(), 501);
     });
+
+    test("a backup aborted from the event loop while it copies (a timer, a signal's listener) stops with AbortError and leaves nothing behind", async (f) => {
+      // In WAL mode, so the online backup copies in steps; the abort comes from a timer set at
+      // the first progress report, which runs only if the copy gives the event loop its turns.
+      const store = f.open({ sqliteVersion: SAFE_SQLITE });
+      seed(store, 12000); // ~9 MB with the index: more than two steps of 1024 pages
+      const files = listing(f);
+      const controller = new AbortController();
+      let reports = 0;
+      let reportsAfterAbort = 0;
+      await assert.rejects(
+        store.backup(f.file("copy.db"), {
+          signal: controller.signal,
+          onProgress: () => {
+            if (controller.signal.aborted) reportsAfterAbort++;
+            if (reports++ === 0) setTimeout(() => controller.abort(), 0);
+          },
+        }),
+        { name: "AbortError" },
+      );
+      // Stopped at the step after the abort: no page was reported copied after it.
+      assert.equal(reportsAfterAbort, 0);
+      assert.deepEqual(listing(f), files);
+      store.appendMessage("seed", { role: "user", content: "still writable" });
+      assert.equal(store.messageCount(), 12001);
+    });
   });
 }

@@ -71,12 +71,6 @@ export function lockAndOpenSuite(h: DriverHarness): void {
       console.log(`[driver contract] ${target.name}: no online backup (core uses VACUUM INTO)`);
       return;
     }
-    if (target.backupBlocksOnLock) {
-      console.log(
-        `[driver contract] ${target.name}: skipped "backup of a locked source": its backup blocks the thread until the lock is released (core holds a read snapshot first)`,
-      );
-      return;
-    }
     const path = c.createDb("delete");
     const db = c.connect(path);
     const release = await holdInProcess(path, "BEGIN EXCLUSIVE");

@@ -58,13 +58,6 @@ export interface DriverContractTarget extends Runner {
    * it and plain CORRUPT otherwise (core's fail-open probes the index to tell). Default: true.
    */
   ftsCorruptionNamed?: boolean;
-  /**
-   * True when the binding's online backup, meeting a source another connection has locked, keeps
-   * retrying inside the call — blocking the thread — instead of failing with BUSY (Deno 2.9's
-   * node:sqlite). Core never lets a backup meet a lock (it holds a read snapshot first), and the
-   * contract cannot show this case with a holder in the same thread, so it is skipped.
-   */
-  backupBlocksOnLock?: boolean;
 }
 
 /** What each test gets: temporary files (removed afterwards) and connections (closed afterwards). */
