@@ -160,21 +160,25 @@ export async function holdLock(
   };
 }
 
-/** Spawn the CLI without waiting (for signals). */
-export function spawnCli(args: string[]): ChildProcess {
-  return spawn(process.execPath, [CLI, ...args], {
-    env: { ...process.env, NO_COLOR: "1" },
+/** Spawn the CLI without waiting (for signals), on this Node or on `target`. */
+export function spawnCli(args: string[], target?: Target): ChildProcess {
+  const [exe, ...pre] = target?.runtime ?? [process.execPath];
+  return spawn(exe as string, [...pre, CLI, ...args], {
+    env: { ...process.env, NO_COLOR: "1", ...target?.env },
     stdio: ["ignore", "pipe", "pipe"],
   });
 }
 
 /** Spawn the CLI without waiting, its stderr collected: `closed` settles with the exit code and
  * all of stderr ("close", not "exit": stderr is complete only then). */
-export function startCli(args: string[]): {
+export function startCli(
+  args: string[],
+  target?: Target,
+): {
   child: ChildProcess;
   closed: Promise<{ code: number | null; stderr: string }>;
 } {
-  const child = spawnCli(args);
+  const child = spawnCli(args, target);
   let stderr = "";
   child.stderr?.on("data", (d: Buffer) => {
     stderr += d.toString();
