@@ -22,28 +22,40 @@ const SIGNALS = [
 ] as const;
 
 let db: string;
+/** The same sessions in a DELETE-mode store, whose backup is one step (or one statement). */
+let deleteModeDb: string;
+
+function fill(file: string, journalMode: "wal" | "delete"): void {
+  withStore(
+    file,
+    (s) => {
+      for (const [n, id] of SESSIONS.entries()) {
+        s.createSession({ id, source: "cli", startedAt: 1_700_000_000 + n });
+        for (let i = 0; i < MESSAGES; i += 500)
+          s.appendMessages(
+            id,
+            Array.from({ length: 500 }, (_, j) => ({
+              role: "user" as const,
+              content: `${"x".repeat(4000)} ${i + j}`,
+            })),
+          );
+      }
+    },
+    { journalMode },
+  );
+}
 
 beforeAll(() => {
   db = path.join(tempDir(), "state.db");
-  withStore(db, (s) => {
-    for (const [n, id] of SESSIONS.entries()) {
-      s.createSession({ id, source: "cli", startedAt: 1_700_000_000 + n });
-      for (let i = 0; i < MESSAGES; i += 500)
-        s.appendMessages(
-          id,
-          Array.from({ length: 500 }, (_, j) => ({
-            role: "user" as const,
-            content: `${"x".repeat(4000)} ${i + j}`,
-          })),
-        );
-    }
-  });
+  fill(db, "wal");
+  deleteModeDb = path.join(tempDir(), "state.db");
+  fill(deleteModeDb, "delete");
 });
 
-/** The CLI on the test's store (on this Node or on `target`), its stdout drained (only stderr and
- * the exit code matter here). */
-function start(args: string[], target?: Target): ReturnType<typeof startCli> {
-  const started = startCli(["--db", db, ...args], target);
+/** The CLI on `store` (default: the test's WAL store), on this Node or on `target`, its stdout
+ * drained (only stderr and the exit code matter here). */
+function start(args: string[], target?: Target, store = db): ReturnType<typeof startCli> {
+  const started = startCli(["--db", store, ...args], target);
   started.child.stdout?.resume();
   return started;
 }
@@ -67,11 +79,17 @@ function stopWhenWriting(
   return found as string;
 }
 
-/** `backup` stopped by `signal` as its temporary copy appears: exit `exit`, nothing left. */
-async function backupStopped(signal: NodeJS.Signals, exit: number, target?: Target): Promise<void> {
+/** `backup` of `store` stopped by `signal` as its temporary copy appears: exit `exit`, nothing
+ * left. */
+async function backupStopped(
+  signal: NodeJS.Signals,
+  exit: number,
+  target?: Target,
+  store = db,
+): Promise<void> {
   const folder = tempDir();
   const dest = path.join(folder, "copy.db");
-  const { child, closed } = start(["backup", dest], target);
+  const { child, closed } = start(["backup", dest], target, store);
   stopWhenWriting(child, folder, /^copy\.db\.tmp-/, signal);
   const { code, stderr } = await closed;
   expectOneLineError({ code, stdout: "", stderr: stderr.replace(/^backup .*\n/gm, "") }, exit, "INTERRUPTED");
@@ -101,10 +119,14 @@ describe.each(SIGNALS)("%s", (signal, exit) => {
 
 // On every runtime: Node's bindings copy in steps on the main thread, Deno's node:sqlite on a
 // worker thread (its own backup call holds the thread to the end), and bun:sqlite's VACUUM INTO is
-// one statement (the signal is seen when it ends, and the copy is thrown away).
+// one statement (the signal is seen when it ends, and the copy is thrown away). A DELETE-mode
+// store's online backup is one step too.
 describe.each(TARGETS)("on $name", (target) => {
   it("backup stopped by SIGTERM: exit 143, no DEST, no temporary copy", () =>
     backupStopped("SIGTERM", 143, target));
+
+  it("backup of a DELETE-mode store stopped by SIGTERM: exit 143, no DEST, no temporary copy", () =>
+    backupStopped("SIGTERM", 143, target, deleteModeDb));
 });
 
 it("export --output-dir stopped on its second file: exit 143, the first file complete and kept, the second's temporary file removed", async () => {

@@ -11,6 +11,7 @@ import type { FtsStatus } from "../fts/index.js";
 import type { Host } from "../host/host.js";
 import { type JournalMode, readJournalMode } from "../journal.js";
 import { holdLocally } from "../locks/local-holds.js";
+import { sleepAsync } from "../locks/patience.js";
 import { isInMemoryPath } from "../sqlite-path.js";
 import type { StoreContext } from "../store/context.js";
 import * as valid from "../store/validate.js";
@@ -156,7 +157,13 @@ export async function backupStore(
         await flusher?.stop();
       }
     }
-    options.signal?.throwIfAborted();
+    if (options.signal) {
+      // A copy that held this thread to its end (VACUUM INTO; the online backup in one step on a
+      // binding that runs it here) kept the event loop from running: a signal's listener or a
+      // timer that aborts meanwhile runs now, before anything is published.
+      await sleepAsync(0);
+      options.signal.throwIfAborted();
+    }
     options.onProgress?.({ phase: "finishing" });
     // A page copy of a WAL store says "WAL" in its header; settle the copy as one self-contained
     // file first, inspect it, then give it the store's journal mode.

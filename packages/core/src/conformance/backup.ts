@@ -500,5 +500,21 @@ export function backupSuite(target: ConformanceTarget): void {
       store.appendMessage("seed", { role: "user", content: "still writable" });
       assert.equal(store.messageCount(), 12001);
     });
+
+    test("a DELETE-mode backup, copied in one step or one statement, still sees an abort from the event loop (a timer, a signal's listener): AbortError, nothing published", async (f) => {
+      // VACUUM INTO (bun:sqlite, @db/sqlite) holds the thread to its end and awaits nothing in
+      // DELETE mode: the timer below can only run once the copy is over, and must still stop it.
+      const store = f.open({ journalMode: "delete" });
+      seed(store, 3000);
+      const files = listing(f);
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 0);
+      await assert.rejects(store.backup(f.file("copy.db"), { signal: controller.signal }), {
+        name: "AbortError",
+      });
+      assert.deepEqual(listing(f), files);
+      store.appendMessage("seed", { role: "user", content: "still writable" });
+      assert.equal(store.messageCount(), 3001);
+    });
   });
 }
