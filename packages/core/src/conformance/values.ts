@@ -5,7 +5,14 @@
  */
 import { MAX_COST_USD, MAX_EPOCH_SECONDS } from "../constants.js";
 import type { Json } from "../store/types.js";
-import { assert, type ConformanceStore, type ConformanceTarget, fixtureTest, throwsCode } from "./harness.js";
+import {
+  assert,
+  type ConformanceStore,
+  type ConformanceTarget,
+  type Fixture,
+  fixtureTest,
+  throwsCode,
+} from "./harness.js";
 
 const NUL = "nulA\u0000nulB tail";
 const nul = (label: string) => `${label}\u0000${label} after the NUL`;
@@ -141,6 +148,87 @@ export function valuesSuite(target: ConformanceTarget): void {
         /^a\uFFFD+b$/,
         "invalid UTF-8 reads with replacement characters",
       );
+    });
+  });
+
+  describe("text holding NUL that another program writes", () => {
+    /** A store at `name` that has read its clean text back through every read, and a raw
+     * connection of another "program" on its file. */
+    async function cleanStore(
+      f: { open: Fixture["open"]; raw: Fixture["raw"]; file: Fixture["file"] },
+      name: string,
+    ) {
+      const path = f.file(name);
+      const store = await f.open(undefined, path);
+      await store.createSession({ id: "s", source: "cli", title: "clean" });
+      const id = await store.appendMessage("s", { role: "user", content: "clean" });
+      await store.recordUsage("s", { model: "m", inputTokens: 1 });
+      assert.equal((await store.getSession("s"))?.title, "clean");
+      assert.equal((await store.getMessages("s", { last: 5 }))[0]?.content, "clean");
+      assert.equal((await store.getUsage("s"))[0]?.model, "m");
+      assert.equal((await store.listSessions())[0]?.title, "clean");
+      return { store, other: f.raw(path), id };
+    }
+    const NUL_SQL = "'x' || char(0) || 'y'";
+    const X_NUL_Y = "x\u0000y";
+
+    // Each table and kind of write on a store of its own: the first such value changes how the
+    // store reads from then on.
+    test("inserted or updated in messages, sessions or usage after the store read clean text, it reads whole", async (f) => {
+      const cases: Array<[string, (id: number) => string, (store: ConformanceStore) => Promise<unknown>]> = [
+        [
+          "messages insert",
+          () =>
+            `INSERT INTO messages (session_id, role, content, timestamp) VALUES ('s', 'user', ${NUL_SQL}, 2)`,
+          async (store) => (await store.getMessages("s", { last: 1 }))[0]?.content,
+        ],
+        [
+          "messages update",
+          (id) => `UPDATE messages SET content = ${NUL_SQL} WHERE id = ${id}`,
+          async (store) => (await store.getMessages("s"))[0]?.content,
+        ],
+        [
+          "sessions insert",
+          () => `INSERT INTO sessions (id, source, title, started_at) VALUES ('t', 'cli', ${NUL_SQL}, 2)`,
+          async (store) => (await store.getSession("t"))?.title,
+        ],
+        [
+          "sessions update",
+          () => `UPDATE sessions SET title = ${NUL_SQL} WHERE id = 's'`,
+          async (store) => (await store.listSessions())[0]?.title,
+        ],
+        [
+          "usage insert",
+          () => `INSERT INTO session_model_usage (session_id, model) VALUES ('s', ${NUL_SQL})`,
+          async (store) => (await store.getUsage("s")).find((row) => row.model !== "m")?.model,
+        ],
+        [
+          "usage update",
+          () => `UPDATE session_model_usage SET provider = ${NUL_SQL}`,
+          async (store) => (await store.getUsage("s"))[0]?.provider,
+        ],
+      ];
+      for (const [name, write, read] of cases) {
+        const { store, other, id } = await cleanStore(f, `${name.replace(" ", "-")}.db`);
+        other.exec(write(id));
+        assert.equal(await read(store), X_NUL_Y, name);
+      }
+    });
+
+    test("in a store that predates the triggers that watch for it, it reads whole", async (f) => {
+      const { store, other } = await cleanStore(f, "old.db");
+      // What a store created before them looks like: no triggers, no mark.
+      const triggers = other
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'sessiondb_text_nul_%'")
+        .all()
+        .map((row) => String(row.name));
+      assert.equal(triggers.length, 6);
+      other.exec(`BEGIN IMMEDIATE; ${triggers.map((name) => `DROP TRIGGER "${name}";`).join(" ")}
+        DELETE FROM state_meta WHERE key = 'text_without_nul';
+        UPDATE messages SET content = ${NUL_SQL}; COMMIT`);
+      await store.close();
+      const reopened = await f.open(undefined, f.file("old.db"));
+      assert.equal((await reopened.getMessages("s"))[0]?.content, X_NUL_Y);
     });
   });
 

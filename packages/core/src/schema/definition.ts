@@ -148,6 +148,14 @@ export const INDEXES: readonly IndexDef[] = [
   { name: "idx_sessions_parent", table: "sessions", columns: ["parent_session_id"] },
 ];
 
+/** The tables whose rows the Store reads back as objects: their TEXT columns are watched for
+ * a NUL (META_TEXT_WITHOUT_NUL). */
+export const READ_TABLES: readonly TableDef[] = [SESSIONS, MESSAGES, SESSION_MODEL_USAGE];
+
 /** state_meta keys owned by the schema layer. */
 export const META_FINGERPRINT = "schema_fingerprint";
 export const META_SCHEMA_VERSION = "schema_version";
+/** Present while no TEXT value of READ_TABLES holds a NUL: written when a store is created
+ * (empty), removed by the text-NUL triggers (ddl.ts) on the first such value, whoever writes it,
+ * and never written again. A store created before the triggers existed has none. */
+export const META_TEXT_WITHOUT_NUL = "text_without_nul";

@@ -7,7 +7,7 @@
 import type { Row } from "../driver.js";
 import { all, exec, get, type Op } from "../engine/effects.js";
 import { isContention, SqliteError } from "../errors.js";
-import { addColumnSql, createIndexSql, createTableSql, ident } from "./ddl.js";
+import { addColumnSql, createIndexSql, createTableSql, ident, textNulTriggersDdl } from "./ddl.js";
 import { INDEXES, TABLES, type TableDef } from "./definition.js";
 
 /** Apply one DDL statement; failures other than lock contention become warnings. */
@@ -77,7 +77,8 @@ function* healTable(table: TableDef, info: Row[]): Op<void> {
   yield* exec(`DROP TABLE ${sibling}`);
 }
 
-/** Create what is missing, add missing columns, heal primary keys, create indexes.
+/** Create what is missing, add missing columns, heal primary keys, create indexes and the
+ * text-NUL triggers (after the tables: a heal drops a table's triggers with it).
  * Returns warnings for failures that did not stop the init (the store then reports itself behind). */
 export function* reconcileSchema(): Op<string[]> {
   const warnings: string[] = [];
@@ -108,6 +109,7 @@ export function* reconcileSchema(): Op<string[]> {
     }
   }
   for (const index of INDEXES) yield* tryDdl(createIndexSql(index), warnings);
+  for (const trigger of textNulTriggersDdl()) yield* tryDdl(trigger, warnings);
   return warnings;
 }
 

@@ -4,10 +4,11 @@
  */
 
 import type { Row, RunResult } from "../driver.js";
-import { all, type Effect, get, NOW, type Op, read, readsTextWhole } from "../engine/effects.js";
+import { all, type Effect, get, NOW, type Op, read } from "../engine/effects.js";
 import { InvalidInputError, SessionNotFoundError } from "../errors.js";
 import { messageColumns, toMessage } from "./rows.js";
 import { requireSession } from "./sessions.js";
+import { selectText } from "./text-reads.js";
 import type { GetMessagesOptions, Message, MessageInput } from "./types.js";
 import * as valid from "./validate.js";
 
@@ -176,8 +177,8 @@ interface MessageRange {
  * given) names no bounds at all: three fewer parameters to bind and test on every row it walks
  * made that read ~4 % faster on Bun. Built once per select list, order and shape.
  */
-function rangeSql(textWhole: boolean, order: "" | "DESC", bounded: boolean): { rows: string; exact: string } {
-  const columns = messageColumns(textWhole);
+function rangeSql(plain: boolean, order: "" | "DESC", bounded: boolean): { rows: string; exact: string } {
+  const columns = messageColumns(plain);
   const match = bounded ? "m.id > ? AND m.id < ? AND (? = 1 OR m.active = 1)" : "m.active = 1";
   return {
     rows: `SELECT ${columns} FROM messages m
@@ -187,11 +188,11 @@ function rangeSql(textWhole: boolean, order: "" | "DESC", bounded: boolean): { r
       WHERE s.id = ? ORDER BY m.id ${order} LIMIT ?`,
   };
 }
-const rangeSqlSet = (textWhole: boolean) => ({
-  oldest: { bounded: rangeSql(textWhole, "", true), whole: rangeSql(textWhole, "", false) },
-  newest: { bounded: rangeSql(textWhole, "DESC", true), whole: rangeSql(textWhole, "DESC", false) },
+const rangeSqlSet = (plain: boolean) => ({
+  oldest: { bounded: rangeSql(plain, "", true), whole: rangeSql(plain, "", false) },
+  newest: { bounded: rangeSql(plain, "DESC", true), whole: rangeSql(plain, "DESC", false) },
 });
-const RANGE_SQL = { whole: rangeSqlSet(true), guarded: rangeSqlSet(false) };
+const RANGE_SQL = { plain: rangeSqlSet(true), guarded: rangeSqlSet(false) };
 
 /** The session's messages in `range` (`newestFirst`: from the newest), at most `limit` (-1:
  * SQLite's "no limit"); SessionNotFoundError for an unknown session. */
@@ -201,16 +202,19 @@ function* selectRange(id: string, range: MessageRange, limit: number, newestFirs
     yield* requireSession(id);
     return [];
   }
-  const lists = RANGE_SQL[(yield* readsTextWhole()) ? "whole" : "guarded"][newestFirst ? "newest" : "oldest"];
+  const order = newestFirst ? "newest" : "oldest";
   const { afterId, beforeId, includeInactive } = range;
   const bounded = afterId > 0 || beforeId < Number.MAX_SAFE_INTEGER || includeInactive === 1;
-  const sql = bounded ? lists.bounded : lists.whole;
+  const sql = (plain: boolean) => {
+    const lists = RANGE_SQL[plain ? "plain" : "guarded"][order];
+    return bounded ? lists.bounded : lists.whole;
+  };
   const bounds = bounded ? [afterId, beforeId, includeInactive] : [];
-  const rows = yield* all(sql.rows, id, ...bounds, limit);
+  const rows = yield* selectText((plain) => sql(plain).rows, id, ...bounds, limit);
   if (rows.length > 0) return rows;
   // Nothing in range: an unknown session, or none of its messages matched. One statement decides
   // (and returns a message added meanwhile), so the answer is one state of the store.
-  const exact = yield* all(sql.exact, ...bounds, id, limit);
+  const exact = yield* selectText((plain) => sql(plain).exact, ...bounds, id, limit);
   if (exact.length === 0) throw new SessionNotFoundError(id);
   return exact.length === 1 && exact[0]?.id === null ? [] : exact;
 }

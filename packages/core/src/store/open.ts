@@ -35,7 +35,7 @@ import { FTS_STATE_KEYS, ftsNeedsRepair } from "../fts/index.js";
 import { installFts } from "../fts/install.js";
 import { dirnameOf, type Host } from "../host/host.js";
 import { journalMode, journalModeOf, type SqliteJournalMode } from "../journal.js";
-import { readProbeSql, UPSERT_META_SQL } from "../schema/ddl.js";
+import { MARK_TEXT_WITHOUT_NUL_SQL, readProbeSql, UPSERT_META_SQL } from "../schema/ddl.js";
 import { META_FINGERPRINT, META_SCHEMA_VERSION, STATE_META, TABLES } from "../schema/definition.js";
 import { SCHEMA_FINGERPRINT } from "../schema/fingerprint.js";
 import { runMigrations, storedSchemaVersion } from "../schema/migrations.js";
@@ -287,6 +287,9 @@ function* schemaTransaction(journalDeferred: boolean): Op<string[]> {
   const found = yield* reconcileSchema();
   yield* installFts();
   yield* runMigrations(storedSchemaVersion(meta?.get(META_SCHEMA_VERSION)));
+  // A new store (no state_meta before this transaction) gets the mark, once in its life, and
+  // only with every text-NUL trigger in place (no warning): they keep it true from then on.
+  if (meta === undefined && found.length === 0) yield* run(MARK_TEXT_WITHOUT_NUL_SQL);
   if (found.length === 0 && !journalDeferred)
     yield* run(UPSERT_META_SQL, META_FINGERPRINT, SCHEMA_FINGERPRINT);
   return found;

@@ -62,6 +62,9 @@ export interface StorePolicy {
   /** A full FTS rebuild of this store holds its admission or is waiting for it (fts/recovery.ts):
    * another one from the same store is refused at once, since it would wait for itself. */
   rebuilding: boolean;
+  /** The store was found without META_TEXT_WITHOUT_NUL: it may hold TEXT with a NUL, and reads
+   * on a binding that stops at one go through the guard at once (store/text-reads.ts). */
+  textMayHoldNul: boolean;
 }
 
 export function createPolicy(
@@ -88,6 +91,7 @@ export function createPolicy(
     writesSinceCheckpoint: 0,
     wrote: false,
     rebuilding: false,
+    textMayHoldNul: false,
   };
 }
 

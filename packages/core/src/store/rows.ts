@@ -6,10 +6,10 @@ import type { Json, Message, Role, Session, SessionSummary, UsageRow } from "./t
 
 /*
  * Some bindings (Deno's node:sqlite, @db/sqlite) read TEXT only up to its first NUL, though the
- * whole value is stored (binding-facts.ts asks each driver once). Where a binding does, every
- * TEXT column is selected through a guard that hands a value holding a NUL over as a BLOB, which
- * `text` decodes. Elsewhere the guard is left out: it scans every value, which doubled the
- * driver's time to read 1 KiB messages on Node.
+ * whole value is stored (binding-facts.ts asks each driver once). For those, every TEXT column
+ * can be selected through a guard that hands a value holding a NUL over as a BLOB, which `text`
+ * decodes; text-reads.ts decides when a read needs it. Elsewhere the guard is left out: it scans
+ * every value, which doubled the driver's time to read 1 KiB messages on Node.
  */
 
 /** `expr AS alias` for a short TEXT column, guarded on every connection (the scan is cheap),
@@ -26,16 +26,16 @@ function guardedText(expr: string, alias: string, whole: boolean): string {
 }
 
 /** A select list of every column of `table` (from the schema definition) qualified by
- * `prefix`, the TEXT ones read whole when the connection does (`yield* readsTextWhole()`); both
- * variants are built once. */
-function selectList(prefix: string, table: TableDef): (textWhole: boolean) => string {
+ * `prefix`: `plain`, the columns as they are, or the TEXT ones through the guard (see
+ * text-reads.ts); both variants are built once. */
+function selectList(prefix: string, table: TableDef): (plain: boolean) => string {
   const build = (whole: boolean) =>
     table.columns
       .map(({ name, type }) => (type === "TEXT" ? guardedText(prefix + name, name, whole) : prefix + name))
       .join(", ");
   const whole = build(true);
   const guarded = build(false);
-  return (textWhole) => (textWhole ? whole : guarded);
+  return (plain) => (plain ? whole : guarded);
 }
 
 const utf8 = new TextDecoder();

@@ -5,9 +5,10 @@
  */
 import { MAX_SOURCE_CHARS } from "../constants.js";
 import type { SqlValue } from "../driver.js";
-import { all, get, now, type Op, read, readsTextWhole, run, write } from "../engine/effects.js";
+import { all, get, now, type Op, read, run, write } from "../engine/effects.js";
 import { InvalidInputError, SessionNotFoundError } from "../errors.js";
 import { previewOf, sessionColumns, toSession, toSessionSummary } from "./rows.js";
+import { selectText } from "./text-reads.js";
 import type {
   CreateSessionInput,
   ListSessionsOptions,
@@ -84,8 +85,10 @@ function* upsertSession(id: string, parent: string | null, values: SqlValue[]): 
 }
 
 export function* loadSession(id: string): Op<Session | undefined> {
-  const columns = sessionColumns(yield* readsTextWhole());
-  const row = yield* get(`SELECT ${columns} FROM sessions s WHERE s.id = ?`, id);
+  const [row] = yield* selectText(
+    (plain) => `SELECT ${sessionColumns(plain)} FROM sessions s WHERE s.id = ?`,
+    id,
+  );
   return row ? toSession(row) : undefined;
 }
 
@@ -120,8 +123,8 @@ export function* listSessions(options?: ListSessionsOptions | null): Op<SessionS
 }
 
 function* selectSessions(order: string, params: SqlValue[]): Op<SessionSummary[]> {
-  const rows = yield* all(
-    `SELECT ${sessionColumns(yield* readsTextWhole())},
+  const rows = yield* selectText(
+    (plain) => `SELECT ${sessionColumns(plain)},
          (SELECT ${previewOf("m.content")} FROM messages m
            WHERE m.session_id = s.id AND m.role = 'user' AND m.active = 1 ORDER BY m.id LIMIT 1) AS preview
        FROM sessions s

@@ -5,10 +5,11 @@
 
 import { MAX_COST_USD } from "../constants.js";
 import type { Row } from "../driver.js";
-import { all, get, now, type Op, read, readsTextWhole, run, write } from "../engine/effects.js";
+import { all, get, now, type Op, read, run, write } from "../engine/effects.js";
 import { InvalidInputError } from "../errors.js";
 import { toUsageRow, usageColumns } from "./rows.js";
 import { requireSession } from "./sessions.js";
+import { selectText } from "./text-reads.js";
 import type { UsageInput, UsageRow } from "./types.js";
 import * as valid from "./validate.js";
 
@@ -146,8 +147,8 @@ export function* getUsage(sessionId: string): Op<UsageRow[]> {
 
 function* selectUsage(id: string): Op<UsageRow[]> {
   yield* requireSession(id);
-  const rows = yield* all(
-    `SELECT ${usageColumns(yield* readsTextWhole())} FROM session_model_usage WHERE session_id = ?
+  const rows = yield* selectText(
+    (plain) => `SELECT ${usageColumns(plain)} FROM session_model_usage WHERE session_id = ?
      ORDER BY model, provider, base_url, billing_mode, task`,
     id,
   );
