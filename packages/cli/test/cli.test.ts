@@ -564,9 +564,11 @@ describe("doctor and check", () => {
       expect(r.code, `${command}: ${r.stdout}${r.stderr}`).toBe(3);
       expect(r.stderr).toMatch(/^sessiondb: No store at .*\[STORE_MISSING\]\n$/);
     }
-    // What an older sessiondb made: a column this build reads is missing.
+    // What an older sessiondb made: a column this build reads is missing (and so are the
+    // triggers that name it).
     const older = copyOfCorpus("older.db");
     const raw = betterSqlite3Driver().open(older, { readOnly: false });
+    raw.exec("DROP TRIGGER sessiondb_text_nul_sessions_ai; DROP TRIGGER sessiondb_text_nul_sessions_au");
     raw.exec("ALTER TABLE sessions DROP COLUMN cwd");
     raw.close();
     expect(cli(["--db", older, "check"]).code).toBe(6);
