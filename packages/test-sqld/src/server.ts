@@ -5,7 +5,16 @@
  * same under vitest (Node), `bun test` and `deno test`.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -55,7 +64,8 @@ export interface SqldServer {
   /** The node's folder; its database lives in `dbPath` (sqld's own layout inside). */
   readonly dir: string;
   readonly dbPath: string;
-  /** What the process printed (the last 256 KiB), for failure messages. */
+  /** What the process printed (the last 256 KiB, from `sqld.log` in `dir`), for failure
+   * messages. */
   log(): string;
   /** Send `signal` (default SIGKILL: `kill -9`) to the pid and wait until the process is gone
    * (SIGKILL after 30 s if another signal did not end it). */
@@ -74,6 +84,14 @@ const KILL_GRACE_MS = 30_000;
 const live = new Set<number>();
 let exitHookInstalled = false;
 
+function fileSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+
 /** Start a sqld node; throws `SqldUnavailableError` where the binary cannot run. */
 export async function startSqld(options: SqldOptions = {}): Promise<SqldServer> {
   const available = sqldAvailability();
@@ -87,7 +105,22 @@ export async function startSqld(options: SqldOptions = {}): Promise<SqldServer> 
   const keyFile = join(dir, "auth-key.pem");
   if (options.auth) writeFileSync(keyFile, options.auth.publicKeyPem);
 
-  let log = "";
+  // sqld writes to a file, never to a pipe: a test that runs the CLI with spawnSync blocks the
+  // process that would drain a pipe, and sqld, its pipe full, stopped answering every request
+  // (it logs each WebSocket connection, with a backtrace when the client just hangs up).
+  const logFile = join(dir, "sqld.log");
+  /** Where the output of the latest launch starts in the log file. */
+  let launchStart = 0;
+  const readLog = (from: number): string => {
+    try {
+      const bytes = readFileSync(logFile);
+      return bytes.subarray(Math.max(from, bytes.length - LOG_LIMIT)).toString("utf8");
+    } catch {
+      return "";
+    }
+  };
+  const log = () => readLog(0);
+  const launchLog = () => readLog(launchStart);
   let child: ChildProcess | undefined;
   let httpPort = 0;
   let grpcPort = 0;
@@ -107,20 +140,24 @@ export async function startSqld(options: SqldOptions = {}): Promise<SqldServer> 
     ...(options.args ?? []),
   ];
   const launch = async (): Promise<void> => {
-    const started = spawn(available.binary, args(), { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
-    const append = (chunk: Buffer) => {
-      log = (log + chunk.toString("utf8")).slice(-LOG_LIMIT);
-    };
-    started.stdout?.on("data", append);
-    started.stderr?.on("data", append);
-    started.on("error", (error) => append(Buffer.from(`\n[spawn error] ${error.message}\n`)));
+    launchStart = fileSize(logFile);
+    const output = openSync(logFile, "a");
+    let started: ChildProcess;
+    try {
+      started = spawn(available.binary, args(), { cwd: dir, stdio: ["ignore", output, output] });
+    } finally {
+      closeSync(output);
+    }
+    started.on("error", (error) =>
+      writeFileSync(logFile, `\n[spawn error] ${error.message}\n`, { flag: "a" }),
+    );
     if (started.pid !== undefined) live.add(started.pid);
     installExitHook();
     child = started;
     await waitReady(started, `http://127.0.0.1:${httpPort}`, {
       timeoutMs: options.readyTimeoutMs ?? 30_000,
       token: options.auth?.token(),
-      log: () => log,
+      log: launchLog,
     });
   };
   // A free port can be taken between finding it and sqld binding it: try fresh ports a few times.
@@ -132,11 +169,10 @@ export async function startSqld(options: SqldOptions = {}): Promise<SqldServer> 
       break;
     } catch (error) {
       if (child) await terminate(child, "SIGKILL", 0);
-      if (attempt >= 3 || !/address already in use|AddrInUse/i.test(log)) {
+      if (attempt >= 3 || !/address already in use|AddrInUse/i.test(launchLog())) {
         if (owned) rmSync(dir, { recursive: true, force: true });
         throw error;
       }
-      log = "";
     }
   }
 
@@ -154,7 +190,7 @@ export async function startSqld(options: SqldOptions = {}): Promise<SqldServer> 
     grpcUrl: primary ? undefined : `http://127.0.0.1:${grpcPort}`,
     dir,
     dbPath,
-    log: () => log,
+    log,
     async kill(signal = "SIGKILL") {
       if (child) await terminate(child, signal, KILL_GRACE_MS);
     },
@@ -168,7 +204,7 @@ export async function startSqld(options: SqldOptions = {}): Promise<SqldServer> 
           return;
         } catch (error) {
           if (child) await terminate(child, "SIGKILL", 0);
-          if (Date.now() > deadline || !/address already in use|AddrInUse/i.test(log)) throw error;
+          if (Date.now() > deadline || !/address already in use|AddrInUse/i.test(launchLog())) throw error;
           await sleep(200);
         }
       }

@@ -64,6 +64,9 @@ export function harnessCases(describe: Suite, it: Test): void {
         assert.ok(alive(primary.pid));
         assert.deepEqual((await query(primary.httpUrl, "SELECT sqlite_version()")).rows, [["3.45.1"]]);
         assert.ok(existsSync(primary.dbPath));
+        // Its output is kept in a file of its folder (a pipe would stall sqld while the test
+        // process is blocked in spawnSync), and log() reads it.
+        assert.match(primary.log(), /listening for incoming user HTTP connection/);
       } finally {
         await primary.stop();
       }
