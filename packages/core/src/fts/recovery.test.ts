@@ -65,7 +65,11 @@ describe("repair at open and deferred recovery", () => {
       state: "stale",
       reason: expect.stringMatching(/held by another process/),
     });
-    expect(store.get("SELECT count(*) AS n FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'messages_fts%'")?.n).toBe(0);
+    expect(
+      store.get(
+        "SELECT count(*) AS n FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'messages_fts%'",
+      )?.n,
+    ).toBe(0);
     const id = store.add({ content: "written while deferred" });
     expect(fts.search("deferred")).toMatchObject({ route: "like", hits: [{ messageId: id }] });
     expect(ftsNeedsRepair(stateMap(store))).toBe(true);
