@@ -4,14 +4,19 @@
  *
  * - The server answered with an error: SQLite's code (`SQLITE_CONSTRAINT`, `SQLITE_BUSY`, …;
  *   sqld sends `SQLITE_UNKNOWN` for most and no extended code, so the message decides then).
- * - The request never left (connection refused, unknown host): BUSY, extended code
- *   `LIBSQL_UNREACHABLE` — nothing happened, so patience waits and tries again, as for a lock.
- * - The answer was lost (connection reset or closed, timeout) on a statement that cannot have
- *   committed anything — inside a transaction before COMMIT (the server rolls an abandoned
- *   transaction back), or a read — BUSY, `LIBSQL_CONNECTION_LOST`: safe to run again.
- * - The answer to a COMMIT, or to a write outside a transaction, was lost: IOERR,
- *   `LIBSQL_COMMIT_UNKNOWN`. The write may or may not be stored; it is not retried, because a
- *   second append would store the messages twice. The caller reads back before writing again.
+ * - A statement that cannot commit anything — inside a transaction before COMMIT (the server
+ *   rolls an abandoned transaction back), or a read — failed in transit: BUSY, safe to run again;
+ *   extended code `LIBSQL_UNREACHABLE` when the connection was refused (the server is down),
+ *   `LIBSQL_CONNECTION_LOST` when the answer was lost (reset, closed, timeout). So is a server
+ *   answer that the stream is gone (an unknown stream or baton: the node restarted).
+ * - A COMMIT, or a write outside a transaction, failed in transit — however the failure reads:
+ *   IOERR, `LIBSQL_COMMIT_UNKNOWN`. The write may or may not be stored; it is not retried, because
+ *   a second append would store the messages twice. The caller reads back before writing again.
+ *   Even "connection refused" proves nothing here: Deno's fetch sends a request again on a new
+ *   connection when a reused one is reset after delivering it, and reports only that second
+ *   attempt's failure — so a COMMIT the server executed (its node then killed) comes back as
+ *   refused. The same holds for an answer that the stream or baton is unknown on a COMMIT: the
+ *   COMMIT may have run on the first delivery.
  * - sqld rolled a write transaction back because it held the write lock past the server's
  *   transaction timeout while another writer waited (5 s in sqld 0.24): BUSY,
  *   `LIBSQL_TRANSACTION_TIMEOUT` — nothing was stored, the whole body runs again.
@@ -62,8 +67,11 @@ const TRANSPORT_CODES = new Set([
   "HRANA_PROTO_ERROR",
 ]);
 
-/** Server answers that mean the stream (and its transaction) is gone: nothing was committed. */
+/** Server answers that mean the stream (and its transaction) is gone. */
 const STREAM_GONE_CODES = new Set(["STREAM_EXPIRED", "STREAM_NOT_FOUND", "STREAM_CLOSED"]);
+/** sqld's HTTP answer (400) to a baton it does not know: a restarted node, or a request sent a
+ * second time after the first delivery was answered. */
+const INVALID_BATON = /invalid baton/i;
 
 /** A statement that cannot change the database, so losing its answer is harmless. */
 const READ_ONLY_SQL = /^\s*(SELECT|VALUES|EXPLAIN)\b/i;
@@ -106,31 +114,34 @@ export function toSqliteError(
   if (error instanceof SqliteError) return error;
   const chain = describeChain(error);
   const transport = isTransportFailure(error);
+  const harmless = cannotCommit(where);
   if (transport) {
+    if (!harmless) return commitUnknown(where, chain, error);
     if (NEVER_SENT.test(chain)) {
       return new SqliteError(
         "BUSY",
-        `The libSQL server at ${where.url} is unreachable (${chain}); nothing was sent. Start it or check the URL.`,
+        `The libSQL server at ${where.url} is unreachable (${chain}); nothing was committed. Start it or check the URL.`,
         { extendedCode: "LIBSQL_UNREACHABLE", cause: error },
       );
     }
-    const harmless =
-      where.phase === "in-transaction" ||
-      (where.phase === "autocommit" && READ_ONLY_SQL.test(where.sql ?? ""));
-    if (harmless) {
-      return new SqliteError(
-        "BUSY",
-        `The connection to the libSQL server at ${where.url} was lost (${chain}); nothing was committed.`,
-        { extendedCode: "LIBSQL_CONNECTION_LOST", cause: error },
-      );
-    }
     return new SqliteError(
-      "IOERR",
-      `The connection to the libSQL server at ${where.url} was lost while ${where.phase === "commit" ? "committing" : "writing"} (${chain}): the write may or may not be stored. It was not retried, since running it again could store it twice; read back what you need before writing again.`,
-      { extendedCode: "LIBSQL_COMMIT_UNKNOWN", cause: error },
+      "BUSY",
+      `The connection to the libSQL server at ${where.url} was lost (${chain}); nothing was committed.`,
+      { extendedCode: "LIBSQL_CONNECTION_LOST", cause: error },
     );
   }
   if (!isClientError(error)) return error;
+  if (
+    STREAM_GONE_CODES.has(error.code) ||
+    (error.code === "SERVER_ERROR" && INVALID_BATON.test(error.message))
+  ) {
+    if (!harmless) return commitUnknown(where, error.message, error);
+    return new SqliteError(
+      "BUSY",
+      `The libSQL server no longer knows the stream (${error.message}); nothing was committed.`,
+      { extendedCode: "LIBSQL_CONNECTION_LOST", cause: error },
+    );
+  }
   if (error.code === "TRANSACTION_TIMEOUT") {
     return new SqliteError(
       "BUSY",
@@ -144,16 +155,6 @@ export function toSqliteError(
       "BUSY",
       `The libSQL server had already rolled the transaction back when COMMIT arrived (${error.message}). Nothing was stored.`,
       { extendedCode: "LIBSQL_TRANSACTION_TIMEOUT", cause: error },
-    );
-  }
-  if (STREAM_GONE_CODES.has(error.code)) {
-    return new SqliteError(
-      "BUSY",
-      `The libSQL server closed the stream (${error.message}); nothing was committed.`,
-      {
-        extendedCode: "LIBSQL_CONNECTION_LOST",
-        cause: error,
-      },
     );
   }
   if (error.code === "SERVER_ERROR" && /status 500\b/.test(error.message)) {
@@ -187,6 +188,27 @@ export function toSqliteError(
     extendedCode: error.extendedCode ?? error.code,
     cause: error,
   });
+}
+
+/** A statement whose failure cannot have committed anything: one inside a transaction before
+ * COMMIT (the server rolls the abandoned transaction back), or a read. */
+function cannotCommit(where: { phase: RequestPhase; sql?: string }): boolean {
+  return (
+    where.phase === "in-transaction" || (where.phase === "autocommit" && READ_ONLY_SQL.test(where.sql ?? ""))
+  );
+}
+
+/** A COMMIT, or a write outside a transaction, that may or may not have been executed. */
+function commitUnknown(
+  where: { phase: RequestPhase; url: string },
+  what: string,
+  cause: unknown,
+): SqliteError {
+  return new SqliteError(
+    "IOERR",
+    `The connection to the libSQL server at ${where.url} was lost while ${where.phase === "commit" ? "committing" : "writing"} (${what}): the write may or may not be stored. It was not retried, since running it again could store it twice; read back what you need before writing again.`,
+    { extendedCode: "LIBSQL_COMMIT_UNKNOWN", cause },
+  );
 }
 
 /** Whether the request failed in transit rather than with the server's answer. */

@@ -41,10 +41,15 @@ export function leaseAdmission(
       const started = Date.now();
       const token = crypto.randomUUID();
       const holder = describeSelf();
+      /** A take's answer was lost: the row may be ours (dropped again if we give up). */
+      let mayHold = false;
       for (;;) {
-        let current: { holder: AdmissionHolder; expiresAt: number; serverNow: number } | undefined;
+        let current: Lease | undefined;
         try {
           current = await readLease(executor);
+          // A take whose answer was lost may have stored the row: the token tells.
+          if (current?.token === token && current.expiresAt > current.serverNow)
+            return { admitted: true, lease: heldLease(executor, token, timing) };
           if (current === undefined || current.expiresAt <= current.serverNow) {
             if (await takeLease(executor, token, holder, timing.leaseMs)) {
               return { admitted: true, lease: heldLease(executor, token, timing) };
@@ -53,8 +58,15 @@ export function leaseAdmission(
           }
         } catch (error) {
           const failure = error as SqliteError;
-          // Unreachable or busy: keep trying within the timeout; anything else cannot improve.
-          if (failure.resultCode !== "BUSY" && failure.resultCode !== "LOCKED") {
+          // Unreachable or busy: keep trying within the timeout, as after a take that may or may
+          // not be stored (the next read finds out); anything else cannot improve.
+          const retryable =
+            failure.resultCode === "BUSY" ||
+            failure.resultCode === "LOCKED" ||
+            failure.extendedCode === "LIBSQL_COMMIT_UNKNOWN";
+          if (failure.extendedCode === "LIBSQL_COMMIT_UNKNOWN") mayHold = true;
+          if (!retryable) {
+            if (mayHold) await dropIfOurs(executor, token);
             return {
               admitted: false,
               reason: "environment",
@@ -63,6 +75,7 @@ export function leaseAdmission(
             };
           }
           if (Date.now() - started + POLL_MS > timeoutMs) {
+            if (mayHold) await dropIfOurs(executor, token);
             return {
               admitted: false,
               reason: "environment",
@@ -88,9 +101,15 @@ export function leaseAdmission(
   };
 }
 
-async function readLease(
-  executor: LibsqlExecutor,
-): Promise<{ holder: AdmissionHolder; expiresAt: number; serverNow: number } | undefined> {
+/** The lease row as read: who holds it, until when, on the server's clock. */
+interface Lease {
+  holder: AdmissionHolder;
+  token: string;
+  expiresAt: number;
+  serverNow: number;
+}
+
+async function readLease(executor: LibsqlExecutor): Promise<Lease | undefined> {
   const { rows } = await executor.execute(
     `SELECT value, ${SERVER_NOW} AS server_now FROM state_meta WHERE key = ?`,
     [KEY],
@@ -98,9 +117,10 @@ async function readLease(
   const row = rows[0];
   if (row === undefined) return undefined;
   try {
-    const { expiresAt, token: _token, ...holder } = JSON.parse(String(row.value));
+    const { expiresAt, token, ...holder } = JSON.parse(String(row.value));
     return {
       holder: holder as AdmissionHolder,
+      token: String(token),
       expiresAt: Number(expiresAt),
       serverNow: Number(row.server_now),
     };
@@ -147,16 +167,22 @@ function heldLease(
     async release() {
       if (released) return;
       released = true;
-      try {
-        await executor.execute(
-          "DELETE FROM state_meta WHERE key = ? AND json_extract(value, '$.token') = ?",
-          [KEY, token],
-        );
-      } catch {
-        // Unreachable: the lease expires by itself.
-      }
+      await dropIfOurs(executor, token);
     },
   };
+}
+
+/** Delete the lease row if `token` holds it; where the server cannot be reached, the lease
+ * expires by itself. */
+async function dropIfOurs(executor: LibsqlExecutor, token: string): Promise<void> {
+  try {
+    await executor.execute("DELETE FROM state_meta WHERE key = ? AND json_extract(value, '$.token') = ?", [
+      KEY,
+      token,
+    ]);
+  } catch {
+    // Unreachable: the lease expires by itself.
+  }
 }
 
 function describeSelf(): AdmissionHolder {

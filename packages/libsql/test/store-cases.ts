@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { type AddressInfo, createServer, type Socket } from "node:net";
 import { type SqldServer, sqldAuth, sqldAvailability, startSqld } from "@sessiondb/test-sqld";
 import { InvalidInputError, openStore, SqliteError, StoreBusyError, StoreOpenError } from "../src/index.js";
+import { cuttingProxy } from "./support/cutting-proxy.js";
 
 type Suite = (name: string, body: () => void) => void;
 type Test = (name: string, body: () => Promise<void>, timeoutMs?: number) => void;
@@ -166,6 +167,47 @@ export function storeCases(describe: Suite, it: Test, hooks: Hooks): void {
         assert.equal((await store.getSession(id))?.messageCount, 36);
       } finally {
         await store.close();
+      }
+    }, 60_000);
+
+    it("an append whose COMMIT ran but whose answer was lost is LIBSQL_COMMIT_UNKNOWN and stored once, the node up or down after", async () => {
+      // Deno's fetch sends a request again on a new connection when a reused one is reset after
+      // delivering it, and reports only the second attempt: a refused connection (the node is
+      // down), or sqld's "invalid baton" (the COMMIT already ran). Neither proves the COMMIT did
+      // not run; a retry stored the messages twice.
+      const direct = await openStore(server.httpUrl);
+      try {
+        for (const downForMs of [0, 300]) {
+          const proxy = await cuttingProxy(server.httpUrl);
+          const store = await openStore(proxy.url);
+          try {
+            const { id } = await store.createSession({ source: "cut" });
+            await store.appendMessage(id, { role: "user", content: "warms the connection" });
+            proxy.cutOn('"COMMIT"', { downForMs });
+            const error = await rejection(
+              store.appendMessages(id, [
+                { role: "user", content: `maybe ${downForMs}` },
+                { role: "assistant", content: "answer" },
+              ]),
+            );
+            assert.equal(proxy.cuts, 1);
+            assert.ok(error instanceof SqliteError, String(error));
+            assert.equal(
+              error.extendedCode,
+              "LIBSQL_COMMIT_UNKNOWN",
+              `${downForMs} ms down: ${error.message}`,
+            );
+            // The server committed it: stored exactly once.
+            const stored = (await direct.getMessages(id)).map((m) => m.content);
+            assert.deepEqual(stored, ["warms the connection", `maybe ${downForMs}`, "answer"]);
+            assert.equal((await direct.getSession(id))?.messageCount, 3);
+          } finally {
+            await store.close();
+            await proxy.close();
+          }
+        }
+      } finally {
+        await direct.close();
       }
     }, 60_000);
 
