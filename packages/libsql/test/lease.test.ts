@@ -8,6 +8,7 @@ import { type SqldServer, sqldAvailability, startSqld } from "@sessiondb/test-sq
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LibsqlExecutor, openLibsqlExecutor } from "../src/executor.js";
 import { LEASE_MS, leaseAdmission, RENEW_EVERY_MS } from "../src/lease.js";
+import { cuttingProxy } from "./support/cutting-proxy.js";
 
 const available = sqldAvailability();
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -106,6 +107,24 @@ describe.skipIf(!available.ok)(
       });
       await held.lease.renew();
       await held.lease.release();
+    });
+
+    it("a take whose answer was lost is settled by the token: the lease is held, once", async () => {
+      const proxy = await cuttingProxy(server.httpUrl);
+      const db = await openLibsqlExecutor(proxy.url);
+      clients.push(db);
+      try {
+        proxy.cutOn("INSERT INTO state_meta");
+        const taken = await leaseAdmission(db).acquire({ timeoutMs: 5_000 });
+        expect(proxy.cuts).toBe(1);
+        expect(taken.admitted).toBe(true);
+        const other = await leaseAdmission(await client()).acquire({ timeoutMs: 0 });
+        expect(other).toMatchObject({ admitted: false, reason: "held" });
+        if (taken.admitted) await taken.lease.release();
+        expect((await leaseAdmission(await client()).acquire({ timeoutMs: 0 })).admitted).toBe(true);
+      } finally {
+        await proxy.close();
+      }
     });
 
     it("without its table the admission is refused as the environment's, with the code", async () => {
