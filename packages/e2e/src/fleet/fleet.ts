@@ -21,6 +21,7 @@ import { availableRuntimes, type Runtime } from "../chamber/runtimes.js";
 import { episodeSeed } from "../chamber/seed.js";
 import { LEASE_MS, openRawClient, readLease } from "./lease.js";
 import { buildMirror, compareSearches, type Probe } from "./mirror.js";
+import { type PrimaryWatchdog, watchPrimary } from "./watchdog.js";
 
 /**
  * Refusals a gateway may see, all typed: the store busy past patience (the server unreachable
@@ -69,11 +70,13 @@ export async function runFleet(master: number): Promise<FleetResult> {
   const { primary, replica, stop } = await startSqldPair();
   const nodes = { primary, replica };
   const raw = openRawClient(primary.httpUrl);
+  const watchdog = watchPrimary(primary, ep);
   try {
-    await episode(ep, nodes, raw);
+    await episode(ep, nodes, raw, watchdog);
   } catch (error) {
     ep.fail(`episode aborted: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   } finally {
+    await watchdog.stop();
     await ep.killAll();
     raw.close();
   }
@@ -94,6 +97,7 @@ async function episode(
   ep: Episode,
   nodes: { primary: SqldServer; replica: SqldServer },
   raw: ReturnType<typeof openRawClient>,
+  watchdog: PrimaryWatchdog,
 ): Promise<void> {
   const primaryUrl = nodes.primary.httpUrl;
   const spawn = (role: string, runtime: Runtime, url: string, params: Record<string, unknown> = {}) =>
@@ -152,7 +156,7 @@ async function episode(
 
   // A rebuilder killed while it holds the lease; a later rebuild must get it within the lease.
   const victim = spawn("fts", ep.pickRuntime(), primaryUrl, { iterations: 1 });
-  const held = await waitForLease(raw, victim, 20_000);
+  const held = await waitForLease(raw, victim, 20_000, watchdog);
   victim.kill9();
   await victim.exited;
   ep.note(
@@ -160,6 +164,7 @@ async function episode(
   );
   if (!held) ep.fail(`${victim.name} (${victim.runtime.id}) never held the lease within 20 s`);
   const killedAt = Date.now();
+  const stalledBefore = watchdog.stalledMs;
   const successor = spawn("fts", ep.pickRuntime([victim.runtime.id]), primaryUrl, {
     iterations: 1,
     timeoutMs: LEASE_MS * 4,
@@ -171,15 +176,20 @@ async function episode(
   await sleep(ep.rng.int(1500, 3000));
   const live = gateways.filter((g) => g.proc.alive).map((g) => g.proc);
   for (const g of live) g.term();
-  for (const g of live)
-    if (!(await g.waitExit(20_000)))
-      ep.fail(`${g.name} (${g.runtime.id}) did not exit within 20 s of SIGTERM`);
+  for (const g of live) {
+    // A close waits for the call in flight: on a primary that stalled meanwhile, until it is
+    // restarted.
+    const stalled = watchdog.stalledMs;
+    const exited =
+      (await g.waitExit(20_000)) ?? (watchdog.stalledMs > stalled ? await g.waitExit(20_000) : undefined);
+    if (!exited) ep.fail(`${g.name} (${g.runtime.id}) did not exit within 20 s of SIGTERM`);
+  }
 
   const exit = await successor.waitExit(LEASE_MS * 4 + 30_000);
   const rebuilt = successor.events().find((e) => e.t === "rebuild_return");
   if (!exit || rebuilt?.rebuilt !== true)
     ep.fail(`${successor.name} did not rebuild after the lease holder died: ${JSON.stringify(rebuilt)}`);
-  else if (Number(rebuilt.at) - killedAt > LEASE_MS + 15_000)
+  else if (Number(rebuilt.at) - killedAt > LEASE_MS + 15_000 + (watchdog.stalledMs - stalledBefore))
     ep.fail(
       `${successor.name} waited ${Number(rebuilt.at) - killedAt} ms after the holder died; the lease is ${LEASE_MS} ms`,
     );
@@ -209,14 +219,16 @@ async function episode(
   await checkSearchesAgainstEmbedded(ep, primaryUrl);
 }
 
-/** Poll the lease row until `proc` holds it (true), or it exits or time runs out (false). */
+/** Poll the lease row until `proc` holds it (true), or it exits or time runs out (false); time
+ * the primary spends stalled does not count. */
 async function waitForLease(
   raw: ReturnType<typeof openRawClient>,
   proc: RoleProcess,
   timeoutMs: number,
+  watchdog: PrimaryWatchdog,
 ): Promise<boolean> {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until && proc.alive) {
+  const until = Date.now() + timeoutMs - watchdog.stalledMs;
+  while (Date.now() < until + watchdog.stalledMs && proc.alive) {
     const lease = await readLease(raw);
     if (lease && lease.holderPid === proc.pid && lease.expiresAt > lease.serverNow) return true;
     await sleep(5);
