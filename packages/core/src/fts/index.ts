@@ -8,5 +8,5 @@ export { ftsDropDdl, ftsFingerprintText } from "./projection.js";
 export type { RebuildResult } from "./recovery.js";
 export type { SearchRoute } from "./route.js";
 export type { SearchHit, SearchOptions, SearchResult, SearchSort } from "./search-options.js";
-export { FTS_STATE_KEYS, ftsNeedsRepair } from "./state.js";
+export { ftsNeedsRepair } from "./state.js";
 export type { FtsStatus } from "./status.js";

@@ -12,7 +12,7 @@ import {
 } from "./constants.js";
 import { BASE_INDEX, type FtsIndexDef, TRIGRAM_INDEX, triggerNames } from "./projection.js";
 
-/** state_meta keys the Store's one-query fast path reads at open. */
+/** The index's own state_meta keys. */
 export const FTS_STATE_KEYS: readonly string[] = [
   META_FTS_STALE,
   META_BACKFILL_HIGH_WATER,

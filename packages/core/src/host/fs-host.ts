@@ -236,8 +236,10 @@ export function createFsHost(load: () => FsModules): Host {
           const info = denoFiles.statSync(path);
           if (info.mode !== null) return pathInfo(info.isFile, info.isDirectory, info.mode, info.size);
         }
-        const info = fsModule().statSync(path);
-        return pathInfo(info.isFile(), info.isDirectory(), info.mode, info.size);
+        // A missing path answers undefined instead of throwing: a new store's open asks about its
+        // file and its folder, and building the ENOENT error cost more than the stat itself.
+        const info = fsModule().statSync(path, { throwIfNoEntry: false });
+        return info && pathInfo(info.isFile(), info.isDirectory(), info.mode, info.size);
       } catch (error) {
         if (isMissing(error)) return undefined;
         throw error;
