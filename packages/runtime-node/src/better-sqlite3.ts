@@ -10,10 +10,12 @@ import {
   defineDriver,
   type RawDriver,
   type Row,
+  type RunResult,
   resultCodeFromMessage,
   resultCodeFromName,
   type SqliteConnection,
   type SqliteDriver,
+  type SqliteStatement,
   type SqlValue,
 } from "@sessiondb/core/driver";
 import type BetterSqlite3 from "better-sqlite3";
@@ -74,6 +76,57 @@ function classify(error: unknown): ReturnType<RawDriver["classify"]> {
 /** A connection that keeps its binding handle for `backup`. */
 type BetterConnection = SqliteConnection & { readonly database: BetterSqlite3.Database };
 
+/** A better-sqlite3 connection. Classes rather than object literals: every store open prepares
+ * several statements, and methods on a prototype cost it no closures. */
+class BetterSqliteConnection implements BetterConnection {
+  readonly database: BetterSqlite3.Database;
+
+  constructor(database: BetterSqlite3.Database) {
+    this.database = database;
+  }
+
+  exec(sql: string): void {
+    this.database.exec(sql);
+  }
+
+  prepare(sql: string): BetterStatement {
+    return new BetterStatement(this.database.prepare(sql));
+  }
+
+  close(): void {
+    this.database.close();
+  }
+}
+
+/** better-sqlite3 refuses get()/all() on statements that return no rows; node:sqlite and
+ * bun:sqlite run them and return nothing. This does the same, so core behaves alike everywhere. */
+class BetterStatement implements SqliteStatement {
+  readonly #statement: BetterSqlite3.Statement;
+  readonly #reader: boolean;
+
+  constructor(statement: BetterSqlite3.Statement) {
+    this.#statement = statement;
+    this.#reader = statement.reader;
+  }
+
+  run(...params: SqlValue[]): RunResult {
+    const result = this.#statement.run(...params);
+    return { changes: result.changes, lastInsertRowid: Number(result.lastInsertRowid) };
+  }
+
+  get(...params: SqlValue[]): Row | undefined {
+    if (this.#reader) return this.#statement.get(...params) as Row | undefined;
+    this.#statement.run(...params);
+    return undefined;
+  }
+
+  all(...params: SqlValue[]): Row[] {
+    if (this.#reader) return this.#statement.all(...params) as Row[];
+    this.#statement.run(...params);
+    return [];
+  }
+}
+
 /** The better-sqlite3 driver. Throws `DriverUnavailableError` when the binding does not load. */
 export function betterSqlite3Driver(): SqliteDriver {
   const Database = loadBetterSqlite3();
@@ -99,33 +152,7 @@ export function betterSqlite3Driver(): SqliteDriver {
       // timeout 0: better-sqlite3 would otherwise wait 5 s on every lock by itself, while
       // node:sqlite and bun:sqlite wait 0. Core sets busy_timeout explicitly; drivers add none.
       const db = new Database(path, { readonly: readOnly, fileMustExist: readOnly, timeout: 0 });
-      return {
-        database: db,
-        exec: (sql) => void db.exec(sql),
-        prepare(sql) {
-          const statement = db.prepare(sql);
-          // better-sqlite3 refuses get()/all() on statements that return no rows; node:sqlite and
-          // bun:sqlite run them and return nothing. Do the same so core behaves alike everywhere.
-          const reader = statement.reader;
-          return {
-            run(...params: SqlValue[]) {
-              const result = statement.run(...params);
-              return { changes: result.changes, lastInsertRowid: Number(result.lastInsertRowid) };
-            },
-            get(...params: SqlValue[]) {
-              if (reader) return statement.get(...params) as Row | undefined;
-              statement.run(...params);
-              return undefined;
-            },
-            all(...params: SqlValue[]) {
-              if (reader) return statement.all(...params) as Row[];
-              statement.run(...params);
-              return [];
-            },
-          };
-        },
-        close: () => void db.close(),
-      };
+      return new BetterSqliteConnection(db);
     },
     classify,
   });

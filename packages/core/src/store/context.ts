@@ -53,8 +53,8 @@ export interface StoreContext {
   now(): number;
 }
 
-/** A context over `conn`. */
-export function createContext(init: {
+/** What a context is built from. */
+interface ContextInit {
   conn: SqliteConnection;
   driver: SqliteDriver;
   path: string;
@@ -62,35 +62,62 @@ export function createContext(init: {
   policy: StorePolicy;
   now: () => number;
   local?: (action: LocalAction) => unknown;
-}): StoreContext {
-  const statements = new Map<string, SqliteStatement>();
-  // Insertion order is recency: a hit moves its entry to the end.
-  const varying = new Map<string, SqliteStatement>();
-  const { conn } = init;
-  return {
-    ...init,
-    transactions: new TransactionScope(conn),
-    statement(sql) {
-      let statement = statements.get(sql);
-      if (!statement) {
-        statement = conn.prepare(sql);
-        statements.set(sql, statement);
-      }
-      return statement;
-    },
-    varyingStatement(sql) {
-      let statement = varying.get(sql);
-      if (statement) varying.delete(sql);
-      else {
-        statement = conn.prepare(sql);
-        if (varying.size >= VARYING_STATEMENTS) varying.delete(varying.keys().next().value as string);
-      }
-      varying.set(sql, statement);
-      return statement;
-    },
-    clearStatements: () => {
-      statements.clear();
-      varying.clear();
-    },
-  };
+}
+
+/** A context over `conn`. */
+export function createContext(init: ContextInit): StoreContext {
+  return new ConnectionContext(init);
+}
+
+/** The context as a class: every store open builds one, and methods on a prototype cost that
+ * open nothing, where an object literal made its closures and copied `init` field by field. */
+class ConnectionContext implements StoreContext {
+  readonly conn: SqliteConnection;
+  readonly driver: SqliteDriver;
+  readonly path: string;
+  readonly host: Host | undefined;
+  readonly policy: StorePolicy;
+  readonly transactions: TransactionScope;
+  readonly now: () => number;
+  readonly local: ((action: LocalAction) => unknown) | undefined;
+  readonly #statements = new Map<string, SqliteStatement>();
+  /** Insertion order is recency: a hit moves its entry to the end. */
+  readonly #varying = new Map<string, SqliteStatement>();
+
+  constructor(init: ContextInit) {
+    this.conn = init.conn;
+    this.driver = init.driver;
+    this.path = init.path;
+    this.host = init.host;
+    this.policy = init.policy;
+    this.now = init.now;
+    this.local = init.local;
+    this.transactions = new TransactionScope(init.conn);
+  }
+
+  statement(sql: string): SqliteStatement {
+    let statement = this.#statements.get(sql);
+    if (!statement) {
+      statement = this.conn.prepare(sql);
+      this.#statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  varyingStatement(sql: string): SqliteStatement {
+    const varying = this.#varying;
+    let statement = varying.get(sql);
+    if (statement) varying.delete(sql);
+    else {
+      statement = this.conn.prepare(sql);
+      if (varying.size >= VARYING_STATEMENTS) varying.delete(varying.keys().next().value as string);
+    }
+    varying.set(sql, statement);
+    return statement;
+  }
+
+  clearStatements(): void {
+    this.#statements.clear();
+    this.#varying.clear();
+  }
 }

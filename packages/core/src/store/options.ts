@@ -122,28 +122,50 @@ const COMMON_KEYS = [
   "now",
 ] as const;
 
-function commonSettings(o: Record<string, unknown>, entry: string): CommonSettings {
-  const patience = valid.options(o.patience, `${entry}.patience`, ["openMs", "writeMs", "appendMs"]);
-  const backoff = valid.options(o.recoveryBackoff, `${entry}.recoveryBackoff`, [
-    "baseMs",
-    "maxMs",
-    "floorMs",
-  ]);
+/** The option names `commonSettings` reports in its errors, for one entry point. */
+function commonFields(entry: string) {
   return {
-    readOnly: valid.flagOption(o.readOnly, `${entry}.readOnly`) ?? false,
+    patience: `${entry}.patience`,
+    recoveryBackoff: `${entry}.recoveryBackoff`,
+    readOnly: `${entry}.readOnly`,
+    openMs: `${entry}.patience.openMs`,
+    writeMs: `${entry}.patience.writeMs`,
+    appendMs: `${entry}.patience.appendMs`,
+    admissionTimeoutMs: `${entry}.admissionTimeoutMs`,
+    baseMs: `${entry}.recoveryBackoff.baseMs`,
+    maxMs: `${entry}.recoveryBackoff.maxMs`,
+    floorMs: `${entry}.recoveryBackoff.floorMs`,
+    repairFtsOnOpen: `${entry}.repairFtsOnOpen`,
+    now: `${entry}.now`,
+  };
+}
+
+/** Built once per entry point rather than on every open. */
+const COMMON_FIELDS = new Map<string, ReturnType<typeof commonFields>>();
+
+function commonSettings(o: Record<string, unknown>, entry: string): CommonSettings {
+  let field = COMMON_FIELDS.get(entry);
+  if (!field) {
+    field = commonFields(entry);
+    COMMON_FIELDS.set(entry, field);
+  }
+  const patience = valid.options(o.patience, field.patience, ["openMs", "writeMs", "appendMs"]);
+  const backoff = valid.options(o.recoveryBackoff, field.recoveryBackoff, ["baseMs", "maxMs", "floorMs"]);
+  return {
+    readOnly: valid.flagOption(o.readOnly, field.readOnly) ?? false,
     patience: {
-      openMs: valid.durationOption(patience.openMs, `${entry}.patience.openMs`) ?? OPEN_PATIENCE_MS,
-      writeMs: valid.durationOption(patience.writeMs, `${entry}.patience.writeMs`) ?? WRITE_PATIENCE_MS,
-      appendMs: valid.durationOption(patience.appendMs, `${entry}.patience.appendMs`) ?? APPEND_PATIENCE_MS,
+      openMs: valid.durationOption(patience.openMs, field.openMs) ?? OPEN_PATIENCE_MS,
+      writeMs: valid.durationOption(patience.writeMs, field.writeMs) ?? WRITE_PATIENCE_MS,
+      appendMs: valid.durationOption(patience.appendMs, field.appendMs) ?? APPEND_PATIENCE_MS,
     },
-    admissionTimeoutMs: valid.durationOption(o.admissionTimeoutMs, `${entry}.admissionTimeoutMs`),
+    admissionTimeoutMs: valid.durationOption(o.admissionTimeoutMs, field.admissionTimeoutMs),
     recoveryBackoff: {
-      baseMs: valid.durationOption(backoff.baseMs, `${entry}.recoveryBackoff.baseMs`),
-      maxMs: valid.durationOption(backoff.maxMs, `${entry}.recoveryBackoff.maxMs`),
-      floorMs: valid.durationOption(backoff.floorMs, `${entry}.recoveryBackoff.floorMs`),
+      baseMs: valid.durationOption(backoff.baseMs, field.baseMs),
+      maxMs: valid.durationOption(backoff.maxMs, field.maxMs),
+      floorMs: valid.durationOption(backoff.floorMs, field.floorMs),
     },
-    repairFtsOnOpen: valid.flagOption(o.repairFtsOnOpen, `${entry}.repairFtsOnOpen`) ?? true,
-    now: valid.callbackOption<() => number>(o.now, `${entry}.now`) ?? Date.now,
+    repairFtsOnOpen: valid.flagOption(o.repairFtsOnOpen, field.repairFtsOnOpen) ?? true,
+    now: valid.callbackOption<() => number>(o.now, field.now) ?? Date.now,
   };
 }
 
@@ -183,13 +205,15 @@ export interface AdapterOptions {
   storeOptions: StoreOptions;
 }
 
+const ADAPTER_OPTION_KEYS = [...STORE_OPTION_KEYS, "driver"] as const;
+
 /**
  * For runtime adapters: read the caller's `openStore` options once, set `driver` aside and fill
  * in the runtime's host. Refuses what is not an options object, and a `driver` that is neither a
  * string (the adapter resolves names) nor a driver object. Core validates the rest on open.
  */
 export function adapterOptions(value: unknown, runtimeHost: Host): AdapterOptions {
-  const o = valid.options(value, "openStore", [...STORE_OPTION_KEYS, "driver"]);
+  const o = valid.options(value, "openStore", ADAPTER_OPTION_KEYS);
   const { driver, ...rest } = o;
   const storeOptions = { ...rest, host: rest.host ?? runtimeHost } as StoreOptions;
   if (driver === undefined || typeof driver === "string") return { driver, storeOptions };
