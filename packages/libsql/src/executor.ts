@@ -34,8 +34,10 @@ export interface LibsqlExecutor extends AsyncExecutor {
 export interface LibsqlExecutorOptions {
   /** A token for servers that require one (Turso: `turso db tokens create <db>`). */
   authToken?: string;
-  /** HTTP only: abort a request after this many ms (default 60 s; 0: never). A timed-out read
-   * or uncommitted transaction is retried; a timed-out COMMIT is `LIBSQL_COMMIT_UNKNOWN`. */
+  /** Give up on a request after this many ms (default 60 s; 0: never). A timed-out read or
+   * uncommitted transaction is retried; a timed-out COMMIT is `LIBSQL_COMMIT_UNKNOWN`. Over
+   * HTTP the request is aborted; over a WebSocket the client reconnects, which ends the requests
+   * still waiting on the old connection. */
   requestTimeoutMs?: number;
   /** How long the probe may wait for the server's first answer (the open's patience left), on
    * every transport: past it the client is closed and the probe fails as a lost connection, to
@@ -69,7 +71,7 @@ export async function openLibsqlExecutor(
     },
     failure,
   );
-  const executor = executorOver(client, failure);
+  const executor = executorOver(client, failure, timeoutMs);
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
     const probe = executor.execute("SELECT char(97, 0, 98) AS probe", []);
@@ -124,8 +126,13 @@ function failureMapper(url: string, credentials: Credentials): FailureMapper {
   return (error, where) => credentials.scrubError(toSqliteError(error, { ...where, url: shown }));
 }
 
-function executorOver(client: Client, failure: FailureMapper): LibsqlExecutor & { readsTextWhole: boolean } {
+function executorOver(
+  client: Client,
+  failure: FailureMapper,
+  timeoutMs: number,
+): LibsqlExecutor & { readsTextWhole: boolean } {
   let writes = 0;
+  const bounded = answerWithin(client, timeoutMs);
   const run = async (
     target: Pick<Client, "execute">,
     sql: string,
@@ -134,7 +141,7 @@ function executorOver(client: Client, failure: FailureMapper): LibsqlExecutor & 
   ): Promise<ExecuteResult> => {
     let result: ResultSet;
     try {
-      result = await target.execute({ sql, args: params as InValue[] });
+      result = await bounded(target.execute({ sql, args: params as InValue[] }));
     } catch (error) {
       const mapped = failure(error, { phase, sql });
       if (
@@ -172,8 +179,8 @@ function executorOver(client: Client, failure: FailureMapper): LibsqlExecutor & 
         // switch, and begin again — deferred, because that BEGIN cannot fail, so the switch never
         // outlives the transaction (a BEGIN IMMEDIATE refused as busy would leave it). The write
         // lock comes with the first write. `endWithoutForeignKeys` switches back.
-        tx = await client.transaction(keysOff ? "deferred" : mode);
-        if (keysOff) await tx.executeMultiple("COMMIT; PRAGMA foreign_keys = OFF; BEGIN DEFERRED");
+        tx = await bounded(client.transaction(keysOff ? "deferred" : mode));
+        if (keysOff) await bounded(tx.executeMultiple("COMMIT; PRAGMA foreign_keys = OFF; BEGIN DEFERRED"));
       } catch (error) {
         if (mode === "write") writes--;
         throw failure(error, { phase: "in-transaction" });
@@ -181,8 +188,8 @@ function executorOver(client: Client, failure: FailureMapper): LibsqlExecutor & 
       try {
         const result = await fn({ execute: (sql, params) => run(tx, sql, params, "in-transaction") });
         try {
-          if (keysOff) await endWithoutForeignKeys(tx, "COMMIT");
-          await tx.commit();
+          if (keysOff) await bounded(endWithoutForeignKeys(tx, "COMMIT"));
+          await bounded(tx.commit());
         } catch (error) {
           throw failure(error, { phase: "commit" });
         }
@@ -190,8 +197,8 @@ function executorOver(client: Client, failure: FailureMapper): LibsqlExecutor & 
       } catch (error) {
         // A rollback the server cannot receive is done by the server itself: it rolls back a
         // transaction whose stream is closed or expires.
-        if (keysOff) await endWithoutForeignKeys(tx, "ROLLBACK").catch(() => undefined);
-        await tx.rollback().catch(() => undefined);
+        if (keysOff) await bounded(endWithoutForeignKeys(tx, "ROLLBACK")).catch(() => undefined);
+        await bounded(tx.rollback()).catch(() => undefined);
         throw error;
       } finally {
         if (mode === "write") writes--;
@@ -288,6 +295,31 @@ function toSqlValue(value: unknown): SqlValue {
   }
   if (value instanceof ArrayBuffer) return new Uint8Array(value);
   return value as SqlValue;
+}
+
+/**
+ * The bound on a WebSocket request (fetch's signal bounds an HTTP one): a server that stopped
+ * answering would otherwise hold every call — and `close()`, which waits for the calls in flight
+ * — forever. Past `timeoutMs` the request fails as a TimeoutError (a transport failure: a lost
+ * connection, or an unknown outcome on a COMMIT) and the client reconnects, which ends the
+ * requests still waiting on the old connection and gives the next ones a fresh one.
+ */
+function answerWithin(client: Client, timeoutMs: number): <T>(request: Promise<T>) => Promise<T> {
+  if (client.protocol !== "ws" || timeoutMs <= 0) return (request) => request;
+  return <T>(request: Promise<T>): Promise<T> => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const error = new Error(`The server sent no answer within ${timeoutMs} ms`);
+        error.name = "TimeoutError";
+        reject(error);
+        Promise.resolve()
+          .then(() => client.reconnect())
+          .catch(() => undefined);
+      }, timeoutMs);
+    });
+    return Promise.race([request, expired]).finally(() => clearTimeout(timer));
+  };
 }
 
 /** The runtime's fetch, aborted after `timeoutMs`. */

@@ -23,7 +23,9 @@ import { leaseAdmission } from "./lease.js";
 export interface LibsqlStoreOptions extends Omit<AsyncStoreOptions, "admission"> {
   /** The token a server that requires one checks (a Turso database always does). */
   authToken?: string;
-  /** HTTP only: abort a request after this many ms (default 60 000; 0: never). */
+  /** Give up on a request after this many ms (default 60 000; 0: never): a timed-out read or
+   * uncommitted transaction is retried within patience, a timed-out COMMIT is
+   * `LIBSQL_COMMIT_UNKNOWN`. */
   requestTimeoutMs?: number;
   /** file: URLs only: write a WAL-mode file even though libSQL's SQLite (3.45.1) has the
    * WAL-reset bug — only if no other process writes that file. */

@@ -211,6 +211,37 @@ export function storeCases(describe: Suite, it: Test, hooks: Hooks): void {
       }
     }, 60_000);
 
+    it("over a WebSocket, a server that stops answering holds a call no longer than requestTimeoutMs, and close() returns", async () => {
+      // A stopped (SIGSTOP) sqld still accepts connections but answers nothing, as a stuck one.
+      const stuck = await startSqld();
+      const store = await openStore(stuck.wsUrl, { requestTimeoutMs: 1_000, patience: { appendMs: 3_000 } });
+      try {
+        const { id } = await store.createSession({ source: "stuck" });
+        process.kill(stuck.pid, "SIGSTOP");
+        const started = Date.now();
+        const error = await rejection(store.appendMessage(id, { role: "user", content: "never" }));
+        assert.ok(error instanceof StoreBusyError, String(error));
+        assert.equal(
+          error.cause instanceof SqliteError && error.cause.extendedCode,
+          "LIBSQL_CONNECTION_LOST",
+        );
+        assert.ok(Date.now() - started < 8_000, `${Date.now() - started} ms`);
+        const closing = Date.now();
+        await store.close();
+        assert.ok(Date.now() - closing < 2_000, `close took ${Date.now() - closing} ms`);
+      } finally {
+        process.kill(stuck.pid, "SIGCONT");
+      }
+      const again = await openStore(stuck.wsUrl);
+      try {
+        const [session] = await again.listSessions();
+        assert.equal(session?.messageCount, 0, "the append that timed out before COMMIT is not stored");
+      } finally {
+        await again.close();
+        await stuck.stop();
+      }
+    }, 60_000);
+
     it("a value longer than the server takes is INVALID_INPUT at once, outside and inside a transaction", async () => {
       // sqld refuses strings from about 5 M characters (SQLITE_TOOBIG), below the store's own
       // 16 Mi limit. A long write patience: had the refusal been taken for contention, it would
