@@ -79,6 +79,9 @@ function pathInfo(isFile: boolean, isDirectory: boolean, mode: number, size: num
   return { kind, mode: mode & 0o777, size };
 }
 
+/** `onLinux()`'s answer, once asked. */
+let linux: boolean | undefined;
+
 /**
  * Whether this is Linux, where `realpath` is the C library's: glibc reads each component's link
  * (readlink) and musl resolves an O_PATH descriptor, whose close drops none of the process's
@@ -87,7 +90,12 @@ function pathInfo(isFile: boolean, isDirectory: boolean, mode: number, size: num
  * component). Elsewhere the JavaScript walk stays: it only ever lstats, and a platform's
  * realpath(3) that opened and closed the file would drop SQLite's locks.
  */
-const onLinux = (globalThis as { process?: { platform?: unknown } }).process?.platform === "linux";
+function onLinux(): boolean {
+  // Asked on first use, never at import: on Deno the first touch of `globalThis.process` loads
+  // its Node compatibility layer, which cost every import of the Deno adapter ~8 ms.
+  linux ??= (globalThis as { process?: { platform?: unknown } }).process?.platform === "linux";
+  return linux;
+}
 
 /** The part of the global `process` (Node, Bun, Deno) the host uses. */
 interface HostProcess {
@@ -328,7 +336,7 @@ export function createFsHost(load: () => FsModules): Host {
         // Deno's own API where there is one: every writable open asks (store.ts).
         if (denoFiles) return denoFiles.realPathSync(path);
         const fs = fsModule();
-        return onLinux ? fs.realpathSync.native(path) : fs.realpathSync(path);
+        return onLinux() ? fs.realpathSync.native(path) : fs.realpathSync(path);
       } catch (error) {
         if (isMissing(error)) return undefined;
         throw error;
