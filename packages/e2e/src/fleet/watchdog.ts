@@ -58,10 +58,18 @@ export function watchPrimary(
       if (!answered && !stopped) {
         restarts++;
         const log = primary.log().slice(-300);
-        await primary.kill();
-        await primary.restart();
-        stalledMs += Date.now() - started;
         const what = `the primary granted no write lock for ${STALL_MS / 1000} s (sqld 0.24.32's lock queue stuck); killed (-9) and restarted it (${restarts})`;
+        try {
+          await primary.kill();
+          await primary.restart();
+        } catch (error) {
+          report.fail(
+            `${what}, but it did not come back: ${error instanceof Error ? error.message : String(error)}`,
+          );
+          return;
+        } finally {
+          stalledMs += Date.now() - started;
+        }
         if (restarts > MAX_RESTARTS)
           report.fail(`${what}: more than ${MAX_RESTARTS} times in one episode; its log ends: ${log}`);
         else report.note(what);
