@@ -109,9 +109,13 @@ export function seamSuite(h: DriverHarness): void {
       db.close();
     });
 
-    test("adds no busy wait of its own", (c) => {
-      const db = c.connect(c.file());
+    test("adds no busy wait of its own, read-write or read-only", (c) => {
+      const file = c.file();
+      const db = c.connect(file);
       assert.equal(Number(db.prepare("PRAGMA busy_timeout").get()?.timeout), 0);
+      db.exec("CREATE TABLE t(v)");
+      const reader = c.connect(file, true);
+      assert.equal(Number(reader.prepare("PRAGMA busy_timeout").get()?.timeout), 0, "read-only");
     });
 
     const fromBuild = target.dqsFromBuild === true;

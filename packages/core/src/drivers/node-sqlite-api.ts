@@ -225,6 +225,9 @@ export function nodeSqliteApiDriver(
         enableDoubleQuotedStringLiterals: false,
         allowExtension: false,
       });
+      // Deno's node:sqlite gives a read-only connection a 5 s busy timeout of its own (its
+      // `timeout` option does not change it); the seam adds no wait: callers set their own.
+      if (readOnly) db.exec("PRAGMA busy_timeout = 0");
       let closed = false;
       return {
         database: db,
