@@ -80,9 +80,13 @@ export async function runFleet(master: number): Promise<FleetResult> {
     await ep.killAll();
     raw.close();
   }
-  // A primary restarted by the watchdog answers HTTP 500 while it recovers its replication log:
-  // an open or a call then is refused with LIBSQL_SERVER_ERROR, typed, and the gateway goes on.
-  if (watchdog.restarts > 0) ep.tolerance = { codes: [...TOLERATED_CODES, "LIBSQL_SERVER_ERROR"] };
+  // Around a restart by the watchdog: an open that began while the primary was stuck can spend
+  // its whole patience (20 s, as long as the watchdog waits) without an answer
+  // (STORE_OPEN_FAILED caused by LIBSQL_CONNECTION_LOST), and the restarted primary answers HTTP
+  // 500 while it recovers its replication log (LIBSQL_SERVER_ERROR). Both are typed; the gateway
+  // opens again.
+  if (watchdog.restarts > 0)
+    ep.tolerance = { codes: [...TOLERATED_CODES, "LIBSQL_CONNECTION_LOST", "LIBSQL_SERVER_ERROR"] };
   checkProcesses(ep, {});
   const keep = ep.failures.length > 0 || process.env.SESSIONDB_CHAMBER_KEEP === "1";
   if (ep.failures.length > 0) {
