@@ -188,7 +188,8 @@ async function episode(
     // restarted.
     const stalled = watchdog.stalledMs;
     const exited =
-      (await g.waitExit(20_000)) ?? (watchdog.stalledMs > stalled ? await g.waitExit(20_000) : undefined);
+      (await g.waitExit(20_000)) ??
+      (watchdog.stalling || watchdog.stalledMs > stalled ? await g.waitExit(30_000) : undefined);
     if (!exited) ep.fail(`${g.name} (${g.runtime.id}) did not exit within 20 s of SIGTERM`);
   }
 
@@ -234,8 +235,10 @@ async function waitForLease(
   timeoutMs: number,
   watchdog: PrimaryWatchdog,
 ): Promise<boolean> {
-  const until = Date.now() + timeoutMs - watchdog.stalledMs;
-  while (Date.now() < until + watchdog.stalledMs && proc.alive) {
+  const until = Date.now() + timeoutMs;
+  const stalledBefore = watchdog.stalledMs;
+  const inTime = () => Date.now() < until + (watchdog.stalledMs - stalledBefore) || watchdog.stalling;
+  while (inTime() && proc.alive) {
     // The primary may be restarting (the watchdog): a failed read is no answer yet.
     const lease = await readLease(raw).catch(() => undefined);
     if (lease && lease.holderPid === proc.pid && lease.expiresAt > lease.serverNow) return true;

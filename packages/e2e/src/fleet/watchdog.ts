@@ -20,11 +20,16 @@ import { sleep } from "../chamber/episode.js";
  * on the lock after 5 s, and the store's transactions are short). */
 const STALL_MS = 20_000;
 const PROBE_EVERY_MS = 1_000;
+/** A probe unanswered this long means the primary may be stuck (`stalling`): deadlines wait
+ * for the watchdog's decision. */
+const SLOW_PROBE_MS = 2_000;
 const MAX_RESTARTS = 2;
 
 export interface PrimaryWatchdog {
-  /** Time lost to stalls so far: from the unanswered probe's start to the restarted node. */
+  /** Time lost to stalls so far: from an unanswered probe's start to the restarted node. */
   readonly stalledMs: number;
+  /** A probe has waited longer than a healthy primary makes it: a stall may be under way. */
+  readonly stalling: boolean;
   /** How many times the primary was restarted. */
   readonly restarts: number;
   /** Stop probing (waits for a restart under way). */
@@ -38,10 +43,13 @@ export function watchPrimary(
   let stopped = false;
   let stalledMs = 0;
   let restarts = 0;
+  /** When the probe in flight started (undefined between probes). */
+  let probing: number | undefined;
   const loop = (async () => {
     while (!stopped) {
       const client = createClient({ url: primary.httpUrl });
       const started = Date.now();
+      probing = started;
       let timer: ReturnType<typeof setTimeout> | undefined;
       const answered = await Promise.race([
         client.batch([], "write").then(
@@ -69,17 +77,22 @@ export function watchPrimary(
           return;
         } finally {
           stalledMs += Date.now() - started;
+          probing = undefined;
         }
         if (restarts > MAX_RESTARTS)
           report.fail(`${what}: more than ${MAX_RESTARTS} times in one episode; its log ends: ${log}`);
         else report.note(what);
       }
+      probing = undefined;
       await sleep(PROBE_EVERY_MS);
     }
   })();
   return {
     get stalledMs() {
       return stalledMs;
+    },
+    get stalling() {
+      return probing !== undefined && Date.now() - probing > SLOW_PROBE_MS;
     },
     get restarts() {
       return restarts;
