@@ -53,16 +53,8 @@ export interface StoreContext {
   now(): number;
 }
 
-/** What a context is built from. */
-interface ContextInit {
-  conn: SqliteConnection;
-  driver: SqliteDriver;
-  path: string;
-  host: Host | undefined;
-  policy: StorePolicy;
-  now: () => number;
-  local?: (action: LocalAction) => unknown;
-}
+/** What a context is built from: its fields, without the statement cache and transactions. */
+type ContextInit = Pick<StoreContext, "conn" | "driver" | "path" | "host" | "policy" | "now" | "local">;
 
 /** A context over `conn`. */
 export function createContext(init: ContextInit): StoreContext {

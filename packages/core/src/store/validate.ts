@@ -222,15 +222,9 @@ export function options<K extends string>(
   keys: readonly K[],
 ): { [P in K]?: unknown } {
   if (value === undefined || value === null) return {};
-  // The field's name is built only for an error: options are read on every open.
-  let isArray = false;
-  try {
-    isArray = Array.isArray(value); // throws for a revoked proxy
-  } catch (error) {
-    throw getterThrew(`${owner} options`, error);
-  }
-  if (typeof value !== "object" || isArray) {
-    throw new InvalidInputError(`${owner} options`, `expected an object or nothing, got ${describe(value)}`);
+  const field = `${owner} options`;
+  if (typeof value !== "object" || guarded(field, () => Array.isArray(value))) {
+    throw new InvalidInputError(field, `expected an object or nothing, got ${describe(value)}`);
   }
   return readOnce(value, keys, (key) => `${owner}.${key}`, false);
 }
