@@ -50,8 +50,9 @@ function isClientError(error: unknown): error is ClientError & Error {
   return error instanceof Error && typeof (error as Partial<ClientError>).code === "string";
 }
 
-/** Connection-establishment failures as Node (undici, ws), Bun and Deno word them: the request
- * was never sent. */
+/** Connection-establishment failures as Node (undici, ws), Bun and Deno word them: the last
+ * attempt never reached the server — which proves nothing about an earlier one (Deno's fetch
+ * re-sends), so it decides only the code of a failure that could not have committed anyway. */
 const NEVER_SENT =
   /ECONNREFUSED|ConnectionRefused|Connection refused|ENOTFOUND|EAI_AGAIN|getaddrinfo|dns error|ENETUNREACH|EHOSTUNREACH|Unable to connect|tcp connect error|Failed to connect/i;
 
