@@ -1,12 +1,12 @@
 import * as fs from "node:fs";
 import process from "node:process";
-import * as readline from "node:readline";
 import type { CreateSessionInput, ImportSessionInput, MessageInput } from "@sessiondb/core";
 import type { Command } from "../command.js";
 import { EXIT, ExitError } from "../exit.js";
 import { count, plural, print, printJson } from "../format.js";
 import { Interrupt } from "../interrupt.js";
 import { type ParsedLine, parseLine, type SessionRecord } from "../jsonl.js";
+import { numberedLines, readChunks } from "../lines.js";
 import { localStoreFile, openFor } from "../open.js";
 import { fileError, refuseDatabases, refuseStoreFiles, resolvePath } from "../paths.js";
 import { Progress } from "../progress.js";
@@ -41,32 +41,13 @@ interface Plan {
 const unnamed = (line: number) => `\u0000line ${line}`;
 const isUnnamed = (key: string) => key.startsWith("\u0000");
 
-/** The numbered non-blank lines of FILE, or of stdin for "-" (read once, kept for pass 2). */
-async function* numberedLines(source: string | string[]): AsyncGenerator<[number, string]> {
-  if (Array.isArray(source)) {
-    for (const [i, text] of source.entries()) if (text.trim()) yield [i + 1, text];
-    return;
-  }
-  const rl = readline.createInterface({
-    input: fs.createReadStream(source),
-    crlfDelay: Number.POSITIVE_INFINITY,
-  });
-  let n = 0;
-  for await (const raw of rl) {
-    n++;
-    const text = n === 1 ? raw.replace(/^\uFEFF/, "") : raw;
-    if (text.trim()) yield [n, text];
-  }
-}
+/** What the import reads, once per pass: a regular file by its path, or the bytes of a stream that
+ * can be read only once (stdin, a FIFO), kept as they came for the second pass. */
+type ImportSource = string | readonly Buffer[];
 
-/** All of a stream that can be read only once (stdin, a FIFO), as lines. */
-async function readAll(input: AsyncIterable<unknown>): Promise<string[]> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of input) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks)
-    .toString("utf8")
-    .replace(/^\uFEFF/, "")
-    .split(/\r?\n/);
+/** The numbered non-blank lines of the source. */
+function sourceLines(source: ImportSource): AsyncGenerator<[number, string]> {
+  return numberedLines(typeof source === "string" ? fs.createReadStream(source) : source);
 }
 
 /** Tracks which session each line belongs to, the same way in both passes. */
@@ -88,13 +69,13 @@ class Attribution {
 }
 
 /** Pass 1: parse and check every line; nothing is written. */
-async function plan(source: string | string[]): Promise<Plan> {
+async function plan(source: ImportSource): Promise<Plan> {
   const sessions = new Map<string, SessionPlan>();
   const orphans: LineProblem[] = [];
   const ignored = new Map<string, number>();
   const attribution = new Attribution();
   let lines = 0;
-  for await (const [line, text] of numberedLines(source)) {
+  for await (const [line, text] of sourceLines(source)) {
     lines++;
     const parsed = parseLine(text);
     const owner = attribution.owner(line, parsed);
@@ -144,11 +125,11 @@ async function plan(source: string | string[]): Promise<Plan> {
 
 /**
  * What to read: a regular file by its path (read once per pass); stdin or anything else that can
- * be read only once (a FIFO, `<(…)`), held in memory. The file is checked before the store is
+ * be read only once (a FIFO, `<(…)`), held in memory as its bytes. The file is checked before the store is
  * opened: never the store or one of its files (reading one while the store is open would drop
  * this process's locks on it), never a SQLite database.
  */
-async function importSource(file: string, store: string | undefined): Promise<string | string[]> {
+async function importSource(file: string, store: string | undefined): Promise<ImportSource> {
   const intact = "nothing was imported";
   if (file === "-") {
     let stdin: fs.Stats | undefined;
@@ -158,7 +139,7 @@ async function importSource(file: string, store: string | undefined): Promise<st
       // No stdin at all: it reads as empty.
     }
     if (stdin?.isFile()) refuseStoreFiles({ stat: stdin }, store, "stdin", intact);
-    return readAll(process.stdin);
+    return readChunks(process.stdin);
   }
   try {
     const resolved = resolvePath(file);
@@ -170,7 +151,7 @@ async function importSource(file: string, store: string | undefined): Promise<st
     refuseStoreFiles(target, store, file, intact);
     refuseDatabases(target, file, intact);
     if (target.stat.isFile()) return target.real;
-    return await readAll(fs.createReadStream(target.real));
+    return await readChunks(fs.createReadStream(target.real));
   } catch (error) {
     throw fileError(error, `cannot read ${file}`, intact);
   }
@@ -239,7 +220,7 @@ class Importer {
     this.#progress = progress;
   }
 
-  async run(source: string | string[], signal: AbortSignal): Promise<void> {
+  async run(source: ImportSource, signal: AbortSignal): Promise<void> {
     const total = [...this.#plan.sessions.values()].reduce(
       (n, s) => n + (s.errors.length ? 0 : s.messages),
       0,
@@ -286,10 +267,10 @@ class Importer {
   }
 
   /** The good sessions, each as soon as its last line is read. */
-  async *#items(source: string | string[]): AsyncGenerator<ImportSessionInput> {
+  async *#items(source: ImportSource): AsyncGenerator<ImportSessionInput> {
     const groups = new Map<string, Partial<Group> & Pick<Group, "messages">>();
     const attribution = new Attribution();
-    for await (const [line, text] of numberedLines(source)) {
+    for await (const [line, text] of sourceLines(source)) {
       const parsed = parseLine(text);
       const owner = attribution.owner(line, parsed);
       const info = owner === undefined ? undefined : this.#plan.sessions.get(owner);

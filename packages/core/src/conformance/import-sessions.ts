@@ -181,6 +181,27 @@ export function importSessionsSuite(target: ConformanceTarget): void {
       await store.close();
     });
 
+    test("steps are sized by text as well as by messages: large tool outputs go a few sessions at a time", async (f) => {
+      const store = await f.open();
+      // Three messages in all, far below a step's message count, but 9 Mi characters: a step
+      // holds at most 8 Mi besides its first session, so the third session is a step of its own
+      // (read ahead and written with the first two, the import would hold all of it at once).
+      const output = (n: number) => `${n}`.padEnd(3 * 1024 * 1024, "x");
+      const items = [1, 2, 3].map((n) => ({
+        session: { id: `big-${n}`, source: "import" },
+        messages: [{ role: "tool" as const, toolName: "shell", toolCallId: `c${n}`, content: output(n) }],
+      }));
+      const progress: ImportSessionsProgress[] = [];
+      const result = await store.importSessions(items, { onProgress: (p) => progress.push(p) });
+      assert.equal(result.imported, 3);
+      assert.deepEqual(progress, [
+        { sessions: 2, messages: 2, done: false },
+        { sessions: 3, messages: 3, done: true },
+      ]);
+      assert.equal((await store.getMessages("big-3"))[0]?.content, output(3));
+      await store.close();
+    });
+
     test("a store's own sessions and messages, as they read back (nulls and all), import as they are", async (f) => {
       const store = await f.open();
       await store.createSession({

@@ -92,6 +92,12 @@ const IMPORT_MAX_CHUNK_MESSAGES = 10_000;
  * items over slowly (a live feed, a slow network) gets what it gave written in steps, instead
  * of held in memory until a whole chunk arrived. */
 const IMPORT_READ_AHEAD_MS = 100;
+/** The most text a step reads ahead and writes, besides its first session (whole sessions go
+ * together): a count of messages alone let 10 000 tool outputs of 100 KB — a gigabyte — be held
+ * at once. */
+const IMPORT_MAX_CHUNK_CHARS = 8 * 1024 * 1024;
+/** How deep `approximateChars` looks into a message's JSON values. */
+const SIZE_DEPTH = 6;
 
 /** An item read from the input, its fields read once. */
 interface Pending {
@@ -103,6 +109,8 @@ interface Pending {
   messages: unknown;
   /** Messages it carries (0 when `messages` is not an array: that fails in appendMessages). */
   size: number;
+  /** About how many characters its messages hold (approximateChars). */
+  chars: number;
   archived: unknown;
   pinned: unknown;
   ended: { reason: unknown; at: unknown } | undefined;
@@ -145,6 +153,7 @@ function readItem(value: unknown, index: number): Pending | ImportFailure {
       session,
       messages: item.messages,
       size: Array.isArray(item.messages) ? item.messages.length : 0,
+      chars: approximateChars(item.messages, SIZE_DEPTH),
       archived: item.archived,
       pinned: item.pinned,
       ended: ended && { reason: ended.reason, at: ended.at },
@@ -154,6 +163,24 @@ function readItem(value: unknown, index: number): Pending | ImportFailure {
     if (!(error instanceof InvalidInputError)) throw error;
     return { index, ...(sessionId === undefined ? {} : { sessionId }), error };
   }
+}
+
+/**
+ * About how many characters `value` holds: its strings' lengths, to `depth` levels of arrays and
+ * objects. It only sizes the steps, so it reads what appendMessages will read and validate again,
+ * and a value it cannot read (a getter that throws) counts what was read before.
+ */
+function approximateChars(value: unknown, depth: number): number {
+  if (typeof value === "string") return value.length;
+  if (depth === 0 || typeof value !== "object" || value === null) return 1;
+  let chars = 0;
+  try {
+    for (const child of Array.isArray(value) ? value : Object.values(value))
+      chars += approximateChars(child, depth - 1);
+  } catch {
+    // appendMessages reports it
+  }
+  return chars;
 }
 
 /** Inside the step's transaction: write one session, its messages, flags and end. */
@@ -243,18 +270,25 @@ class ImportQueue {
     return this.#pending !== undefined;
   }
 
-  /** Read items until those ready carry `chunk` messages, the input ends, or — with something
-   * ready — it has kept the step waiting IMPORT_READ_AHEAD_MS; then, with nothing ready and the
-   * input ended, the waiting items go without waiting any more. */
+  /** Read items until those ready carry `chunk` messages or IMPORT_MAX_CHUNK_CHARS of text, the
+   * input ends, or — with something ready — it has kept the step waiting IMPORT_READ_AHEAD_MS;
+   * then, with nothing ready and the input ended, the waiting items go without waiting any more. */
   *fill(chunk: number): Op<void> {
-    let size = this.ready.reduce((n, item) => n + item.size, 0);
+    let size = 0;
+    let chars = 0;
+    for (const item of this.ready) {
+      size += item.size;
+      chars += item.chars;
+    }
     let deadline: Deadline | undefined;
     try {
-      while (!this.#ended && (this.ready.length === 0 || size < chunk)) {
+      while (!this.#ended && (this.ready.length === 0 || (size < chunk && chars < IMPORT_MAX_CHUNK_CHARS))) {
         if (this.ready.length > 0 && this.#async) deadline ??= startDeadline(IMPORT_READ_AHEAD_MS);
         const next = yield* awaited(() => this.#read(deadline));
         if (next === SLOW) break;
-        size += this.#take(next);
+        const item = this.#take(next);
+        size += item?.size ?? 0;
+        chars += item?.chars ?? 0;
       }
     } finally {
       deadline?.clear();
@@ -295,8 +329,8 @@ class ImportQueue {
     }
   }
 
-  /** Take one iterator result: the item read (its messages counted), or the input's end. */
-  #take(next: unknown): number {
+  /** Take one iterator result: the item read (undefined for one refused, and at the input's end). */
+  #take(next: unknown): Pending | undefined {
     // What for…of would refuse too; without it, an iterator that never says `done` this way
     // would be read forever.
     if (next === null || typeof next !== "object")
@@ -304,24 +338,28 @@ class ImportQueue {
     const result = next as IteratorResult<unknown>;
     if (result.done) {
       this.#ended = true;
-      return 0;
+      return undefined;
     }
     const read = readItem(result.value, this.#index++);
     if ("error" in read) {
       this.refused.push(read);
-      return 0;
+      return undefined;
     }
     this.ready.push(read);
-    return read.size;
+    return read;
   }
 
-  /** The next step's items: the first ready one, then more while they fit `chunk`. */
+  /** The next step's items: the first ready one, then more while they fit `chunk` messages and
+   * IMPORT_MAX_CHUNK_CHARS. */
   take(chunk: number): Pending[] {
     let size = 0;
+    let chars = 0;
     let n = 0;
-    while (n < this.ready.length && (n === 0 || size + (this.ready[n] as Pending).size <= chunk)) {
-      size += (this.ready[n] as Pending).size;
-      n++;
+    for (; n < this.ready.length; n++) {
+      const item = this.ready[n] as Pending;
+      if (n > 0 && (size + item.size > chunk || chars + item.chars > IMPORT_MAX_CHUNK_CHARS)) break;
+      size += item.size;
+      chars += item.chars;
     }
     return this.ready.splice(0, n);
   }

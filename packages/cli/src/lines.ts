@@ -1,0 +1,57 @@
+/**
+ * The lines of a byte stream, numbered, for reading JSONL without holding it as text: a file read
+ * in chunks, or stdin's chunks kept as bytes for a second pass (about the input's size in memory,
+ * where the text and its lines as strings took several times that, and a string over V8's limit
+ * of ~512 Mi characters could not be made at all).
+ *
+ * Lines end at `\n`, and a `\r` that ends a line is dropped (CRLF files). Each line is decoded from
+ * UTF-8 on its own: the byte 0x0A never occurs inside a multi-byte character, so a cut there
+ * never splits one. Blank lines count for the numbering (so line numbers match an editor's) but
+ * are not yielded; a byte-order mark at the start of the first line is dropped.
+ */
+
+const NEWLINE = 0x0a;
+const CARRIAGE_RETURN = 0x0d;
+
+/** The non-blank lines of `chunks`, each with its line number (from 1). */
+export async function* numberedLines(
+  chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+): AsyncGenerator<[number, string]> {
+  /** The start of a line that goes on in a later chunk (a line longer than a chunk spans many). */
+  let pending: Buffer[] = [];
+  let line = 0;
+  const text = (bytes: Buffer): string => {
+    line++;
+    const end =
+      bytes.length > 0 && bytes[bytes.length - 1] === CARRIAGE_RETURN ? bytes.length - 1 : bytes.length;
+    const decoded = bytes.toString("utf8", 0, end);
+    return line === 1 ? decoded.replace(/^\uFEFF/, "") : decoded;
+  };
+  for await (const chunk of chunks) {
+    const bytes = Buffer.isBuffer(chunk)
+      ? chunk
+      : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    let start = 0;
+    for (let end = bytes.indexOf(NEWLINE); end !== -1; end = bytes.indexOf(NEWLINE, start)) {
+      const piece = bytes.subarray(start, end);
+      const whole = pending.length === 0 ? piece : Buffer.concat([...pending, piece]);
+      pending = [];
+      start = end + 1;
+      const value = text(whole);
+      if (value.trim()) yield [line, value];
+    }
+    if (start < bytes.length) pending.push(bytes.subarray(start));
+  }
+  if (pending.length > 0) {
+    const value = text(Buffer.concat(pending));
+    if (value.trim()) yield [line, value];
+  }
+}
+
+/** Every chunk of a stream that can be read only once (stdin, a FIFO), kept as it came. */
+export async function readChunks(input: AsyncIterable<unknown>): Promise<Buffer[]> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of input)
+    chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Buffer));
+  return chunks;
+}
