@@ -28,8 +28,8 @@ import { stats } from "./commands/stats.js";
 import { usage } from "./commands/usage.js";
 import { vacuum } from "./commands/vacuum.js";
 import { classify, describe, EXIT, redactSecrets, UsageError } from "./exit.js";
-import { defaultBudgets, describeLockWaits } from "./lock-wait.js";
-import { type GlobalOptions, patience, shownLocation, storeLocation } from "./open.js";
+import { budgetsOf, describeLockWaits } from "./lock-wait.js";
+import { DEFAULT_PATIENCE, type GlobalOptions, patience, shownLocation, storeLocation } from "./open.js";
 import { flushOut, guardOutput, writeErr, writeOut } from "./output.js";
 import { envIfAllowed } from "./permissions.js";
 import { loadRuntime, type Runtime } from "./runtime.js";
@@ -76,8 +76,8 @@ const GLOBAL_OPTIONS: OptionSpec = {
 const GLOBAL_HELP = [
   "  --db PATH    the store (default: $SESSIONDB_PATH, else ~/.sessiondb/state.db); a libSQL",
   "               server URL (libsql://, https://, wss://…) works too, token in $SESSIONDB_AUTH_TOKEN",
-  "  --wait MS    how long to wait for a store locked by another process (default 20000;",
-  "               60000 for import's writes)",
+  `  --wait MS    how long to wait for a store locked by another process (default ${DEFAULT_PATIENCE.openMs};`,
+  `               ${DEFAULT_PATIENCE.appendMs} for import's writes)`,
   "  -h, --help   help for any command",
 ].join("\n");
 
@@ -236,7 +236,7 @@ function nameTheStore(command: string, values: GlobalOptions): void {
     const where = storeLocation(values);
     const shown = shownLocation(where);
     rememberStore(shown, where.kind === "server");
-    describeLockWaits(shown, patience(values) ?? defaultBudgets(command));
+    describeLockWaits(shown, budgetsOf(command, patience(values)));
   } catch {
     // Reported by the command itself.
   }

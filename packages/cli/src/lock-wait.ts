@@ -1,6 +1,6 @@
 /**
  * "Waiting for another process's write": a command that meets a store another process keeps
- * locked waits up to --wait (by default the library's patience) before it gives up with exit 4,
+ * locked waits up to --wait (by default the library's patience, see open.ts) before it gives up with exit 4,
  * and without a word that looks like a hang. After about a second of waiting it says so, once, on
  * stderr, naming the limit of the wait it is in: the open's while the store opens (`openStore`
  * waits with `patience.openMs`), the command's writes' after that.
@@ -15,6 +15,7 @@
  */
 import * as fs from "node:fs";
 import type { SqliteConnection, SqliteDriver } from "@sessiondb/core/driver";
+import type { Patience } from "./open.js";
 import { visible } from "./visible.js";
 
 /** How long a command waits for a lock: while it opens the store, and once it is open. */
@@ -24,11 +25,10 @@ export interface LockBudgets {
   writeMs: number;
 }
 
-/** The library's lock patience when --wait is not given: `patience.openMs` (20 s) while opening;
- * then `writeMs` (20 s), or the longer `appendMs` (60 s) that `import` writes with (losing a
- * transcript is worse than waiting). */
-export function defaultBudgets(command: string): LockBudgets {
-  return { openMs: 20_000, writeMs: command === "import" ? 60_000 : 20_000 };
+/** The budgets of `command`'s waits, from the patience it opens the store with: `openMs` while
+ * opening; then `writeMs`, or `appendMs`, which `import` writes with. */
+export function budgetsOf(command: string, patience: Patience): LockBudgets {
+  return { openMs: patience.openMs, writeMs: command === "import" ? patience.appendMs : patience.writeMs };
 }
 
 /** How long a wait lasts before the notice. */

@@ -112,11 +112,19 @@ export function shownLocation(where: StoreLocation): string {
   return where.kind === "file" ? where.path : where.shown;
 }
 
-/** Patience budgets from --wait (default: the library's own, 20 s). */
-export function patience(
-  options: GlobalOptions,
-): Required<NonNullable<StoreOptions["patience"]>> | undefined {
-  if (options.wait === undefined) return undefined;
+/** How long a store is waited for when it is locked: the patience budgets of the store's open,
+ * writes and appends. */
+export type Patience = Required<NonNullable<StoreOptions["patience"]>>;
+
+/** The CLI's waits without --wait: the library's defaults, handed to it explicitly, so that what
+ * --help and the lock-wait notice say is what the store does even if the library's defaults
+ * change. Appends wait longest: `import` writes with them (losing a transcript is worse than
+ * waiting). */
+export const DEFAULT_PATIENCE: Readonly<Patience> = { openMs: 20_000, writeMs: 20_000, appendMs: 60_000 };
+
+/** Patience budgets: --wait for each, or DEFAULT_PATIENCE. */
+export function patience(options: GlobalOptions): Patience {
+  if (options.wait === undefined) return { ...DEFAULT_PATIENCE };
   const ms = parseNonNegativeInt(options.wait, "--wait");
   return { openMs: ms, writeMs: ms, appendMs: ms };
 }
@@ -168,12 +176,7 @@ export async function openFor(
   extra: StoreOptions = {},
 ): Promise<Opened> {
   const where = storeLocation(options);
-  const wait = patience(options);
-  const storeOptions: StoreOptions = {
-    ...extra,
-    readOnly: mode === "read",
-    ...(wait ? { patience: wait } : {}),
-  };
+  const storeOptions: StoreOptions = { ...extra, readOnly: mode === "read", patience: patience(options) };
   if (where.kind === "server") {
     const store = await noStoreIsMissing(openServerStore(where, storeOptions), where.shown);
     return { store, where, shown: where.shown };
