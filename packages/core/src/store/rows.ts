@@ -40,11 +40,22 @@ function selectList(prefix: string, table: TableDef): (plain: boolean) => string
 
 const utf8 = new TextDecoder();
 
+/*
+ * The readers below run for every column of every row read, and nearly every value is already of
+ * the type asked for (SQLite's TEXT a string, INTEGER a number, or NULL). Each answers that case
+ * first, in a function small enough for every engine to inline, and leaves the rest to a
+ * separate one: with the rare cases in the same function, JavaScriptCore called it instead, and
+ * Bun's `getMessages(id, { last: 50 })` spent 12 µs building 50 messages where the inlined form
+ * spends 5 (the bare read is ~42 µs); V8 inlines both alike.
+ */
+
 /** A text column's value as a string: bytes (a guarded TEXT, or a BLOB another tool wrote) are
  * decoded as UTF-8, invalid sequences becoming U+FFFD. */
 export function text(value: unknown): string | null {
-  if (typeof value === "string") return value;
-  if (value === null || value === undefined) return null;
+  return typeof value === "string" ? value : value === null || value === undefined ? null : decoded(value);
+}
+
+function decoded(value: unknown): string {
   return value instanceof Uint8Array ? utf8.decode(value) : String(value);
 }
 
@@ -57,10 +68,10 @@ function parseJson<T>(value: unknown): T | null {
   }
 }
 
-const str = (value: unknown): string => text(value) ?? "";
-const num = (value: unknown): number => Number(value ?? 0);
+const str = (value: unknown): string => (typeof value === "string" ? value : (text(value) ?? ""));
+const num = (value: unknown): number => (typeof value === "number" ? value : Number(value ?? 0));
 const optNum = (value: unknown): number | null =>
-  value === null || value === undefined ? null : Number(value);
+  typeof value === "number" ? value : value === null || value === undefined ? null : Number(value);
 
 /** The columns read for a session, qualified by `s.` so joins stay unambiguous. */
 export const sessionColumns = selectList("s.", SESSIONS);
