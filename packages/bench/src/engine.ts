@@ -35,6 +35,10 @@ export interface RawStatement {
   run(...params: unknown[]): unknown;
   get(...params: unknown[]): Record<string, unknown> | undefined;
   all(...params: unknown[]): Record<string, unknown>[];
+  /** bun:sqlite only. Its `close()` closes the connection for real only once every statement is
+   * finalized, and leaves it to garbage collection otherwise; the other bindings finalize their
+   * statements in `close()` themselves. */
+  finalize?(): void;
 }
 
 /** A raw connection: the binding with nothing of ours in between. */

@@ -1,6 +1,8 @@
 /**
  * Cold open. In-process (tinybench): open → first query → close of a current store, against
- * the raw binding doing open + the same query + close on the same file. Whole-process: a script
+ * the raw binding doing open + the same query + close on the same file (a real close on every
+ * binding: bun:sqlite's statement is finalized first, or its close would wait for the garbage
+ * collector). Whole-process: a script
  * that loads the adapter, opens the store and counts messages, against the same runtime running
  * a raw-binding script — spawned alternately so drift hits both alike.
  */
@@ -21,7 +23,11 @@ export async function coldOpenInProcess(engine: Engine, ctx: SuiteContext): Prom
     },
     raw: () => {
       const db = engine.openRaw(ctx.db);
-      db.prepare(sql).get(session);
+      const statement = db.prepare(sql);
+      statement.get(session);
+      // The store's close is a real close (the file descriptors and the -shm mapping let go):
+      // so is the reference's, on bun:sqlite too (see RawStatement.finalize).
+      statement.finalize?.();
       db.close();
     },
   };

@@ -37,8 +37,9 @@ export async function resumeSuite(engine: Engine, ctx: SuiteContext): Promise<vo
     },
     raw: () => {
       const db = engine.openRaw(ctx.db);
-      if (db.prepare(RESUME_SQL).all(session, LAST).length !== expected)
-        throw new Error("raw resume read short");
+      const statement = db.prepare(RESUME_SQL);
+      if (statement.all(session, LAST).length !== expected) throw new Error("raw resume read short");
+      statement.finalize?.(); // a real close on bun:sqlite too, as the store's (cold.ts)
       db.close();
     },
   };
