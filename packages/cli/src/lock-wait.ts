@@ -1,9 +1,9 @@
 /**
  * "Waiting for another process's write": a command that meets a store another process keeps
- * locked waits up to --wait (by default the library's patience, see open.ts) before it gives up with exit 4,
- * and without a word that looks like a hang. After about a second of waiting it says so, once, on
- * stderr, naming the limit of the wait it is in: the open's while the store opens (`openStore`
- * waits with `patience.openMs`), the command's writes' after that.
+ * locked waits up to --wait (by default the library's patience, see open.ts) before it gives up
+ * with exit 4, and without a word that looks like a hang. After about a second of waiting it says
+ * so, once, on stderr, naming the limit of the wait it is in: the open's while the store opens
+ * (`openStore` waits with `patience.openMs`), the command's writes' after that.
  *
  * The library waits synchronously (its patience loop sleeps the thread between tries), so no
  * timer of ours could fire meanwhile. What the CLI does see is every try: each one that meets the

@@ -125,9 +125,9 @@ async function plan(source: ImportSource): Promise<Plan> {
 
 /**
  * What to read: a regular file by its path (read once per pass); stdin or anything else that can
- * be read only once (a FIFO, `<(…)`), held in memory as its bytes. The file is checked before the store is
- * opened: never the store or one of its files (reading one while the store is open would drop
- * this process's locks on it), never a SQLite database.
+ * be read only once (a FIFO, `<(…)`), held in memory as its bytes. The file is checked before the
+ * store is opened: never the store or one of its files (reading one while the store is open would
+ * drop this process's locks on it), never a SQLite database.
  */
 async function importSource(file: string, store: string | undefined): Promise<ImportSource> {
   const intact = "nothing was imported";
