@@ -217,7 +217,7 @@ export function storeCases(describe: Suite, it: Test, hooks: Hooks): void {
       const store = await openStore(stuck.wsUrl, { requestTimeoutMs: 1_000, patience: { appendMs: 3_000 } });
       try {
         const { id } = await store.createSession({ source: "stuck" });
-        process.kill(stuck.pid, "SIGSTOP");
+        await stuck.pause();
         const started = Date.now();
         const error = await rejection(store.appendMessage(id, { role: "user", content: "never" }));
         assert.ok(error instanceof StoreBusyError, String(error));
@@ -230,7 +230,7 @@ export function storeCases(describe: Suite, it: Test, hooks: Hooks): void {
         await store.close();
         assert.ok(Date.now() - closing < 2_000, `close took ${Date.now() - closing} ms`);
       } finally {
-        process.kill(stuck.pid, "SIGCONT");
+        stuck.resume();
       }
       const again = await openStore(stuck.wsUrl);
       try {

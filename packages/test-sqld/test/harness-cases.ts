@@ -76,6 +76,27 @@ export function harnessCases(describe: Suite, it: Test): void {
       await primary.stop();
     }, 60_000);
 
+    it("pause() leaves the node taking requests but answering none until resume()", async () => {
+      const node = await startSqld();
+      try {
+        await node.pause();
+        // Sent while paused: the kernel takes it; the answer comes only after resume().
+        let answered = false;
+        const pending = query(node.httpUrl, "SELECT 7").then((result) => {
+          answered = true;
+          return result;
+        });
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        assert.equal(answered, false, "a paused node answered");
+        node.resume();
+        assert.deepEqual((await pending).rows, [["7"]]);
+      } finally {
+        node.resume();
+        await node.stop();
+      }
+      node.resume();
+    }, 60_000);
+
     it("a replica forwards writes to its primary and replays them; after kill -9 it restarts on its data", async () => {
       const { primary, replica, stop } = await startSqldPair();
       try {
