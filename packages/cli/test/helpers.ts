@@ -7,7 +7,7 @@ import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildStore, type CorpusSummary } from "@sessiondb/bench/corpus";
 import { betterSqlite3Driver, type NodeStoreOptions, openStore, type Store } from "@sessiondb/node";
-import { expect } from "vitest";
+import { afterAll, expect } from "vitest";
 
 export const CLI = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
 export const ROOT_BIN = fileURLToPath(new URL("../../../node_modules/.bin/", import.meta.url));
@@ -95,9 +95,20 @@ export function json<T = any>(result: Result): T {
   }
 }
 
+/** Folders made by `tempDir()` in this test file, removed after its last test. */
+const tempDirs: string[] = [];
+
+/** A new folder under the system's temporary folder, removed when the test file is done
+ * (vitest runs each test file in a fresh module graph: the list is the file's own). */
 export function tempDir(): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), "sessiondb-cli-"));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sessiondb-cli-"));
+  tempDirs.push(dir);
+  return dir;
 }
+
+afterAll(() => {
+  for (const dir of tempDirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
 
 /** A real store at `file` filled with the seeded bench corpus. */
 export function corpusStore(

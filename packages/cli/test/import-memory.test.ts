@@ -11,7 +11,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { cli, json, tempDir, withStore } from "./helpers.js";
 
 const SESSIONS = 150;
@@ -42,9 +42,6 @@ beforeAll(() => {
     fs.closeSync(fd);
   }
 });
-
-// The input and the two stores are ~450 MB: not left in the temporary folder.
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 describe("import of a 150 MB file with a 64 MB heap", () => {
   for (const from of ["a path", "stdin"] as const) {
