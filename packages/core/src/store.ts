@@ -326,7 +326,7 @@ function localPolicyEnvironment(path: string, readOnly: boolean, host: Host | un
  * words when not; undefined when the file cannot be identified (in memory, or a host without an
  * answer). Checked by its absolute, symlink-free name: SQLite resolved a relative path at open,
  * and a later change of working directory must not read as a moved file. */
-function fileMovedCheck(path: string, host: Host): (() => string | undefined) | undefined {
+function fileMovedCheck(path: string, host: Host): ((reuseMs?: number) => string | undefined) | undefined {
   if (isInMemoryPath(path)) return undefined;
   let file: string | undefined;
   let opened: string | undefined;
@@ -338,7 +338,11 @@ function fileMovedCheck(path: string, host: Host): (() => string | undefined) | 
   }
   if (file === undefined || opened === undefined) return undefined;
   const name = file;
-  return () => {
+  // When a check last found the file in place (monotonic: a clock set back must not stop them).
+  let inPlaceAt = Number.NEGATIVE_INFINITY;
+  return (reuseMs = 0) => {
+    const at = performance.now();
+    if (at - inPlaceAt < reuseMs) return undefined;
     let now: string | undefined;
     try {
       now = host.fileId(name);
@@ -346,7 +350,10 @@ function fileMovedCheck(path: string, host: Host): (() => string | undefined) | 
       // Cannot look (the folder lost its search permission): SQLite has the last word.
       return undefined;
     }
-    if (now === opened) return undefined;
+    if (now === opened) {
+      inPlaceAt = at;
+      return undefined;
+    }
     return now === undefined
       ? `${name} was deleted or renamed after this store opened it`
       : `${name} was replaced by another file after this store opened it`;

@@ -15,7 +15,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
-import { STORE_FILE_MODE } from "../constants.js";
+import { FILE_RECHECK_AFTER_MS, STORE_FILE_MODE } from "../constants.js";
 import { admissionLockPath } from "../locks/admission.js";
 import { createStore } from "../store.js";
 import {
@@ -307,6 +307,12 @@ export function filesSuite(target: ConformanceTarget): void {
             other.createSession({ id: "other", source: "test" });
             other.close();
             renameSync(f.file("other.db"), path);
+          }
+          // A write looks again unless a look found the file in place less than
+          // FILE_RECHECK_AFTER_MS ago (createSession's, just now): in WAL mode, wait that out.
+          // Rollback-journal mode is refused by SQLite at once, and a fresh look explains it.
+          if (arm.mode === "wal") {
+            await new Promise((resolve) => setTimeout(resolve, 4 * FILE_RECHECK_AFTER_MS));
           }
           // Before, WAL mode acknowledged these into the unlinked file, and rollback-journal mode
           // refused them as a bare "readonly database".

@@ -6,7 +6,7 @@
  * environment supplies the few facts that need a local file (disk-full checks, the admission
  * holder's record, a hot rollback journal); an async engine leaves them out.
  */
-import { CHECKPOINT_EVERY_WRITES } from "../constants.js";
+import { CHECKPOINT_EVERY_WRITES, FILE_RECHECK_AFTER_MS } from "../constants.js";
 import { type Effect, local, type Op, POLICY } from "../engine/effects.js";
 import {
   hasResultCode,
@@ -33,10 +33,11 @@ export interface PolicyEnvironment {
    * gives up at once. */
   heldHere?(): string | undefined;
   /** How the store's file changed since the open (deleted, renamed or replaced), or undefined
-   * while it is the file the store opened. Asked before each write: SQLite would go on writing
-   * into the file the store holds open, which no one can open again (WAL mode), or refuse with a
-   * bare "readonly database" (rollback journal). */
-  fileMoved?(): string | undefined;
+   * while it is the file the store opened — or while a check less than `reuseMs` ago found it
+   * so (default 0: always looks). Asked before each write: SQLite would go on writing into the
+   * file the store holds open, which no one can open again (WAL mode), or refuse with a bare
+   * "readonly database" (rollback journal). */
+  fileMoved?(reuseMs?: number): string | undefined;
   /** Extra read patience (a read-only connection waiting out a hot rollback journal). */
   readWait?: Pick<PatienceOptions, "retryable" | "describeHolder">;
 }
@@ -192,7 +193,7 @@ export function* guardedWrite<T>(body: () => Op<T>, options?: WriteOptions): Op<
       describeHolder: state.environment.describeHolder,
     },
   };
-  const moved = state.environment.fileMoved?.();
+  const moved = state.environment.fileMoved?.(FILE_RECHECK_AFTER_MS);
   if (moved !== undefined) throw movedFileError(moved);
   let failedOpen = false;
   for (;;) {
