@@ -6,6 +6,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { stopProcess } from "@sessiondb/test-sqld";
 import { beforeEach, describe, expect, it } from "vitest";
 import { cli, startCli, tempDir, withStore } from "./helpers.js";
 
@@ -112,7 +113,7 @@ describe("export while another process deletes sessions", () => {
       temporary = fs.readdirSync(folder)[0];
       if (temporary && fs.statSync(path.join(folder, temporary)).size > 0) break;
     }
-    child.kill("SIGSTOP");
+    stopProcess(child.pid as number);
     expect(temporary, "the export wrote nothing in 30 s").toBeDefined();
     const sofar = fs.readFileSync(path.join(folder, temporary as string), "utf8");
     const lines = sofar.split("\n").length - 1;

@@ -9,6 +9,7 @@ import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { openStore } from "@sessiondb/node";
+import { stopProcess } from "@sessiondb/test-sqld";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   CLI,
@@ -267,7 +268,7 @@ describe.each(TARGETS)("$name", (target) => {
     const deadline = Date.now() + 30_000;
     // A busy wait on purpose: the export runs for well under a second.
     while (fs.readdirSync(folder).length === 0 && Date.now() < deadline) {}
-    child.kill("SIGSTOP");
+    stopProcess(child.pid as number);
     const temporary = fs.readdirSync(folder);
     expect(temporary, "the export finished before it could be interrupted").toHaveLength(1);
     expect(temporary[0]).toMatch(/^\.interrupted\.jsonl\..+\.tmp$/);

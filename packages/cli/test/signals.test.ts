@@ -8,6 +8,7 @@
 import type { ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { stopProcess } from "@sessiondb/test-sqld";
 import { beforeAll, describe, expect, it } from "vitest";
 import { expectOneLineError, startCli, TARGETS, type Target, tempDir, withStore } from "./helpers.js";
 
@@ -72,7 +73,7 @@ function stopWhenWriting(
   let found: string | undefined;
   // A busy wait on purpose: the command runs for well under a second.
   while (!found && Date.now() < deadline) found = fs.readdirSync(folder).find((f) => pattern.test(f));
-  child.kill("SIGSTOP");
+  stopProcess(child.pid as number);
   expect(found, `no file matching ${pattern} appeared in 30 s`).toBeDefined();
   child.kill(signal);
   child.kill("SIGCONT");

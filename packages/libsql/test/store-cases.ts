@@ -217,7 +217,7 @@ export function storeCases(describe: Suite, it: Test, hooks: Hooks): void {
       const store = await openStore(stuck.wsUrl, { requestTimeoutMs: 1_000, patience: { appendMs: 3_000 } });
       try {
         const { id } = await store.createSession({ source: "stuck" });
-        await stuck.pause();
+        stuck.pause();
         const started = Date.now();
         const error = await rejection(store.appendMessage(id, { role: "user", content: "never" }));
         assert.ok(error instanceof StoreBusyError, String(error));

@@ -12,6 +12,7 @@
  */
 export { type SqldAuth, sqldAuth } from "./auth.js";
 export { type SqldAvailability, sqldAvailability } from "./binary.js";
+export { stopProcess } from "./process.js";
 export {
   type SqldOptions,
   type SqldServer,

@@ -4,7 +4,7 @@
  * ready when it answers a query, stopped by pid. Only node: modules and fetch, so it runs the
  * same under vitest (Node), `bun test` and `deno test`.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import {
   closeSync,
   mkdirSync,
@@ -21,6 +21,7 @@ import { join } from "node:path";
 import process from "node:process";
 import type { SqldAuth } from "./auth.js";
 import { sqldAvailability } from "./binary.js";
+import { stopProcess } from "./process.js";
 
 /** Thrown by `startSqld` where the binary cannot run; `reason` is what a skip should say. */
 export class SqldUnavailableError extends Error {
@@ -70,11 +71,9 @@ export interface SqldServer {
   /** Send `signal` (default SIGKILL: `kill -9`) to the pid and wait until the process is gone
    * (SIGKILL after 30 s if another signal did not end it). */
   kill(signal?: NodeJS.Signals): Promise<void>;
-  /** SIGSTOP, resolved once every thread of the process has stopped: a stuck node, which the
-   * kernel still takes connections and requests for but which answers nothing. Not done when the
-   * signal is sent: the kernel stops the other threads only once the one it woke gets to run, and
-   * on a busy machine the others go on answering requests meanwhile. Linux only (reads /proc). */
-  pause(): Promise<void>;
+  /** SIGSTOP, returning once every thread of the process has stopped (`stopProcess`): a stuck
+   * node, which the kernel still takes connections and requests for but which answers none. */
+  pause(): void;
   /** SIGCONT after `pause()`; harmless when the process is gone. */
   resume(): void;
   /** Start the node again after `kill`, on the same ports and folder; resolves when it answers. */
@@ -201,8 +200,8 @@ export async function startSqld(options: SqldOptions = {}): Promise<SqldServer> 
     async kill(signal = "SIGKILL") {
       if (child) await terminate(child, signal, KILL_GRACE_MS);
     },
-    async pause() {
-      if (child?.pid !== undefined) await stopAllThreads(child.pid);
+    pause() {
+      if (child?.pid !== undefined) stopProcess(child.pid);
     },
     resume() {
       if (child?.pid !== undefined && pidAlive(child.pid)) process.kill(child.pid, "SIGCONT");
@@ -301,28 +300,6 @@ function freePort(): Promise<number> {
       probe.close(() => resolve(port));
     });
   });
-}
-
-/** SIGSTOP `pid` and wait until each of its threads is in the stopped state ("T": the field
- * after the name in parentheses in /proc/<pid>/task/<tid>/stat). `cat` reads them because Deno
- * lets a script read /proc only with --allow-all. */
-async function stopAllThreads(pid: number, timeoutMs = 10_000): Promise<void> {
-  process.kill(pid, "SIGSTOP");
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const stats = execFileSync("sh", ["-c", 'cat /proc/"$1"/task/*/stat', "sh", String(pid)], {
-      encoding: "utf8",
-    });
-    const states = stats
-      .split("\n")
-      .filter((line) => line !== "")
-      .map((line) => line.charAt(line.lastIndexOf(")") + 2));
-    if (states.length > 0 && states.every((state) => state === "T")) return;
-    if (Date.now() > deadline) {
-      throw new Error(`sqld pid ${pid}: thread states ${states.join("")} ${timeoutMs} ms after SIGSTOP`);
-    }
-    await sleep(5);
-  }
 }
 
 /** Whether `pid` is in the process table (a zombie not yet reaped counts). */

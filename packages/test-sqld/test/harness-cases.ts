@@ -79,7 +79,7 @@ export function harnessCases(describe: Suite, it: Test): void {
     it("pause() leaves the node taking requests but answering none until resume()", async () => {
       const node = await startSqld();
       try {
-        await node.pause();
+        node.pause();
         // Sent while paused: the kernel takes it; the answer comes only after resume().
         let answered = false;
         const pending = query(node.httpUrl, "SELECT 7").then((result) => {
