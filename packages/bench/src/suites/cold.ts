@@ -2,9 +2,9 @@
  * Cold open. In-process (tinybench): open → first query → close of a current store, against
  * the raw binding doing open + the same query + close on the same file (a real close on every
  * binding: bun:sqlite's statement is finalized first, or its close would wait for the garbage
- * collector). Whole-process: a script
- * that loads the adapter, opens the store and counts messages, against the same runtime running
- * a raw-binding script — spawned alternately so drift hits both alike.
+ * collector). Whole-process: a script that loads the adapter, opens the store and counts
+ * messages, against the same runtime running a raw-binding script — spawned alternately so drift
+ * hits both alike.
  */
 import { Bench } from "tinybench";
 import type { Engine } from "../engine.js";
