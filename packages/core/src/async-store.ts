@@ -19,18 +19,14 @@ import { InvalidInputError } from "./errors.js";
 import { repairAtOpen } from "./fts/recovery.js";
 import type { SqliteJournalMode } from "./journal.js";
 import { withPatienceAsync } from "./locks/patience.js";
-import {
-  type DeleteSessionsOptions,
-  type DeleteSessionsResult,
-  deleteSessions,
-} from "./maintenance/delete-sessions.js";
-import {
-  type ImportSessionInput,
-  type ImportSessionsOptions,
-  type ImportSessionsResult,
-  importSessions,
+import type { DeleteSessionsOptions, DeleteSessionsResult } from "./maintenance/delete-sessions.js";
+import type {
+  ImportSessionInput,
+  ImportSessionsOptions,
+  ImportSessionsResult,
 } from "./maintenance/import-sessions.js";
-import { type VacuumOptions, type VacuumResult, vacuum } from "./maintenance/vacuum.js";
+import type { VacuumOptions, VacuumResult } from "./maintenance/vacuum.js";
+import { onDemand } from "./on-demand.js";
 import { NoStoreThere, noStoreError, type OpenOutcome, openSchema } from "./store/open.js";
 import {
   type AsyncMethods,
@@ -245,7 +241,10 @@ export class AsyncStore {
     ids: readonly string[],
     options?: DeleteSessionsOptions | null,
   ): Promise<DeleteSessionsResult> {
-    return this.#run(deleteSessions(ids, options), "deleteSessions");
+    return this.#run(
+      onDemand("deleteSessions", (jobs) => jobs.deleteSessions(ids, options)),
+      "deleteSessions",
+    );
   }
 
   /** Write many whole sessions (an import) in paced steps that let other writers in between;
@@ -254,12 +253,18 @@ export class AsyncStore {
     items: Iterable<ImportSessionInput> | AsyncIterable<ImportSessionInput>,
     options?: ImportSessionsOptions | null,
   ): Promise<ImportSessionsResult> {
-    return this.#run(importSessions(items, options), "importSessions");
+    return this.#run(
+      onDemand("importSessions", (jobs) => jobs.importSessions(items, options)),
+      "importSessions",
+    );
   }
 
   /** Give the space of deleted rows back in paced steps (maintenance/vacuum.ts). */
   vacuum(options?: VacuumOptions | null): Promise<VacuumResult> {
-    return this.#run(vacuum(options), "vacuum");
+    return this.#run(
+      onDemand("vacuum", (jobs) => jobs.vacuum(options)),
+      "vacuum",
+    );
   }
 
   /** Close the store and the executor, once the calls in flight have settled; calls made from

@@ -31,6 +31,25 @@ describe.skipIf(!existsSync(join(DIST, "index.js")))("dist/ (needs npm run build
     }
   });
 
+  it("the jobs loaded on demand (import, delete, vacuum, backup, repair) are no part of what an open loads", () => {
+    const jobs = readdirSync(DIST).filter((f) => /^jobs-.*\.js$/.test(f));
+    expect(jobs).toHaveLength(1);
+    const loaded = new Set<string>();
+    const visit = (file: string) => {
+      if (loaded.has(file)) return;
+      loaded.add(file);
+      for (const specifier of importsOf(file)) if (specifier.startsWith("./")) visit(specifier.slice(2));
+    };
+    for (const entry of ["index.js", "driver.js", "host.js"]) visit(entry);
+    expect([...loaded]).not.toContain(jobs[0]);
+    // Reached by a dynamic import from that code instead; a name the jobs module alone defines
+    // shows it was not inlined into the chunks as well.
+    const code = [...loaded].map((file) => readFileSync(join(DIST, file), "utf8")).join("\n");
+    expect(code).toContain(`import("./${jobs[0]}")`);
+    expect(code).not.toMatch(/function\*?\s*importSessions\(/);
+    expect(readFileSync(join(DIST, jobs[0] as string), "utf8")).toMatch(/function\*?\s*importSessions\(/);
+  });
+
   it("the host entry imports node: built-ins by their full names, and otherwise only its chunks", () => {
     const specifiers = importsOf("host.js");
     expect(specifiers).toEqual(expect.arrayContaining(["node:fs", "node:os"]));

@@ -66,7 +66,7 @@ export type {
   ImportSessionsResult,
 } from "./maintenance/import-sessions.js";
 export type { VacuumOptions, VacuumProgress, VacuumResult } from "./maintenance/vacuum.js";
-export { repairStore } from "./repair/repair.js";
+export { repairStore } from "./on-demand.js";
 export type {
   AdapterRepairOptions,
   RepairAttempt,

@@ -10,7 +10,7 @@ import type { SqliteDriver } from "./driver.js";
 import { DriverUnavailableError } from "./errors.js";
 import type { Host } from "./host/host.js";
 import { isWalResetVulnerable } from "./journal.js";
-import { repairStore as repairWith } from "./repair/repair.js";
+import { repairStore as repairWith } from "./on-demand.js";
 import type { AdapterRepairOptions, RepairReport } from "./repair/types.js";
 import { adapterOptions } from "./store/options.js";
 import type { StoreOptions } from "./store/types.js";

@@ -4,7 +4,7 @@
  * class owns the connection, the open sequence's file-local steps, `transaction(fn)`,
  * `backfillFts`, `backup` and `close`.
  */
-import { type BackupOptions, type BackupResult, backupOptions, backupStore } from "./backup/backup.js";
+import type { BackupOptions, BackupResult } from "./backup/backup.js";
 import { basenameOf } from "./backup/destination.js";
 import { sqliteVersionOf } from "./binding-facts.js";
 import { ADMISSION_TIMEOUT_MS, STATEMENT_BUSY_TIMEOUT_MS } from "./constants.js";
@@ -25,18 +25,14 @@ import { describeAdmissionHolder } from "./locks/admission.js";
 import { localHolder } from "./locks/local-holds.js";
 import { withPatience } from "./locks/patience.js";
 import { logsBeside, removeLogsMadeSince } from "./locks/reader-logs.js";
-import {
-  type DeleteSessionsOptions,
-  type DeleteSessionsResult,
-  deleteSessions,
-} from "./maintenance/delete-sessions.js";
-import {
-  type ImportSessionInput,
-  type ImportSessionsOptions,
-  type ImportSessionsResult,
-  importSessions,
+import type { DeleteSessionsOptions, DeleteSessionsResult } from "./maintenance/delete-sessions.js";
+import type {
+  ImportSessionInput,
+  ImportSessionsOptions,
+  ImportSessionsResult,
 } from "./maintenance/import-sessions.js";
-import { type VacuumOptions, type VacuumResult, vacuum } from "./maintenance/vacuum.js";
+import type { VacuumOptions, VacuumResult } from "./maintenance/vacuum.js";
+import { loadJobs, onDemand } from "./on-demand.js";
 import { isInMemoryPath } from "./sqlite-path.js";
 import { createContext, type StoreContext } from "./store/context.js";
 import {
@@ -217,7 +213,10 @@ export class Store {
     ids: readonly string[],
     options?: DeleteSessionsOptions | null,
   ): Promise<DeleteSessionsResult> {
-    return runSyncYielding(this.#ctx, deleteSessions(ids, options));
+    return runSyncYielding(
+      this.#ctx,
+      onDemand("deleteSessions", (jobs) => jobs.deleteSessions(ids, options)),
+    );
   }
 
   /** Write many whole sessions (an import) in paced steps that let other writers in between;
@@ -227,23 +226,30 @@ export class Store {
     items: Iterable<ImportSessionInput> | AsyncIterable<ImportSessionInput>,
     options?: ImportSessionsOptions | null,
   ): Promise<ImportSessionsResult> {
-    return runSyncYielding(this.#ctx, importSessions(items, options));
+    return runSyncYielding(
+      this.#ctx,
+      onDemand("importSessions", (jobs) => jobs.importSessions(items, options)),
+    );
   }
 
   /** Give the space of deleted rows back to the file system in paced steps that never stall
    * other writers for long (maintenance/vacuum.ts); `{ full: true }` rewrites the whole store
    * instead. Every failure, bad options included, arrives as a rejection. */
   vacuum(options?: VacuumOptions | null): Promise<VacuumResult> {
-    return runSyncYielding(this.#ctx, vacuum(options));
+    return runSyncYielding(
+      this.#ctx,
+      onDemand("vacuum", (jobs) => jobs.vacuum(options)),
+    );
   }
 
   /** Copy the store, consistently while other processes keep writing, to a new private file
    * (backup/backup.ts). Never a file-system copy of the live file. Every failure, bad options
    * and a closed store included, arrives as a rejection. */
   async backup(destination: string, options?: BackupOptions | null): Promise<BackupResult> {
-    const checked = backupOptions(options);
+    // Refused inside a transaction at the call, before the backup's code loads (on-demand.ts).
     checkGuard(this.#ctx.policy, "open", this.#ctx.transactions.active, "backup");
-    return backupStore(this.#ctx, destination, checked, (path) => {
+    const jobs = await loadJobs();
+    return jobs.backupStore(this.#ctx, destination, jobs.backupOptions(options), (path) => {
       const copy = new Store(this.#ctx.driver, path, { readOnly: true, host: this.#ctx.host });
       try {
         return copy.ftsStatus();
