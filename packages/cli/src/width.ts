@@ -1,20 +1,87 @@
 /**
- * Text measured the way a terminal draws it: CJK and most emoji take two columns, combining marks
- * and zero-width characters none. The width of a grapheme comes from `string-width` (Unicode's
- * East Asian Width and emoji data, kept current upstream); this module cuts, pads and wraps by it.
+ * Text measured the way a terminal draws it: CJK and emoji take two columns, combining marks and
+ * zero-width characters none; this module cuts, pads and wraps by that measure.
+ *
+ * Printable ASCII needs none of the Unicode machinery, and most output is ASCII. The rest is made
+ * on the first text that needs it: an `Intl.Segmenter` loads ICU's break rules when it is created
+ * (15–30 ms on Node), which a command that prints only ASCII should not pay at start.
  */
+
 import process from "node:process";
-import stringWidth from "string-width";
+import { eastAsianWidth } from "get-east-asian-width";
 import { envIfAllowed } from "./permissions.js";
 
-/** Printable ASCII is one column a character: the common case skips grapheme segmentation. */
+/** Printable ASCII is one column a character: the common case skips everything below. */
 const PLAIN = /^[\x20-\x7e]*$/;
-const graphemes = new Intl.Segmenter();
 const TAB_STOP = 8;
 
-/** Columns `text` takes on a terminal (no newlines expected; tabs count 0, as string-width does). */
+/** The Unicode facts a grapheme's width depends on, made once, on first use. */
+interface Unicode {
+  graphemes: Intl.Segmenter;
+  /** A code point drawn as nothing: ignorable, control, format, non-spacing or enclosing mark. */
+  invisible: RegExp;
+  /** A code point after a grapheme's first that still takes a column of its own: a spacing mark,
+   * or a halfwidth form (a voiced-sound mark after halfwidth katakana). */
+  spacing: RegExp;
+  /** Emoji drawn as such by default (🚀), or text pictographs turned into emoji by U+FE0F (❤️)
+   * or joined into one by U+200D (👩‍💻). */
+  emojiByDefault: RegExp;
+  pictographic: RegExp;
+  /** Two regional indicators: a flag. */
+  flag: RegExp;
+  /** ANSI escape sequences (CSI: colours, cursor moves): drawn as nothing. */
+  ansi: RegExp;
+}
+
+let unicode: Unicode | undefined;
+
+function unicodeFacts(): Unicode {
+  unicode ??= {
+    graphemes: new Intl.Segmenter(),
+    invisible: /^[\p{Default_Ignorable_Code_Point}\p{Cc}\p{Cf}\p{Mn}\p{Me}\p{Cs}]$/u,
+    spacing: /^[\p{Mc}\uff00-\uffef]$/u,
+    emojiByDefault: /\p{Emoji_Presentation}/u,
+    pictographic: /\p{Extended_Pictographic}/u,
+    flag: /\p{Regional_Indicator}{2}/u,
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: finding ESC is the point
+    ansi: /\x1b\[[0-?]*[ -/]*[@-~]/g,
+  };
+  return unicode;
+}
+
+/** The grapheme clusters of `text`, as a terminal draws them. */
+function graphemesOf(text: string): Intl.Segments {
+  return unicodeFacts().graphemes.segment(text);
+}
+
+/** Columns one grapheme cluster takes: 0 when nothing in it is visible; 2 for an emoji; else the
+ * East Asian Width of its first visible code point (ambiguous ones narrow, as most terminals
+ * draw them), plus a column for each spacing mark after it. */
+function clusterWidth(cluster: string, u: Unicode): number {
+  let width = 0;
+  for (const char of cluster) {
+    if (width === 0) {
+      if (!u.invisible.test(char)) width = eastAsianWidth(char.codePointAt(0) as number);
+    } else if (u.spacing.test(char)) {
+      width += eastAsianWidth(char.codePointAt(0) as number);
+    }
+  }
+  if (width === 0) return 0;
+  const emoji =
+    u.emojiByDefault.test(cluster) ||
+    ((cluster.includes("\ufe0f") || cluster.includes("\u200d")) && u.pictographic.test(cluster)) ||
+    cluster.includes("\u20e3") ||
+    u.flag.test(cluster);
+  return emoji ? 2 : width;
+}
+
+/** Columns `text` takes on a terminal (no newlines expected; a tab counts 0: expandTabs places them). */
 export function displayWidth(text: string): number {
-  return PLAIN.test(text) ? text.length : stringWidth(text);
+  if (PLAIN.test(text)) return text.length;
+  const u = unicodeFacts();
+  let width = 0;
+  for (const { segment } of u.graphemes.segment(text.replace(u.ansi, ""))) width += clusterWidth(segment, u);
+  return width;
 }
 
 /** The terminal's width for output on `stream`, from the terminal or $COLUMNS; undefined when
@@ -33,7 +100,7 @@ export function cutToWidth(text: string, max: number): string {
   if (max <= 0) return "";
   let out = "";
   let used = 0;
-  for (const { segment } of graphemes.segment(text)) {
+  for (const { segment } of graphemesOf(text)) {
     const w = displayWidth(segment);
     if (used + w > max - 1) break;
     out += segment;
@@ -71,7 +138,7 @@ export function wrapLine(line: string, width: number): string[] {
   /** Where in `current` the last space ends, and the columns up to there. */
   let breakAt = -1;
   let usedAtBreak = 0;
-  for (const { segment } of graphemes.segment(text)) {
+  for (const { segment } of graphemesOf(text)) {
     const w = displayWidth(segment);
     if (used + w > width && current !== "") {
       if (breakAt > 0 && segment !== " ") {
