@@ -21,12 +21,27 @@ function* seeded(seed: number, n: number): Generator<number> {
 
 describe("numbers as toLocaleString writes them", () => {
   it("count: integers grouped by thousands; anything else through toLocaleString", () => {
-    for (const n of [0, 1, -1, 999, 1000, -1000, 12_345, 1_234_567, Number.MAX_SAFE_INTEGER, 1.5, 1e21, Number.NaN])
+    for (const n of [
+      0,
+      1,
+      -1,
+      999,
+      1000,
+      -1000,
+      12_345,
+      1_234_567,
+      Number.MAX_SAFE_INTEGER,
+      1.5,
+      1e21,
+      Number.NaN,
+    ])
       expect(count(n)).toBe(n.toLocaleString("en-US"));
   });
 
   it("usd: two decimals, four under a cent, rounded half up from the shortest spelling", () => {
-    const edges = [0.001, 0.00995, 0.009999, 0.01, 0.005, 0.125, 1.005, 2.675, 99.995, 1e-7, -0.00001, -1234.567];
+    const edges = [
+      0.001, 0.00995, 0.009999, 0.01, 0.005, 0.125, 1.005, 2.675, 99.995, 1e-7, -0.00001, -1234.567,
+    ];
     for (const n of [...edges, 1234567.891, 1e20]) expect(usd(n), String(n)).toBe(dollars(n));
     const random = [...seeded(7, 20_000)];
     for (let i = 0; i + 1 < random.length; i += 2) {
