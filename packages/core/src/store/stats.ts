@@ -2,7 +2,9 @@
  * `store.stats()`: what is in the store, counted in one read snapshot so the numbers agree with
  * each other while other processes write. Sessions carry running totals (tool calls, tokens,
  * cost: kept by appendMessage and recordUsage), so this is one scan of the sessions table and
- * one of the messages table's role column, never a read of message content.
+ * one of the messages table for its role column. No index holds the role, so that scan walks
+ * the table's pages, where the text of every message shorter than a page lives too: its time
+ * grows with the store (~0.14 s at 100k messages from the OS cache).
  */
 import { all, get, guard, type Op, snapshot } from "../engine/effects.js";
 import type { FtsStatus } from "../fts/index.js";
