@@ -49,9 +49,13 @@ function unicodeFacts(): Unicode {
   return unicode;
 }
 
-/** The grapheme clusters of `text`, as a terminal draws them. */
-function graphemesOf(text: string): Intl.Segments {
-  return unicodeFacts().graphemes.segment(text);
+/** The grapheme clusters of `text`, as a terminal draws them, each with the columns it takes:
+ * segmented once (measuring each cluster with `displayWidth` would segment it again). */
+function* measuredGraphemes(text: string): Generator<[string, number]> {
+  const u = unicodeFacts();
+  for (const { segment } of u.graphemes.segment(text)) {
+    yield [segment, PLAIN.test(segment) ? segment.length : clusterWidth(segment, u)];
+  }
 }
 
 /** Columns one grapheme cluster takes: 0 when nothing in it is visible; 2 for an emoji; else the
@@ -100,8 +104,7 @@ export function cutToWidth(text: string, max: number): string {
   if (max <= 0) return "";
   let out = "";
   let used = 0;
-  for (const { segment } of graphemesOf(text)) {
-    const w = displayWidth(segment);
+  for (const [segment, w] of measuredGraphemes(text)) {
     if (used + w > max - 1) break;
     out += segment;
     used += w;
@@ -138,8 +141,7 @@ export function wrapLine(line: string, width: number): string[] {
   /** Where in `current` the last space ends, and the columns up to there. */
   let breakAt = -1;
   let usedAtBreak = 0;
-  for (const { segment } of graphemesOf(text)) {
-    const w = displayWidth(segment);
+  for (const [segment, w] of measuredGraphemes(text)) {
     if (used + w > width && current !== "") {
       if (breakAt > 0 && segment !== " ") {
         out.push(current.slice(0, breakAt).trimEnd());
