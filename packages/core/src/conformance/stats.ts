@@ -1,5 +1,6 @@
 /** Conformance: `await store.stats()` counts what the API stored, agrees with the per-call reads, and
  * works read-only (what `sessiondb stats` needs, so the CLI sends no SQL of its own). */
+import { BY_ROLE } from "../store/stats.js";
 import { assert, type ConformanceTarget, fixtureTest } from "./harness.js";
 
 export function statsSuite(target: ConformanceTarget): void {
@@ -66,5 +67,36 @@ export function statsSuite(target: ConformanceTarget): void {
       const { fts: _, ...again } = await reader.stats();
       assert.deepEqual(again, expected);
     });
+
+    // Each engine's planner decides: the count must walk the partial role index alone, and a
+    // lookup by role (the session list's previews, role-filtered searches) must never use it.
+    test(
+      "the count by role walks idx_messages_role, which no lookup by role uses",
+      async (f) => {
+        const store = await f.open();
+        await store.createSession({ id: "a", source: "cli" });
+        await store.appendMessage("a", { role: "user", content: "hi" });
+        await store.close();
+        const conn = f.raw();
+        const plan = (sql: string, ...params: string[]) =>
+          conn
+            .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+            .all(...params)
+            .map((row) => String(row.detail))
+            .join(" | ");
+        assert.match(plan(BY_ROLE), /COVERING INDEX idx_messages_role/);
+        for (const lookup of [
+          "SELECT id FROM messages WHERE role = ?",
+          "SELECT id FROM messages WHERE session_id = ? AND role = 'user' ORDER BY id LIMIT 1",
+          "SELECT id FROM messages WHERE id > 0 AND role IN (?, 'tool') ORDER BY timestamp DESC LIMIT 20",
+        ]) {
+          assert.doesNotMatch(
+            plan(lookup, ...(lookup.includes("session_id") ? ["a"] : ["user"])),
+            /idx_messages_role/,
+          );
+        }
+      },
+      ["files"],
+    );
   });
 }

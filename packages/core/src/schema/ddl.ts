@@ -40,7 +40,8 @@ export function createTableSql(table: TableDef, name = table.name, ifNotExists =
 
 /** CREATE INDEX IF NOT EXISTS. */
 export function createIndexSql(index: IndexDef): string {
-  return `CREATE INDEX IF NOT EXISTS ${ident(index.name)} ON ${ident(index.table)}(${index.columns.map(ident).join(", ")})`;
+  const where = index.where ? ` WHERE ${index.where}` : "";
+  return `CREATE INDEX IF NOT EXISTS ${ident(index.name)} ON ${ident(index.table)}(${index.columns.map(ident).join(", ")})${where}`;
 }
 
 /** ALTER TABLE … ADD COLUMN. */

@@ -33,6 +33,9 @@ export interface IndexDef {
   readonly name: string;
   readonly table: string;
   readonly columns: readonly string[];
+  /** A partial index's condition (SQL over the table's columns): only a query whose WHERE holds
+   * this same term can use the index. */
+  readonly where?: string;
 }
 
 const counter = (name: string): ColumnDef => ({ name, type: "INTEGER", notNull: true, default: "0" });
@@ -139,9 +142,19 @@ export const STATE_META: TableDef = {
 /** Every table, parents before children (the order DDL runs in). */
 export const TABLES: readonly TableDef[] = [STATE_META, SESSIONS, MESSAGES, SESSION_MODEL_USAGE];
 
+/** The condition of idx_messages_role, true of every row (a role is never empty): the count by
+ * role names it to use that index. A range on the role, which no lookup writes. */
+export const ROLE_INDEX_TERM = "role > ''";
+
 export const INDEXES: readonly IndexDef[] = [
   { name: "idx_messages_session", table: "messages", columns: ["session_id", "id"] },
   { name: "idx_messages_timestamp", table: "messages", columns: ["timestamp"] },
+  // For store.stats()'s count by role alone: walking this index is ~15x faster than the table,
+  // whose leaf pages hold the message text. Partial on a condition every row meets, so that only
+  // a query naming that condition (ROLE_INDEX_TERM) can use it. Without statistics SQLite cannot
+  // know that a role matches a fifth of the store: as a plain index it made lookups by session
+  // and role walk every message of the role (50 sessions' previews: 2.7 s instead of 3 ms at 100k).
+  { name: "idx_messages_role", table: "messages", columns: ["role"], where: ROLE_INDEX_TERM },
   { name: "idx_sessions_started", table: "sessions", columns: ["started_at"] },
   { name: "idx_sessions_activity", table: "sessions", columns: ["last_activity_at"] },
   { name: "idx_sessions_source", table: "sessions", columns: ["source", "started_at"] },

@@ -2,14 +2,15 @@
  * `store.stats()`: what is in the store, counted in one read snapshot so the numbers agree with
  * each other while other processes write. Sessions carry running totals (tool calls, tokens,
  * cost: kept by appendMessage and recordUsage), so this is one scan of the sessions table and
- * one of the messages table for its role column. No index holds the role, so that scan walks
- * the table's pages, where the text of every message shorter than a page lives too: its time
- * grows with the store (~0.14 s at 100k messages from the OS cache).
+ * a walk of idx_messages_role for the count by role: its entries are a role and an id, so the
+ * count never reads message text. Both still grow with the store, but slowly. A store that was
+ * only ever opened read-only since an older build wrote it has no such index yet, and its count
+ * reads the table.
  */
 import { all, get, guard, type Op, snapshot } from "../engine/effects.js";
 import type { FtsStatus } from "../fts/index.js";
 import { readFtsStatus } from "../fts/status.js";
-import { MESSAGES, SESSIONS } from "../schema/definition.js";
+import { MESSAGES, ROLE_INDEX_TERM, SESSIONS } from "../schema/definition.js";
 import type { Role } from "./types.js";
 
 /** Counts across the whole store (archived sessions included). */
@@ -31,7 +32,8 @@ const SESSION_TOTALS = `SELECT count(*) AS total, coalesce(sum(archived != 0), 0
   coalesce(sum(cache_write_tokens), 0) AS cache_write, coalesce(sum(reasoning_tokens), 0) AS reasoning,
   coalesce(sum(estimated_cost_usd), 0) AS cost FROM ${SESSIONS.name}`;
 
-const BY_ROLE = `SELECT role, count(*) AS n FROM ${MESSAGES.name} GROUP BY role ORDER BY role`;
+/** Through idx_messages_role (its condition named): an index walk that never reads message text. */
+export const BY_ROLE = `SELECT role, count(*) AS n FROM ${MESSAGES.name} WHERE ${ROLE_INDEX_TERM} GROUP BY role ORDER BY role`;
 
 /** The counts and the index's state, in one snapshot. */
 export function* stats(): Op<StoreStats> {
