@@ -82,9 +82,8 @@ function clusterWidth(cluster: string, u: Unicode): number {
 /** Columns `text` takes on a terminal (no newlines expected; a tab counts 0: expandTabs places them). */
 export function displayWidth(text: string): number {
   if (PLAIN.test(text)) return text.length;
-  const u = unicodeFacts();
   let width = 0;
-  for (const { segment } of u.graphemes.segment(text.replace(u.ansi, ""))) width += clusterWidth(segment, u);
+  for (const [, w] of measuredGraphemes(text.replace(unicodeFacts().ansi, ""))) width += w;
   return width;
 }
 

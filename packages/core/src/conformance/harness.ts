@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import type { SqliteConnection, SqliteDriver } from "../driver.js";
+import type { SqliteConnection, SqliteDriver, SqlValue } from "../driver.js";
 import type { Host } from "../host/host.js";
 import type { SqliteJournalMode } from "../journal.js";
 import type { DeleteSessionsOptions, DeleteSessionsResult } from "../maintenance/delete-sessions.js";
@@ -421,6 +421,15 @@ function isThenable(value: unknown): boolean {
 export function scalar(conn: SqliteConnection, sql: string, ...params: (string | number | null)[]): unknown {
   const row = conn.prepare(sql).get(...params);
   return row === undefined ? undefined : Object.values(row)[0];
+}
+
+/** SQLite's plan for `sql` with `params` bound, its steps joined by " | ". */
+export function queryPlan(conn: SqliteConnection, sql: string, ...params: SqlValue[]): string {
+  return conn
+    .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+    .all(...params)
+    .map((row) => String(row.detail))
+    .join(" | ");
 }
 
 /** A driver that records every SQL text it is asked to exec or prepare, and calls `before(sql)`

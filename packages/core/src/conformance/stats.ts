@@ -1,7 +1,7 @@
 /** Conformance: `await store.stats()` counts what the API stored, agrees with the per-call reads, and
  * works read-only (what `sessiondb stats` needs, so the CLI sends no SQL of its own). */
 import { BY_ROLE } from "../store/stats.js";
-import { assert, type ConformanceTarget, fixtureTest } from "./harness.js";
+import { assert, type ConformanceTarget, fixtureTest, queryPlan } from "./harness.js";
 
 export function statsSuite(target: ConformanceTarget): void {
   const { describe } = target;
@@ -78,22 +78,17 @@ export function statsSuite(target: ConformanceTarget): void {
         await store.appendMessage("a", { role: "user", content: "hi" });
         await store.close();
         const conn = f.raw();
-        const plan = (sql: string, ...params: string[]) =>
-          conn
-            .prepare(`EXPLAIN QUERY PLAN ${sql}`)
-            .all(...params)
-            .map((row) => String(row.detail))
-            .join(" | ");
-        assert.match(plan(BY_ROLE), /COVERING INDEX idx_messages_role/);
-        for (const lookup of [
-          "SELECT id FROM messages WHERE role = ?",
-          "SELECT id FROM messages WHERE session_id = ? AND role = 'user' ORDER BY id LIMIT 1",
-          "SELECT id FROM messages WHERE id > 0 AND role IN (?, 'tool') ORDER BY timestamp DESC LIMIT 20",
-        ]) {
-          assert.doesNotMatch(
-            plan(lookup, ...(lookup.includes("session_id") ? ["a"] : ["user"])),
-            /idx_messages_role/,
-          );
+        assert.match(queryPlan(conn, BY_ROLE), /COVERING INDEX idx_messages_role/);
+        const lookups: Array<[string, ...string[]]> = [
+          ["SELECT id FROM messages WHERE role = ?", "user"],
+          ["SELECT id FROM messages WHERE session_id = ? AND role = 'user' ORDER BY id LIMIT 1", "a"],
+          [
+            "SELECT id FROM messages WHERE id > 0 AND role IN (?, 'tool') ORDER BY timestamp DESC LIMIT 20",
+            "user",
+          ],
+        ];
+        for (const [sql, ...params] of lookups) {
+          assert.doesNotMatch(queryPlan(conn, sql, ...params), /idx_messages_role/);
         }
       },
       ["files"],

@@ -9,6 +9,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { tempDir, testDriver, wrappingDriver } from "../../test/support/driver.js";
+import { queryPlan } from "../conformance/harness.js";
 import type { SqlValue } from "../driver.js";
 import type { SearchOptions } from "../fts/search-options.js";
 import { nodeFsHost } from "../host/node-fs.js";
@@ -63,14 +64,7 @@ function plans(): Array<{ sql: string; plan: string }> {
   try {
     return [...ran]
       .filter(([sql]) => /^\s*(SELECT|WITH)\b/i.test(sql) && !/\btemp\./i.test(sql))
-      .map(([sql, params]) => ({
-        sql,
-        plan: conn
-          .prepare(`EXPLAIN QUERY PLAN ${sql}`)
-          .all(...params)
-          .map((row) => String(row.detail))
-          .join(" | "),
-      }));
+      .map(([sql, params]) => ({ sql, plan: queryPlan(conn, sql, ...params) }));
   } finally {
     conn.close();
   }
