@@ -2,8 +2,8 @@
  * A long command stopped by SIGINT (Ctrl-C), SIGTERM (`kill`, a service manager) or SIGHUP (a
  * closed terminal): it removes its temporary file and exits 128 + the signal's number (130, 143,
  * 129) with one line saying so. Real subprocesses and real signals: each command is frozen with
- * SIGSTOP the moment its temporary file appears, sent the signal, then let go (SIGCONT), so it
- * meets the signal mid-way whatever the machine's speed.
+ * SIGSTOP the moment its temporary file appears (a backup's, once SQLite writes into it), sent the
+ * signal, then let go (SIGCONT), so it meets the signal mid-way whatever the machine's speed.
  */
 import type { ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
@@ -61,18 +61,21 @@ function start(args: string[], target?: Target, store = db): ReturnType<typeof s
   return started;
 }
 
-/** Freeze `child` the moment `folder` holds a file matching `pattern`, send `signal`, let it go
- * on; returns that file's name. */
+/** Freeze `child` the moment `folder` holds a file matching `pattern` (and, given `started`,
+ * once `started(name)` says the work on it is under way), send `signal`, let it go on; returns
+ * that file's name. */
 function stopWhenWriting(
   child: ChildProcess,
   folder: string,
   pattern: RegExp,
   signal: NodeJS.Signals,
+  started: (name: string) => boolean = () => true,
 ): string {
   const deadline = Date.now() + 30_000;
   let found: string | undefined;
   // A busy wait on purpose: the command runs for well under a second.
-  while (!found && Date.now() < deadline) found = fs.readdirSync(folder).find((f) => pattern.test(f));
+  while (!found && Date.now() < deadline)
+    found = fs.readdirSync(folder).find((f) => pattern.test(f) && started(f));
   stopProcess(child.pid as number);
   expect(found, `no file matching ${pattern} appeared in 30 s`).toBeDefined();
   child.kill(signal);
@@ -80,8 +83,23 @@ function stopWhenWriting(
   return found as string;
 }
 
-/** `backup` of `store` stopped by `signal` as its temporary copy appears: exit `exit`, nothing
- * left. */
+/** Whether SQLite has begun writing the backup's temporary copy `name` in `folder`: the copy has
+ * a journal (the online backup writes it in a transaction) or bytes (VACUUM INTO). The copy
+ * itself is created empty before the snapshot is taken; a signal then would be seen before the
+ * copy begins, and the test would not show that one arriving in the middle of it is. */
+function copyUnderWay(folder: string): (name: string) => boolean {
+  return (name) => {
+    if (name.endsWith("-journal")) return true;
+    try {
+      return fs.statSync(path.join(folder, name)).size > 0;
+    } catch {
+      return false; // Renamed or removed between the listing and the look.
+    }
+  };
+}
+
+/** `backup` of `store` stopped by `signal` while SQLite writes its temporary copy: exit `exit`,
+ * nothing left. */
 async function backupStopped(
   signal: NodeJS.Signals,
   exit: number,
@@ -91,7 +109,7 @@ async function backupStopped(
   const folder = tempDir();
   const dest = path.join(folder, "copy.db");
   const { child, closed } = start(["backup", dest], target, store);
-  stopWhenWriting(child, folder, /^copy\.db\.tmp-/, signal);
+  stopWhenWriting(child, folder, /^copy\.db\.tmp-/, signal, copyUnderWay(folder));
   const { code, stderr } = await closed;
   expectOneLineError({ code, stdout: "", stderr: stderr.replace(/^backup .*\n/gm, "") }, exit, "INTERRUPTED");
   expect(stderr).toContain(`backup interrupted by ${signal}; nothing was written`);

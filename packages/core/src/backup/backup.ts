@@ -7,11 +7,11 @@
 import type { SqliteConnection } from "../driver.js";
 import { readSync } from "../engine/run-sync.js";
 import { InvalidInputError, isDiskFull, StoreFullError } from "../errors.js";
+import { letEventsIn } from "../event-loop.js";
 import type { FtsStatus } from "../fts/index.js";
 import type { Host } from "../host/host.js";
 import { type JournalMode, readJournalMode } from "../journal.js";
 import { holdLocally } from "../locks/local-holds.js";
-import { sleepAsync } from "../locks/patience.js";
 import { isInMemoryPath } from "../sqlite-path.js";
 import type { StoreContext } from "../store/context.js";
 import * as valid from "../store/validate.js";
@@ -161,7 +161,7 @@ export async function backupStore(
       // A copy that held this thread to its end (VACUUM INTO; the online backup in one step on a
       // binding that runs it here) kept the event loop from running: a signal's listener or a
       // timer that aborts meanwhile runs now, before anything is published.
-      await sleepAsync(0);
+      await letEventsIn();
       options.signal.throwIfAborted();
     }
     options.onProgress?.({ phase: "finishing" });

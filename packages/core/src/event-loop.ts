@@ -1,0 +1,20 @@
+/**
+ * Letting the event loop catch up after this thread was held by synchronous work (a one-step
+ * backup, a `VACUUM INTO`): a process signal that came meanwhile waits, unread, until the loop
+ * next polls for I/O, and only then does its listener run (and abort what it was given to abort).
+ */
+
+const nextTimer = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
+
+/**
+ * Resolves once the loop has polled for I/O, so a signal that arrived before the call has reached
+ * its listeners. One zero timer is not enough: when the held work ran from a setImmediate or an
+ * I/O callback (better-sqlite3 runs each backup step in a setImmediate) and a millisecond passes
+ * before the loop comes round, the loop fires that timer before it polls, on Node, Bun and Deno
+ * alike. A second timer armed from the first one's callback is due a millisecond later, after the
+ * poll. (A setImmediate in its place does not let Deno's signals in.)
+ */
+export async function letEventsIn(): Promise<void> {
+  await nextTimer();
+  await nextTimer();
+}
