@@ -253,7 +253,7 @@ function wantsJson(argv: string[]): boolean {
 }
 
 /** Run the CLI and exit. */
-export async function main(argv: string[] = process.argv.slice(2)): Promise<never> {
+export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
   guardOutput();
   let code: number;
   try {
@@ -274,7 +274,24 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<neve
   }
   // Let stdout drain (a pipe may be slow) before exiting with the code.
   await flushOut();
-  process.exit(code);
+  endWith(code);
+}
+
+/** How long a command that left something running (a socket, a timer) gets before
+ * `process.exit` ends it: none of ours does on its normal path. */
+const EXIT_FALLBACK_MS = 100;
+
+/**
+ * End the process with `code`: it ends on its own once nothing is left to run, and
+ * `process.exit` is only the fallback. On Node 24, `process.exit` can hang for ever: it joins V8's
+ * background threads before it tears V8 down, and a background compile that is waiting for a
+ * garbage collection at that moment waits for one that never comes (nodejs/node#54918). A CLI
+ * call in our test suite hung so for ten minutes after its work was done. A process that ends on
+ * its own tears V8 down first, which wakes that thread.
+ */
+function endWith(code: number): void {
+  process.exitCode = code;
+  setTimeout(() => process.exit(code), EXIT_FALLBACK_MS).unref();
 }
 
 void main();

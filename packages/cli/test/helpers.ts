@@ -19,6 +19,9 @@ export interface Result {
   stderr: string;
 }
 
+/** The longest one CLI call here may take (the slowest takes seconds). */
+const CLI_CALL_LIMIT_MS = 300_000;
+
 /** Run `<runtime> dist/cli.js ...args` and wait for it. */
 export function cli(
   args: string[],
@@ -38,8 +41,13 @@ export function cli(
       ...(stdin === undefined ? { input: options.input ?? "" } : { stdio: [stdin, "pipe", "pipe"] }),
       env: { ...process.env, NO_COLOR: "1", SESSIONDB_PATH: "", ...options.env },
       maxBuffer: 512 * 1024 * 1024,
+      // A call that never ends would hold this worker for ever (a synchronous spawn leaves the
+      // test's timeout no turn to fire): end it and say so instead.
+      timeout: CLI_CALL_LIMIT_MS,
+      killSignal: "SIGKILL",
     });
-    return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+    const stderr = r.error ? `${r.stderr ?? ""}\n[test helper: ${r.error.message}]` : r.stderr;
+    return { code: r.status, stdout: r.stdout, stderr };
   } finally {
     if (stdin !== undefined) fs.closeSync(stdin);
   }
