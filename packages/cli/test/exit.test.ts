@@ -15,7 +15,10 @@ const NODE_TARGETS = TARGETS.filter((t) => path.basename(t.runtime[0] as string)
 
 describe.each(NODE_TARGETS)("on $name", (target) => {
   const run = (args: string[]) =>
-    cli(args, { runtime: [...target.runtime, "--import", PRELOAD], ...(target.env ? { env: target.env } : {}) });
+    cli(args, {
+      runtime: [...target.runtime, "--import", PRELOAD],
+      ...(target.env ? { env: target.env } : {}),
+    });
 
   it("reads, writes and fails without calling process.exit, with the right exit codes", () => {
     const dir = tempDir();
@@ -49,7 +52,9 @@ describe.each(NODE_TARGETS)("on $name", (target) => {
 
   it("the preload sees a call of process.exit (so the check above can fail)", () => {
     const [exe, ...pre] = target.runtime;
-    const r = spawnSync(exe as string, [...pre, "--import", PRELOAD, "-e", "process.exit(5)"], { encoding: "utf8" });
+    const r = spawnSync(exe as string, [...pre, "--import", PRELOAD, "-e", "process.exit(5)"], {
+      encoding: "utf8",
+    });
     expect(r.status).toBe(5);
     expect(r.stderr).toContain("process.exit(5) called");
   });
