@@ -4,7 +4,7 @@
  * next polls for I/O, and only then does its listener run (and abort what it was given to abort).
  */
 
-const nextTimer = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
+import { sleepAsync } from "./locks/patience.js";
 
 /**
  * Resolves once the loop has polled for I/O, so a signal that arrived before the call has reached
@@ -15,6 +15,6 @@ const nextTimer = (): Promise<void> => new Promise((resolve) => setTimeout(resol
  * poll. (A setImmediate in its place does not let Deno's signals in.)
  */
 export async function letEventsIn(): Promise<void> {
-  await nextTimer();
-  await nextTimer();
+  await sleepAsync(0);
+  await sleepAsync(0);
 }
