@@ -170,12 +170,24 @@ export async function runRole(main) {
     adapter = await loadAdapter(cfg);
     await main({ cfg, report, adapter, stop: stopControl(cfg) });
     report.event("exit", { code: 0 });
-    process.exit(0);
+    endCleanly();
   } catch (error) {
     report.event("crash", {
       error: describeError(error, adapter?.mod.SessionDbError),
       stack: String(error?.stack).slice(0, 2000),
     });
-    process.exit(3);
+    process.exit(3); // at once: nothing the role left running may act after its crash
   }
+}
+
+/**
+ * End with code 0 once nothing is left to run; `process.exit` only as a fallback 100 ms later.
+ * On Node 24 `process.exit` can hang for ever (a V8 background compile waiting for a garbage
+ * collection while exit joins it, nodejs/node#54918); the chamber would then report a role that
+ * never exited. A process that ends on its own tears V8 down first. The CLI ends the same way.
+ * Only a role that finished uses it: whatever it still has running may finish within the 100 ms.
+ */
+function endCleanly() {
+  process.exitCode = 0;
+  setTimeout(() => process.exit(0), 100).unref();
 }
