@@ -83,6 +83,8 @@ function backupRefused(destination: string, reason: unknown): string | undefined
       return `will not write a copy over ${destination}: it is the store or one of its files; ${nothing}. Pick another file name.`;
     case "no-folder":
       return `cannot write ${destination}: its folder does not exist; ${nothing}.`;
+    case "not-permitted":
+      return `cannot write ${destination}: this user may not write there (permission denied or a read-only file system); ${nothing}. Pick a folder you can write to.`;
     case "sqlite-file":
       // The library's words say which SQLite file it is, and name no API.
       return undefined;

@@ -192,6 +192,24 @@ describe("library errors in the CLI's words (the built CLI)", () => {
     expect(json(cli(["--db", file, "sessions", "show", "s1", "--json"])).session.title).toBeNull();
   });
 
+  it("a backup into a folder on a read-only file system is refused as the destination's, with nothing left there", (ctx) => {
+    const folder = path.join(tempDir(), "ro-dest");
+    const reason = mountTmpfs(folder, "size=16m");
+    if (reason) {
+      console.warn(`skipped: needs a tmpfs to remount read-only: ${reason}`);
+      ctx.skip(reason);
+    }
+    mounts.push(folder);
+    const remount = spawnSync("mount", ["-o", "remount,ro", folder], { encoding: "utf8" });
+    if (remount.status !== 0) ctx.skip(`mount -o remount,ro failed: ${remount.stderr.trim()}`);
+    const dest = path.join(folder, "copy.db");
+    const r = cli(["--db", db, "backup", dest]);
+    expectOneLineError(r, 2, "BACKUP_DESTINATION_REFUSED");
+    expect(r.stderr).toContain(`cannot write ${dest}: this user may not write there`);
+    expect(r.stderr).not.toContain(".tmp-");
+    expect(fs.readdirSync(folder)).toEqual([]);
+  });
+
   it("--wait out of range names --wait; a query over the word budget says --substring", () => {
     const wait = cli(["--db", db, "--wait", "99999999999", "stats"]);
     expectOneLineError(wait, 2, "INVALID_INPUT");

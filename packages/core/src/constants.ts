@@ -74,6 +74,8 @@ export const RECOVERY_BACKOFF_FLOOR_MS = 1_000;
 /** Input limits: generous for agent transcripts, small enough to refuse runaway input. */
 export const MAX_SESSION_ID_CHARS = 256;
 export const MAX_CONTENT_CHARS = 16 * 1024 * 1024;
+/** Deepest nesting of arrays and objects in a JSON value (content parts, metadata, tool calls). */
+export const MAX_JSON_LEVELS = 64;
 export const MAX_SEARCH_QUERY_CHARS = 1000;
 export const MAX_SEARCH_LIMIT = 1000;
 /** Longest session source ("cli", "gateway", …); a longer search filter value could never match. */

@@ -250,7 +250,13 @@ export class StoreClosedError extends SessionDbError<"STORE_CLOSED"> {
 }
 
 /** Why a backup destination was refused. */
-export type BackupRefusal = "is-store" | "sqlite-file" | "exists" | "no-folder" | "not-a-file";
+export type BackupRefusal =
+  | "is-store"
+  | "sqlite-file"
+  | "exists"
+  | "no-folder"
+  | "not-a-file"
+  | "not-permitted";
 
 /** `store.backup(dest)` (or `repairStore`'s `output`) refused the destination; nothing was
  * written anywhere. */
@@ -258,10 +264,11 @@ export class BackupDestinationError extends SessionDbError<"BACKUP_DESTINATION_R
   readonly destination: string;
   readonly reason: BackupRefusal;
 
-  constructor(destination: string, reason: BackupRefusal, detail: string) {
+  constructor(destination: string, reason: BackupRefusal, detail: string, options?: { cause?: unknown }) {
     super(
       "BACKUP_DESTINATION_REFUSED",
       `Will not write a copy of the store to ${JSON.stringify(destination)}: it ${detail}. Nothing was written and the store is unchanged; pick a new file name${reason === "exists" ? " (or, for a backup, pass { overwrite: true })" : ""}.`,
+      options,
     );
     this.destination = destination;
     this.reason = reason;

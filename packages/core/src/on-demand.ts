@@ -6,6 +6,7 @@
  */
 import { awaited, guard, type Op } from "./engine/effects.js";
 import type { RepairOptions, RepairReport } from "./repair/types.js";
+import { repairInput } from "./store/options.js";
 
 type Jobs = typeof import("./jobs.js");
 
@@ -36,5 +37,6 @@ export function* onDemand<T>(name: string, start: (jobs: Jobs) => Op<T>): Op<T> 
  * `<db>.corrupt-<timestamp>`. Resolves to the report (repair/repair.ts).
  */
 export async function repairStore(path: string, options: RepairOptions): Promise<RepairReport> {
-  return (await loadJobs()).repairStore(path, options);
+  const input = repairInput(path, options);
+  return (await loadJobs()).repairStore(input.path, input.options);
 }

@@ -12,7 +12,7 @@ import type { Host } from "./host/host.js";
 import { isWalResetVulnerable } from "./journal.js";
 import { repairStore as repairWith } from "./on-demand.js";
 import type { AdapterRepairOptions, RepairReport } from "./repair/types.js";
-import { adapterOptions } from "./store/options.js";
+import { adapterOptions, adapterRepairOptions, repairInput } from "./store/options.js";
 import type { StoreOptions } from "./store/types.js";
 import { createStore, type Store } from "./store.js";
 
@@ -173,9 +173,13 @@ export function defineRuntime<Driver extends string>(
       const { driver: choice, storeOptions } = adapterOptions(options, host);
       return createStore(claim(choice as Driver | SqliteDriver | undefined), path, storeOptions);
     },
-    repairStore(path, options = {}) {
-      const { driver: choice, ...rest } = options;
-      return repairWith(path, { ...rest, driver: claim(choice), host });
+    // async: a refused input or driver is a rejection, as every later failure of a repair is.
+    // The input is checked before the driver is claimed: a refused call changes nothing.
+    async repairStore(path, options) {
+      const { driver: choice, rest } = adapterRepairOptions(options);
+      const input = repairInput(path, { ...rest, driver: resolveDriver(choice as Driver | undefined), host });
+      claim(input.options.driver);
+      return repairWith(input.path, input.options);
     },
   };
 }

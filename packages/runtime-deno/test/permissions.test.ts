@@ -36,7 +36,15 @@ async function run(
   return { code: output.code, out: decode(output.stdout), err: decode(output.stderr) };
 }
 
-const expected = { hits: 1, route: "fts", rebuilt: true, ok: true, count: 2, copied: 2 };
+const expected = {
+  hits: 1,
+  route: "fts",
+  rebuilt: true,
+  ok: true,
+  count: 2,
+  copied: 2,
+  refused: "BACKUP_DESTINATION_REFUSED not-permitted",
+};
 
 describe("Deno permissions", () => {
   it("node:sqlite: --allow-read=<dir> --allow-write=<dir> is enough for the whole library path", async () => {

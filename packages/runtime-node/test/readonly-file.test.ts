@@ -3,7 +3,7 @@
  * root the probe runs as the unprivileged user "nobody" (setpriv); otherwise as ourselves.
  */
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -33,6 +33,7 @@ describe.skipIf(!existsSync(BUILT) || !driver || (asRoot && !setpriv))(
       store.appendMessage("s", { role: "user", content: "kept" });
       store.close();
       const before = readFileSync(db);
+      mkdirSync(join(dir, "locked"), { mode: 0o555 });
       chmodSync(db, 0o444);
       chmodSync(dir, dirMode);
       const command = asRoot
@@ -63,6 +64,13 @@ describe.skipIf(!existsSync(BUILT) || !driver || (asRoot && !setpriv))(
       expect(result.count).toBe(1);
       expect(result.append).toBe("STORE_READONLY");
       expect(readFileSync(db).equals(before)).toBe(true);
+    });
+
+    it(`[${driver}] a backup into a folder this process may not write is refused as the destination's (not-permitted); nothing is left there`, () => {
+      const { result, db } = probe(0o777);
+      expect(result.backup).toBe("BACKUP_DESTINATION_REFUSED");
+      expect(result.backupReason).toBe("not-permitted");
+      expect(readdirSync(join(db, "..", "locked"))).toEqual([]);
     });
 
     it(`[${driver}] a closed WAL store in a directory we cannot write: read-only open explains why it cannot`, () => {

@@ -14,10 +14,11 @@ import { type JournalMode, readJournalMode } from "../journal.js";
 import { holdLocally } from "../locks/local-holds.js";
 import { isInMemoryPath } from "../sqlite-path.js";
 import type { StoreContext } from "../store/context.js";
+import { filePath } from "../store/options.js";
 import * as valid from "../store/validate.js";
 import { beginTransaction, rollbackQuietly } from "../transaction.js";
 import { type BackupMethod, onlineCopy, vacuumInto } from "./copy.js";
-import { checkDestination, publishCopy } from "./destination.js";
+import { checkDestination, permissionRefusal, publishCopy } from "./destination.js";
 import { removeDatabaseFile, temporaryName } from "./files.js";
 
 /** Where a running backup stands. */
@@ -92,10 +93,11 @@ function explainFts(fts: FtsStatus): string[] {
 /** Copy the store behind `ctx` to `destination` (see the module comment). */
 export async function backupStore(
   ctx: StoreContext,
-  destination: string,
+  destinationArgument: string,
   options: BackupOptions,
   inspectCopy: InspectCopy,
 ): Promise<BackupResult> {
+  const destination = filePath(destinationArgument, "backup.destination");
   const host = ctx.host;
   if (!host) {
     throw new InvalidInputError(
@@ -109,7 +111,11 @@ export async function backupStore(
   const temporary = temporaryName(destination, host.pid);
   // Created empty and private first, so the transcripts are never readable by others, not even
   // while the copy is being written. An empty file is a valid target for both methods.
-  host.writeFileAtomic(temporary, "");
+  try {
+    host.writeFileAtomic(temporary, "");
+  } catch (error) {
+    throw permissionRefusal(destination, error) ?? error;
+  }
   try {
     let method: BackupMethod;
     const { driver } = ctx;
@@ -191,7 +197,7 @@ export async function backupStore(
     };
   } catch (error) {
     removeDatabaseFile(host, temporary);
-    throw fullDiskAsStoreFull(error, destination);
+    throw permissionRefusal(destination, error) ?? fullDiskAsStoreFull(error, destination);
   }
 }
 

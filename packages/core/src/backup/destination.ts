@@ -74,6 +74,25 @@ function judge(driver: SqliteDriver, host: Host, path: string): Verdict {
   };
 }
 
+/** The errno codes of a file system that refuses this process: mode bits or ownership, a
+ * read-only mount. */
+const REFUSALS = new Set(["EACCES", "EPERM", "EROFS"]);
+
+/** `error` as the destination's refusal when the file system (or Deno's permissions: its
+ * `NotCapable`) would not let this process look at or write the destination; else undefined. */
+export function permissionRefusal(destination: string, error: unknown): BackupDestinationError | undefined {
+  const { code, name, message } = (error ?? {}) as { code?: unknown; name?: unknown; message?: unknown };
+  if (name !== "NotCapable" && !(typeof code === "string" && REFUSALS.has(code))) return undefined;
+  return new BackupDestinationError(
+    destination,
+    "not-permitted",
+    `is not this process's to write (${String(message)})`,
+    {
+      cause: error,
+    },
+  );
+}
+
 /** Throw `BackupDestinationError` unless `destination` is a fresh (or, with `overwrite`, a
  * replaceable regular) file in an existing folder that is none of `storePath`'s files. */
 export function checkDestination(
@@ -83,8 +102,22 @@ export function checkDestination(
   destination: string,
   overwrite: boolean,
 ): void {
-  if (typeof destination !== "string" || isInMemoryPath(destination)) {
-    throw new BackupDestinationError(String(destination), "not-a-file", "is not a file path");
+  try {
+    judgeDestination(driver, host, storePath, destination, overwrite);
+  } catch (error) {
+    throw permissionRefusal(destination, error) ?? error;
+  }
+}
+
+function judgeDestination(
+  driver: SqliteDriver,
+  host: Host,
+  storePath: string,
+  destination: string,
+  overwrite: boolean,
+): void {
+  if (isInMemoryPath(destination)) {
+    throw new BackupDestinationError(destination, "not-a-file", "is not a file path");
   }
   const folder = dirnameOf(destination);
   if (host.stat(folder)?.kind !== "directory") {

@@ -444,7 +444,19 @@ function openRows(f: Fixture, path: string): Row[] {
       field: `openStore.recoveryBackoff.${key}`,
     }));
   return [
-    ...[42, undefined, null, {}, [], Symbol("p"), 10n, "a\u0000b.db", "x".repeat(40_000)].map((v) => ({
+    ...[
+      42,
+      undefined,
+      null,
+      {},
+      [],
+      Symbol("p"),
+      10n,
+      "a\u0000b.db",
+      "x".repeat(40_000),
+      "a\uD800.db",
+      "\uDC00",
+    ].map((v) => ({
       label: `openStore(${show(v)})`,
       call: () => createStore(driver, v as never, { host }),
       field: "openStore.path",

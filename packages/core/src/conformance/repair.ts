@@ -280,6 +280,57 @@ export function repairSuite(target: ConformanceTarget): void {
       assert.equal(report.countsAfter?.messages, SESSIONS * PER_SESSION - expectedLost.length);
     });
 
+    test("wrong input to repairStore is a rejection naming the field (INVALID_INPUT); a damaged store and its folder stay as they were", async (f) => {
+      if (needsHost("wrong input to repairStore")) return;
+      build(f);
+      truncateSync(f.file(), Math.floor((statSync(f.file()).size / PAGE_SIZE) * 0.7) * PAGE_SIZE);
+      const damaged = sha(f.file());
+      const folder = readdirSync(dirname(f.file())).sort();
+      const full = options();
+      const bad: Array<[unknown, unknown, string]> = [
+        [5, full, "repairStore.path"],
+        [null, full, "repairStore.path"],
+        [`${f.file()}\uD800`, full, "repairStore.path"],
+        [f.file(), "checkOnly", "repairStore options"],
+        [f.file(), 5, "repairStore options"],
+        [f.file(), [], "repairStore options"],
+        [f.file(), { ...full, checkOnly: "yes" }, "repairStore.checkOnly"],
+        [f.file(), { ...full, checkOnly: 1 }, "repairStore.checkOnly"],
+        [f.file(), { ...full, force: 1 }, "repairStore.force"],
+        [f.file(), { ...full, output: 5 }, "repairStore.output"],
+        [f.file(), { ...full, output: f.file("out\uDC00.db") }, "repairStore.output"],
+        [f.file(), { ...full, now: 5 }, "repairStore.now"],
+        [f.file(), { ...full, driver: undefined }, "repairStore.driver"],
+        [f.file(), { ...full, host: {} }, "repairStore.host"],
+      ];
+      for (const [path, input, field] of bad) {
+        let pending: Promise<unknown> | undefined;
+        assert.doesNotThrow(
+          () => {
+            pending = repairStore(path as string, input as RepairOptions);
+          },
+          `repairStore(${String(path)}, …) threw synchronously`,
+        );
+        const error = await (pending as Promise<unknown>).then(
+          () => assert.fail(`repairStore with a bad ${field} was not refused`),
+          (caught: unknown) => caught as { code?: string; field?: string },
+        );
+        assert.equal(error.code, "INVALID_INPUT", `${field}: ${String(error)}`);
+        assert.equal(error.field, field);
+      }
+      assert.equal(sha(f.file()), damaged, "a refused repair changed the store");
+      assert.deepEqual(readdirSync(dirname(f.file())).sort(), folder);
+      // null options fields are the defaults.
+      const report = await repairStore(f.file(), {
+        ...full,
+        checkOnly: true,
+        output: null,
+        force: null,
+      } as never);
+      assert.equal(report.outcome, "unchanged", JSON.stringify(report));
+      assert.equal(sha(f.file()), damaged);
+    });
+
     test("check-only leaves the store's folder as it found it: no new -wal, -shm, lock link or scratch file; the same bytes", async (f) => {
       if (needsHost("check-only leaves the folder as it was")) return;
       const wal = `${f.file()}-wal`;

@@ -9,6 +9,7 @@ import { InvalidInputError } from "../errors.js";
 import type { Host } from "../host/host.js";
 import { type JournalMode, type JournalPolicyOptions, parseSqliteVersion } from "../journal.js";
 import type { RecoveryBackoffOptions } from "../locks/recovery-backoff.js";
+import type { RepairOptions } from "../repair/types.js";
 import type { StoreOptions } from "./types.js";
 import * as valid from "./validate.js";
 
@@ -62,10 +63,14 @@ export function storeDriver(value: unknown, field = "driver"): SqliteDriver {
   return value as SqliteDriver;
 }
 
-/** The store path: a string without NUL characters, at most MAX_PATH_CHARS long. "" and
- * ":memory:" (a private database SQLite keeps in memory) are valid. */
-export function storePath(value: unknown): string {
-  const field = "openStore.path";
+/**
+ * A file path the caller names — the store, a backup's destination, a repair's output: a string
+ * at most MAX_PATH_CHARS long, without NUL characters or lone UTF-16 surrogates. A lone surrogate
+ * has no UTF-8 spelling, and the runtimes disagree on the one they write: node:fs, Bun, Deno and
+ * node:sqlite write U+FFFD, better-sqlite3's SQLite the surrogate's raw three bytes. One string
+ * would name two files, the database one and its lock file and backups another.
+ */
+export function filePath(value: unknown, field: string): string {
   if (typeof value !== "string") {
     throw new InvalidInputError(
       field,
@@ -79,17 +84,29 @@ export function storePath(value: unknown): string {
     );
   }
   if (value.includes("\0")) throw new InvalidInputError(field, "must not contain a NUL character");
+  if (valid.wellFormed(value) !== value) {
+    throw new InvalidInputError(
+      field,
+      "must not contain a lone UTF-16 surrogate (half of a pair): it has no spelling as a file name",
+    );
+  }
   return value;
 }
 
-function host(value: unknown): Host | undefined {
+/** The store path (see filePath). "" and ":memory:" (a private database SQLite keeps in memory)
+ * are valid. */
+export function storePath(value: unknown): string {
+  return filePath(value, "openStore.path");
+}
+
+function host(value: unknown, field = "openStore.host"): Host | undefined {
   if (value === undefined) return undefined;
   const missing =
-    typeof value === "object"
+    typeof value === "object" && value !== null
       ? HOST_METHODS.filter((name) => typeof (value as Host)[name] !== "function")
       : HOST_METHODS;
   if (missing.length > 0) {
-    throw new InvalidInputError("openStore.host", `expected a Host; missing ${missing.join(", ")}`);
+    throw new InvalidInputError(field, `expected a Host; missing ${missing.join(", ")}`);
   }
   return value as Host;
 }
@@ -216,6 +233,45 @@ export function adapterOptions(value: unknown, runtimeHost: Host): AdapterOption
   const o = valid.options(value, "openStore", ADAPTER_OPTION_KEYS);
   const { driver, ...rest } = o;
   const storeOptions = { ...rest, host: rest.host ?? runtimeHost } as StoreOptions;
-  if (driver === undefined || typeof driver === "string") return { driver, storeOptions };
-  return { driver: storeDriver(driver, "openStore.driver"), storeOptions };
+  return { driver: driverChoice(driver, "openStore.driver"), storeOptions };
+}
+
+/** An adapter's `driver` option: a name (the adapter resolves it) or a driver object. */
+function driverChoice(value: unknown, field: string): string | SqliteDriver | undefined {
+  return value === undefined || typeof value === "string" ? value : storeDriver(value, field);
+}
+
+const ADAPTER_REPAIR_OPTION_KEYS = ["driver", "checkOnly", "output", "force", "now"] as const;
+const REPAIR_OPTION_KEYS = [...ADAPTER_REPAIR_OPTION_KEYS, "host"] as const;
+
+/** For runtime adapters: the caller's `repairStore` options read once, `driver` set aside (a name
+ * or a driver object); core's `repairStore` checks the rest (`repairInput`). */
+export function adapterRepairOptions(value: unknown): {
+  driver: string | SqliteDriver | undefined;
+  rest: Record<string, unknown>;
+} {
+  const { driver, ...rest } = valid.options(value, "repairStore", ADAPTER_REPAIR_OPTION_KEYS);
+  return { driver: driverChoice(driver, "repairStore.driver"), rest };
+}
+
+/**
+ * `repairStore(path, options)`'s input, checked before anything loads or touches a file: the
+ * store path and the output as file paths, the driver and host, the flags as booleans, the clock
+ * as a function. A mistake here would otherwise run the wrong repair: a truthy `checkOnly: "no"`
+ * only checking, or a string given as the options running a full repair and swap.
+ */
+export function repairInput(path: unknown, value: unknown): { path: string; options: RepairOptions } {
+  const o = valid.options(value, "repairStore", REPAIR_OPTION_KEYS);
+  const options: RepairOptions = {
+    driver: storeDriver(o.driver, "repairStore.driver"),
+    host: host(o.host ?? null, "repairStore.host") as Host,
+  };
+  const checkOnly = valid.flagOption(o.checkOnly, "repairStore.checkOnly");
+  const force = valid.flagOption(o.force, "repairStore.force");
+  const now = valid.callbackOption<() => number>(o.now, "repairStore.now");
+  if (checkOnly !== undefined) options.checkOnly = checkOnly;
+  if (force !== undefined) options.force = force;
+  if (now) options.now = now;
+  if (o.output !== undefined) options.output = filePath(o.output, "repairStore.output");
+  return { path: filePath(path, "repairStore.path"), options };
 }

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "vitest";
-import { replaceLoneSurrogates, wellFormed } from "./validate.js";
+import { MAX_JSON_LEVELS } from "../constants.js";
+import { InvalidInputError } from "../errors.js";
+import { cleanJson, replaceLoneSurrogates, wellFormed } from "./validate.js";
 
 // Every text the store takes passes `wellFormed`: the engine's own check where it has one, the
 // regular expression elsewhere. Both must store the same characters.
@@ -43,5 +45,31 @@ describe("wellFormed", () => {
   test("text that is already well formed comes back as the same string", () => {
     const text = `${"x".repeat(4096)} 😀`;
     assert.equal(wellFormed(text), text);
+  });
+});
+
+describe("cleanJson", () => {
+  /** `levels` arrays (or objects) one inside the other, the innermost holding `bottom` (or empty). */
+  const nested = (levels: number, wrap: (inner?: unknown) => unknown, bottom?: unknown): unknown => {
+    let value = wrap(bottom);
+    for (let i = 1; i < levels; i++) value = wrap(value);
+    return value;
+  };
+  const inArray = (inner?: unknown) => (inner === undefined ? [] : [inner]);
+  const inObject = (inner?: unknown) => (inner === undefined ? {} : { a: inner });
+
+  test(`takes ${MAX_JSON_LEVELS} levels of arrays or objects and refuses one more`, () => {
+    for (const wrap of [inArray, inObject]) {
+      for (const bottom of [undefined, "text", 5]) {
+        const deepest = nested(MAX_JSON_LEVELS, wrap, bottom);
+        assert.equal(JSON.stringify(cleanJson(deepest, "value")), JSON.stringify(deepest));
+        assert.throws(
+          () => cleanJson(nested(MAX_JSON_LEVELS + 1, wrap, bottom), "value"),
+          (error: unknown) =>
+            error instanceof InvalidInputError && /nested more than 64 levels deep/.test(error.message),
+          `${JSON.stringify(nested(1, wrap, bottom))} at ${MAX_JSON_LEVELS + 1} levels`,
+        );
+      }
+    }
   });
 });

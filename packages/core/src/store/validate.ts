@@ -7,6 +7,7 @@ import {
   MAX_CONTENT_CHARS,
   MAX_COST_USD,
   MAX_EPOCH_SECONDS,
+  MAX_JSON_LEVELS,
   MAX_SESSION_ID_CHARS,
   MAX_WAIT_MS,
 } from "../constants.js";
@@ -338,7 +339,10 @@ export function listOption(
  * JSON.parse can produce is kept, `__proto__` included; a getter (or proxy trap) that throws is
  * bad input at its field. */
 export function cleanJson(value: unknown, field: string, depth = 0): Json {
-  if (depth > 64) throw new InvalidInputError(field, "is nested more than 64 levels deep");
+  // `depth` counts the arrays and objects around `value`: one more is a level too deep.
+  if (depth >= MAX_JSON_LEVELS && typeof value === "object" && value !== null) {
+    throw new InvalidInputError(field, `is nested more than ${MAX_JSON_LEVELS} levels deep`);
+  }
   if (value === null || typeof value === "boolean") return value;
   if (typeof value === "string") return wellFormed(value);
   if (typeof value === "number") {
