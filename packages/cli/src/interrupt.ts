@@ -6,7 +6,9 @@
  * 128 + its number (130, 143, 129), so a script can tell a stopped run from a failed one.
  *
  * Without a listener the runtime's default for SIGTERM and SIGHUP is to die on the spot, which
- * leaves those files behind; only SIGKILL (or a power cut) still can.
+ * leaves those files behind; only SIGKILL (or a power cut) still can. The listeners stay until
+ * the process ends: a signal after the work is done (its file published) changes nothing, where
+ * the default would kill the finished command with 128 + n and tell a script it was interrupted.
  */
 import process from "node:process";
 import { ExitError } from "./exit.js";
@@ -18,7 +20,6 @@ const STOP_SIGNALS = Object.keys(NUMBER) as StopSignal[];
 export class Interrupt {
   readonly #controller = new AbortController();
   #received: StopSignal | undefined;
-  readonly #listeners: Array<[StopSignal, () => void]> = [];
 
   /** Listen from now on; `onRepeat` runs on every signal after the first (default: nothing). */
   constructor(onRepeat?: () => void) {
@@ -33,7 +34,6 @@ export class Interrupt {
       };
       try {
         process.on(name, listener);
-        this.#listeners.push([name, listener]);
       } catch {
         // A platform that cannot listen for this signal (Deno on Windows has no SIGTERM or
         // SIGHUP) cannot receive it either.
@@ -63,11 +63,5 @@ export class Interrupt {
   /** The error that ends the command: exit `exitCode`, code INTERRUPTED. */
   error(message: string): ExitError {
     return new ExitError(this.exitCode, message, "INTERRUPTED");
-  }
-
-  /** Stop listening: the runtime's defaults apply again. */
-  dispose(): void {
-    for (const [name, listener] of this.#listeners) process.off(name, listener);
-    this.#listeners.length = 0;
   }
 }

@@ -136,6 +136,27 @@ describe.each(SIGNALS)("%s", (signal, exit) => {
   });
 });
 
+it("export --output signalled just after FILE was replaced: the export is done, so exit 0 and FILE complete", async () => {
+  const folder = tempDir();
+  const out = path.join(folder, "out.jsonl");
+  fs.writeFileSync(out, "before\n");
+  const before = fs.statSync(out).ino;
+  const { child, closed } = start(["export", "--output", out]);
+  const deadline = Date.now() + 30_000;
+  // A busy wait on purpose: the command ends a few milliseconds after the rename.
+  while (fs.statSync(out).ino === before && Date.now() < deadline);
+  stopProcess(child.pid as number);
+  expect(fs.statSync(out).ino, "FILE was not replaced in 30 s").not.toBe(before);
+  child.kill("SIGINT");
+  child.kill("SIGCONT");
+  const { code, stderr } = await closed;
+  expect(code, stderr).toBe(0);
+  expect(stderr).toContain(
+    `exported 3 sessions (${(MESSAGES * 3).toLocaleString("en-US")} messages) to ${out}`,
+  );
+  expect(fs.readFileSync(out, "utf8").trim().split("\n")).toHaveLength(SESSIONS.length * (MESSAGES + 1));
+});
+
 // On every runtime: Node's bindings copy in steps on the main thread, Deno's node:sqlite on a
 // worker thread (its own backup call holds the thread to the end), and bun:sqlite's VACUUM INTO is
 // one statement (the signal is seen when it ends, and the copy is thrown away). A DELETE-mode

@@ -106,7 +106,6 @@ export const backup: Command = {
       for (const note of result.notes) print(`  note: ${note}`);
       return EXIT.OK;
     } finally {
-      stop.dispose();
       await store.close();
     }
   },

@@ -243,16 +243,12 @@ async function exportToOneFile(
   const intact = target.stat?.isFile() ? `${target.given} is unchanged` : "nothing was written";
   // Listening before the temporary file exists: a signal from then on must remove it.
   const stop = new Interrupt();
-  try {
-    return await exportToFile(store, sessions, rendering, target, {
-      stop,
-      what: `cannot write --output ${target.given}`,
-      intact,
-      keepEmpty: true,
-    });
-  } finally {
-    stop.dispose();
-  }
+  return await exportToFile(store, sessions, rendering, target, {
+    stop,
+    what: `cannot write --output ${target.given}`,
+    intact,
+    keepEmpty: true,
+  });
 }
 
 /** A file name for a session id: characters a file system or shell would trip on become "_". */
@@ -295,37 +291,33 @@ async function exportToFolder(
   const out: Exported = { sessions: 0, messages: 0, vanished: [] };
   let files = 0;
   const stop = new Interrupt();
-  try {
-    // In the order of one document (oldest first), so a stopped export has kept the oldest.
-    for (const session of exportOrder(sessions)) {
-      const given = nodePath.join(folder, fileNameOf(session.id, rendering.format.extension, taken));
-      const intact =
-        files === 0
-          ? "nothing was written"
-          : `this file was not written; ${files === 1 ? "the file before it" : `the ${count(files)} files before it`} in ${folder} ${files === 1 ? "is" : "are"} complete and kept`;
-      let target: ResolvedPath;
-      try {
-        target = resolvePath(given);
-        refuseStoreFiles(target, storeFile, given, intact);
-        refuseDatabases(target, given, intact);
-      } catch (error) {
-        throw fileError(error, `cannot write ${given}`, intact);
-      }
-      const one = await exportToFile(store, [session], rendering, target, {
-        stop,
-        what: `cannot write ${given}`,
-        intact,
-        keepEmpty: false,
-      });
-      files += one.sessions;
-      out.sessions += one.sessions;
-      out.messages += one.messages;
-      out.vanished.push(...one.vanished);
+  // In the order of one document (oldest first), so a stopped export has kept the oldest.
+  for (const session of exportOrder(sessions)) {
+    const given = nodePath.join(folder, fileNameOf(session.id, rendering.format.extension, taken));
+    const intact =
+      files === 0
+        ? "nothing was written"
+        : `this file was not written; ${files === 1 ? "the file before it" : `the ${count(files)} files before it`} in ${folder} ${files === 1 ? "is" : "are"} complete and kept`;
+    let target: ResolvedPath;
+    try {
+      target = resolvePath(given);
+      refuseStoreFiles(target, storeFile, given, intact);
+      refuseDatabases(target, given, intact);
+    } catch (error) {
+      throw fileError(error, `cannot write ${given}`, intact);
     }
-    return out;
-  } finally {
-    stop.dispose();
+    const one = await exportToFile(store, [session], rendering, target, {
+      stop,
+      what: `cannot write ${given}`,
+      intact,
+      keepEmpty: false,
+    });
+    files += one.sessions;
+    out.sessions += one.sessions;
+    out.messages += one.messages;
+    out.vanished.push(...one.vanished);
   }
+  return out;
 }
 
 /** Write to stdout with backpressure; a reader that goes away (`| head`) ends the export. */

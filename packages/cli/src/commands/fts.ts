@@ -214,7 +214,6 @@ export const ftsBackfill: Command = {
       else print(`index ${describeFts(status)}: ${count(last.total)} rows backfilled`);
       return EXIT.OK;
     } finally {
-      stop.dispose();
       await store.close();
     }
   },

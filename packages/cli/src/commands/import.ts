@@ -396,8 +396,6 @@ export const importCommand: Command = {
             `cannot read ${file} again`,
             "the sessions imported before this are kept; run the import again to finish it",
           );
-        } finally {
-          stop.dispose();
         }
         const o = importer.outcome;
         outcome = {

@@ -86,8 +86,6 @@ async function deleteAll(
     throw stop.error(
       `interrupted after deleting ${plural(done.sessions, "session")} of ${count(ids.length)}; the rest are intact — run the command again to finish`,
     );
-  } finally {
-    stop.dispose();
   }
 }
 

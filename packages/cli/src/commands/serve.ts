@@ -9,15 +9,25 @@ import { print } from "../format.js";
 import { openFor, parseNonNegativeInt } from "../open.js";
 import { writeErr } from "../output.js";
 import { detectRuntime } from "../runtime.js";
+import { hostEntry } from "../serve/hosts.js";
 import { isLoopback, LOOPBACK_HOSTS } from "../serve/loopback.js";
 import { visible } from "../visible.js";
 
 const DEFAULT_PORT = 7345;
 
-/** Host names a server bound to `host` may be addressed by. */
+/** Host entries a server bound to `host` may be addressed by (see serve/hosts.ts). */
 function allowedHosts(host: string, extra: string[]): Set<string> {
   const bracket = (h: string) => (h.includes(":") && !h.startsWith("[") ? `[${h}]` : h).toLowerCase();
-  const hosts = new Set([...LOOPBACK_HOSTS, bracket(host), ...extra.map(bracket)]);
+  const given = extra.map((value) => {
+    const entry = hostEntry(value);
+    if (entry === undefined) {
+      throw new UsageError(
+        `--allow-host expects a host name or address, optionally with :PORT (1-65535), got ${JSON.stringify(value)}`,
+      );
+    }
+    return entry;
+  });
+  const hosts = new Set([...LOOPBACK_HOSTS, bracket(host), ...given]);
   if (!isLoopback(host)) {
     hosts.add(os.hostname().toLowerCase());
     for (const list of Object.values(os.networkInterfaces()))
@@ -59,7 +69,8 @@ export const serve: Command = {
     `  --port N          port to listen on (default ${DEFAULT_PORT}; 0 picks a free one)`,
     "  --host H          address to listen on (default 127.0.0.1, this machine only)",
     "  --allow-host NAME another name the server may be reached by (checked against the Host",
-    "                    header, which defeats DNS rebinding); repeatable",
+    "                    header, which defeats DNS rebinding) on the port it listens on; NAME:PORT",
+    "                    for that port instead (a proxy or tunnel); repeatable",
     "  --open            open the address in the browser",
     "  --allow-write     open the store writable and let session pages rename, archive and",
     "                    delete sessions (forms protected against cross-site posts)",
@@ -86,6 +97,8 @@ export const serve: Command = {
     const host = values.host === undefined ? "127.0.0.1" : String(values.host).replace(/^\[|\]$/g, "");
     if (!/^[\w.:-]+$/.test(host))
       throw new UsageError(`--host expects an address or host name, got ${JSON.stringify(host)}`);
+    // Checked before the store is opened: a bad value is a usage error, nothing to close.
+    const hosts = allowedHosts(host, (values["allow-host"] as string[] | undefined) ?? []);
     const fromEnv = process.env.SESSIONDB_SERVE_TOKEN || undefined;
     const token = fromEnv ?? (isLoopback(host) ? undefined : randomBytes(24).toString("base64url"));
 
@@ -104,7 +117,7 @@ export const serve: Command = {
       storeFile: where.kind === "file" ? where.path : undefined,
       storeName: where.kind === "file" ? nodePath.basename(where.path) : new URL(where.url).host,
       guard: {
-        hosts: allowedHosts(host, (values["allow-host"] as string[] | undefined) ?? []),
+        hosts,
         port: () => bound,
         token,
         csrf: writes ? randomBytes(24).toString("base64url") : undefined,

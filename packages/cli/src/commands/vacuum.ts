@@ -67,7 +67,6 @@ export const vacuum: Command = {
       );
       return EXIT.OK;
     } finally {
-      stop.dispose();
       await store.close();
     }
   },
