@@ -160,8 +160,7 @@ export function searchBoundsSuite(target: ConformanceTarget): void {
           assert.equal(result.route, expectRoute(route), label);
           assert.deepEqual(ids(result), expected, label);
           for (const hit of result.hits) {
-            // The snippet spans the NUL (FTS5's snippet() drops the character itself) and marks
-            // the match after it.
+            // The snippet spans the NUL and marks the match after it.
             const marked = `«${query.split(" ")[0]}»`; // FTS5 marks a phrase word by word
             assert.ok(hit.snippet.includes(marked), `${label}: ${JSON.stringify(hit.snippet)}`);
             assert.ok(/^(nul|tool)A/.test(hit.snippet), `${label}: ${JSON.stringify(hit.snippet)}`);
@@ -172,6 +171,39 @@ export function searchBoundsSuite(target: ConformanceTarget): void {
       await store.startFtsBackfill();
       // The pending window holds every row: the index answers nothing, the top-up everything.
       await check("backfilling", (route) => (route === "like" ? "like" : "fts+like"));
+    });
+
+    test("a snippet of text holding a NUL is the text as stored, on every route and on a walk's later pages", async (f) => {
+      const store = await f.open();
+      await store.createSession({ id: "s", source: "cli" });
+      // FTS5's own snippet() drops text that follows a NUL: "alpha «charlie» delta echo".
+      const text = "alpha \u0000 bravo charlie delta echo";
+      const ids: number[] = [];
+      for (let i = 0; i < 3; i++) ids.push(await store.appendMessage("s", { role: "user", content: text }));
+      const route = await substringRoute(f, store);
+      for (const [query, options, expectedRoute] of [
+        ["alpha", {}, "fts"],
+        ["charlie", {}, "fts"],
+        ["echo", {}, "fts"],
+        ["charlie", { substring: true }, route],
+        ["charlie", { roles: ["user", "tool"] }, "like"],
+      ] as Array<[string, SearchOptions, string]>) {
+        const label = `${query} ${JSON.stringify(options)}`;
+        // Pages of one hit, so the rank walk's later pages (read by id) are checked too.
+        let page = await timedSearch(store, query, { ...options, limit: 1 });
+        const seen: number[] = [];
+        for (;;) {
+          assert.equal(page.route, expectedRoute, label);
+          for (const hit of page.hits) {
+            seen.push(hit.messageId);
+            assert.equal(hit.snippet.replace(/[«»]/g, ""), text, `${label}: ${JSON.stringify(hit.snippet)}`);
+            assert.ok(hit.snippet.includes(`«${query}»`), `${label}: ${JSON.stringify(hit.snippet)}`);
+          }
+          if (!page.nextCursor) break;
+          page = await timedSearch(store, query, { ...options, limit: 1, cursor: page.nextCursor });
+        }
+        assert.deepEqual([...seen].sort(), [...ids].sort(), label);
+      }
     });
 
     test("the trigram and LIKE routes agree on substring queries", async ({ open }) => {

@@ -137,9 +137,14 @@ const indexedLength = `ifnull(length(m.content), 0) + ifnull(length(m.tool_name)
 const snippetCall = (t: string) =>
   `snippet(${t}, -1, ${literal(SNIPPET_OPEN)}, ${literal(SNIPPET_CLOSE)}, ${literal(SNIPPET_ELLIPSIS)}, ${SNIPPET_TOKENS})`;
 
-/** The snippet column: FTS5's snippet() for rows of at most `?` indexed characters, else NULL.
- * Parameter: that length. */
-const snippetSql = (t: string) => `CASE WHEN ${indexedLength} <= ? THEN ${snippetCall(t)} END`;
+/** Whether FTS5's snippet() makes a row's snippet: the row has at most `?` indexed characters
+ * and no NUL in its text. snippet() drops text that follows a NUL ("alpha \0 bravo charlie"
+ * gave "alpha «charlie»", on every SQLite here), so such a row gets the window the LIKE route
+ * computes instead. Parameter: that length. */
+const snippetFits = `${indexedLength} <= ? AND instr(ifnull(m.content, ''), char(0)) = 0 AND instr(ifnull(m.tool_name, ''), char(0)) = 0`;
+
+/** The snippet column: FTS5's snippet() where it fits (above), else NULL. */
+const snippetSql = (t: string) => `CASE WHEN ${snippetFits} THEN ${snippetCall(t)} END`;
 
 /** MATCH, the walk's bounds, the rank seek, the exact test and the filters, as one condition. */
 function indexWhere(
@@ -262,7 +267,7 @@ export function rankedPageSql(
   const snippet =
     max === undefined
       ? "NULL AS snippet, 0 AS short"
-      : `CASE WHEN ${indexedLength} <= ? THEN (SELECT ${snippetCall(t)} FROM ${t} WHERE ${t} MATCH ? AND ${t}.rowid = m.id) END AS snippet, ${indexedLength} <= ? AS short`;
+      : `CASE WHEN ${snippetFits} THEN (SELECT ${snippetCall(t)} FROM ${t} WHERE ${t} MATCH ? AND ${t}.rowid = m.id) END AS snippet, ${snippetFits} AS short`;
   return {
     sql: `SELECT ${HIT_COLUMNS}, ${snippet} FROM json_each(?) AS p CROSS JOIN messages m WHERE m.id = p.value${exact}${filter.sql} ORDER BY p.key`,
     params: [
