@@ -11,7 +11,6 @@
 import { spawn } from "node:child_process";
 import module from "node:module";
 import { constants } from "node:os";
-import process from "node:process";
 import { fileURLToPath } from "node:url";
 
 /** The Bun executable when bunx launched this file on Node (bunx sets these, like npm does). */

@@ -3,7 +3,6 @@
  * Deno all provide it), runs one command, and turns every failure into one line on stderr and
  * an exit code from the table in exit.ts.
  */
-import process from "node:process";
 import { parseArgs } from "node:util";
 import { parseCommandArgs } from "./args.js";
 import type { Command, OptionSpec } from "./command.js";

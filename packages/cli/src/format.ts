@@ -1,5 +1,4 @@
 /** Human output helpers: numbers, sizes, times, columns, snippet highlighting, shortening. */
-import process from "node:process";
 import { writeOut } from "./output.js";
 import { visible } from "./visible.js";
 import { cutToWidth, displayWidth, padToWidth } from "./width.js";

@@ -10,7 +10,6 @@
  * the process ends: a signal after the work is done (its file published) changes nothing, where
  * the default would kill the finished command with 128 + n and tell a script it was interrupted.
  */
-import process from "node:process";
 import { ExitError } from "./exit.js";
 
 const NUMBER = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 } as const;

@@ -7,7 +7,6 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as nodePath from "node:path";
-import process from "node:process";
 import * as url from "node:url";
 import type { StoreOptions } from "@sessiondb/core";
 import { displayUrl } from "@sessiondb/core/driver";

@@ -9,7 +9,6 @@
  * `set -o pipefail` is not failed by it. (A command killed by SIGPIPE would exit 141; Node, Bun
  * and Deno ignore SIGPIPE and report EPIPE instead, which is what lets the CLI choose.)
  */
-import process from "node:process";
 
 /** Exit status when stdout's reader went away (README, "Output"). */
 export const READER_GONE_EXIT = 0;

@@ -6,7 +6,6 @@
  * cannot be started (not installed, no permission to run programs) falls back to stdout.
  */
 import { spawn } from "node:child_process";
-import process from "node:process";
 import type { OptionSpec } from "./command.js";
 import { writeOut } from "./output.js";
 import { envIfAllowed } from "./permissions.js";

@@ -5,7 +5,6 @@
  * and its checks (doctor, check) never mistake such a refusal for a problem with the store.
  */
 import * as fs from "node:fs";
-import process from "node:process";
 
 /** A refusal by the runtime's permission system (Deno's `NotCapable`). */
 export interface Denial {

@@ -4,7 +4,6 @@
  * Elsewhere (a pipe, a log file, CI): plain lines, the first at once, then at most one every
  * `lineEveryMs`, and the last one always.
  */
-import process from "node:process";
 import { count } from "./format.js";
 
 export interface ProgressOptions {

@@ -5,7 +5,6 @@
  * as `runtime`, so there is one shape to use and nothing to sniff. The import is lazy, so a
  * missing adapter is reported, not a crash at startup.
  */
-import process from "node:process";
 import type { SessionDbRuntime, SqliteDriver, Store, StoreOptions } from "@sessiondb/core";
 import { DriverUnavailableError } from "@sessiondb/core";
 import { watchLockWaits } from "./lock-wait.js";

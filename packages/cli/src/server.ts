@@ -6,7 +6,6 @@
  * Its Store answers with promises where a file store answers at once; the commands await every
  * call (`CliStore`), so the same code serves both.
  */
-import process from "node:process";
 import type { Store, StoreOptions } from "@sessiondb/core";
 import { DriverUnavailableError } from "@sessiondb/core";
 import { registerSecret } from "./exit.js";

@@ -7,7 +7,6 @@
  * (15–30 ms on Node), which a command that prints only ASCII should not pay at start.
  */
 
-import process from "node:process";
 import { eastAsianWidth } from "get-east-asian-width";
 import { envIfAllowed } from "./permissions.js";
 

@@ -14,7 +14,6 @@
  * behind that transaction and get it rolled back.
  */
 import { hostname } from "node:os";
-import process from "node:process";
 import type { SqliteError } from "@sessiondb/core";
 import type { AdmissionHolder, AdmissionLease, AsyncAdmission } from "@sessiondb/core/driver";
 import type { LibsqlExecutor } from "./executor.js";

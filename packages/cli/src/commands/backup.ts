@@ -1,5 +1,4 @@
 import * as nodePath from "node:path";
-import process from "node:process";
 import type { BackupResult } from "@sessiondb/core";
 import type { Command } from "../command.js";
 import { classify, EXIT, ExitError, NeedsFileError, UsageError } from "../exit.js";

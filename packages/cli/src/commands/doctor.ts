@@ -1,5 +1,4 @@
 import * as fs from "node:fs";
-import process from "node:process";
 import { type FtsStatus, isWalResetVulnerable, readAdmissionHolder } from "@sessiondb/core";
 import { nodeFsHost } from "@sessiondb/core/host";
 import type { Command } from "../command.js";

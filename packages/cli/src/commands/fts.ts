@@ -1,4 +1,3 @@
-import process from "node:process";
 import type { FtsStatus } from "@sessiondb/core";
 import type { Command } from "../command.js";
 import { EXIT, ExitError } from "../exit.js";

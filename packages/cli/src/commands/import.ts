@@ -1,5 +1,4 @@
 import * as fs from "node:fs";
-import process from "node:process";
 import type { CreateSessionInput, ImportSessionInput, MessageInput } from "@sessiondb/core";
 import type { Command } from "../command.js";
 import { EXIT, ExitError } from "../exit.js";

@@ -3,7 +3,6 @@
  * `store.deleteSessions`: every session is deleted whole in a short write transaction, paced so
  * that agents writing at the same time get the lock between two (see deleteAll).
  */
-import process from "node:process";
 import * as readline from "node:readline";
 import type { Session, SessionSummary } from "@sessiondb/core";
 import type { Command, CommandContext } from "../command.js";

@@ -2,7 +2,6 @@ import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import * as os from "node:os";
 import * as nodePath from "node:path";
-import process from "node:process";
 import type { Command } from "../command.js";
 import { EXIT, ExitError, redactSecrets, UsageError } from "../exit.js";
 import { print } from "../format.js";

@@ -1,4 +1,3 @@
-import process from "node:process";
 import type { Command } from "../command.js";
 import { EXIT } from "../exit.js";
 import { bytes, print, printJson } from "../format.js";
