@@ -48,10 +48,25 @@ export async function* numberedLines(
   }
 }
 
-/** Every chunk of a stream that can be read only once (stdin, a FIFO), kept as it came. */
-export async function readChunks(input: AsyncIterable<unknown>): Promise<Buffer[]> {
+/** Every chunk of a stream that can be read only once (stdin, a FIFO), kept as it came.
+ * `checkHead` sees the first `headBytes` bytes (all of them, if fewer) as soon as they are in:
+ * what it throws ends the read there, before the rest is held in memory. */
+export async function readChunks(
+  input: AsyncIterable<unknown>,
+  checkHead?: { headBytes: number; check: (head: Buffer) => void },
+): Promise<Buffer[]> {
   const chunks: Buffer[] = [];
-  for await (const chunk of input)
-    chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Buffer));
+  let size = 0;
+  let checked = checkHead === undefined;
+  for await (const chunk of input) {
+    const bytes = typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Buffer);
+    chunks.push(bytes);
+    size += bytes.length;
+    if (!checked && size >= (checkHead?.headBytes ?? 0)) {
+      checked = true;
+      checkHead?.check(Buffer.concat(chunks).subarray(0, checkHead.headBytes));
+    }
+  }
+  if (!checked) checkHead?.check(Buffer.concat(chunks));
   return chunks;
 }

@@ -11,7 +11,7 @@
  */
 import * as fs from "node:fs";
 import * as nodePath from "node:path";
-import { companionsOf, sqliteFileOf } from "@sessiondb/core";
+import { companionsOf, type SqliteFile, sqliteFileOf } from "@sessiondb/core";
 import { nodeFsHost } from "@sessiondb/core/host";
 import { EXIT, ExitError } from "./exit.js";
 
@@ -159,7 +159,21 @@ export function refuseStoreFiles(
  * after `refuseStoreFiles`, before the store is opened: it reads the first bytes of the file.
  */
 export function refuseDatabases(target: ResolvedPath, what: string, intact: string): void {
-  const file = sqliteFileOf(nodeFsHost, target.real);
+  refuseSqliteFile(sqliteFileOf(nodeFsHost, target.real), what, intact);
+}
+
+/** How many first bytes tell a SQLite file (its database header, WAL or journal magic). */
+export const SQLITE_HEAD_BYTES = 16;
+
+/** `refuseDatabases` for input read as a stream (stdin, a FIFO), by its first bytes. */
+export function refuseStreamedDatabases(head: Uint8Array, what: string, intact: string): void {
+  const info = { kind: "file" as const, mode: 0o600, size: head.length };
+  const reader = { stat: () => info, readBytes: () => head };
+  // "-" is named like no companion file: only the content decides.
+  refuseSqliteFile(sqliteFileOf(reader, "-"), what, intact);
+}
+
+function refuseSqliteFile(file: SqliteFile | undefined, what: string, intact: string): void {
   if (!file) return;
   const why = file.kind === "companion" ? "which only SQLite may write" : "not a JSONL file";
   throw new ExitError(

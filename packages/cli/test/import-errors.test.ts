@@ -237,6 +237,21 @@ describe.each(TARGETS)("$name", (target) => {
     ] as const) {
       expectOneLineError(run(["--db", db, "import", input]), 2, code);
     }
+    // Another database on stdin, redirected from its file or piped: told by its first bytes,
+    // as a named file is (a pipe has no name to look up).
+    const stdinFrom = cli(["--db", db, "import", "-"], {
+      runtime: target.runtime,
+      ...(target.env ? { env: target.env } : {}),
+      stdinFile: other,
+    });
+    expectOneLineError(stdinFrom, 2, "DATABASE_FILE");
+    expect(stdinFrom.stderr).toContain("stdin is a SQLite database, not a JSONL file");
+    // The header SQLite writes first, then bytes that are no JSON at all.
+    expectOneLineError(
+      run(["--db", db, "import", "-"], `SQLite format 3\u0000${"\u0001".repeat(200)}`),
+      2,
+      "DATABASE_FILE",
+    );
     // A missing file reads like a missing folder on its way, and like other commands' files.
     for (const input of [path.join(folder, "missing.jsonl"), path.join(folder, "nope", "x.jsonl")]) {
       expect(run(["--db", db, "import", input]).stderr).toBe(

@@ -7,7 +7,14 @@ import { Interrupt } from "../interrupt.js";
 import { type ParsedLine, parseLine, type SessionRecord } from "../jsonl.js";
 import { numberedLines, readChunks } from "../lines.js";
 import { localStoreFile, openFor } from "../open.js";
-import { fileError, refuseDatabases, refuseStoreFiles, resolvePath } from "../paths.js";
+import {
+  fileError,
+  refuseDatabases,
+  refuseStoreFiles,
+  refuseStreamedDatabases,
+  resolvePath,
+  SQLITE_HEAD_BYTES,
+} from "../paths.js";
 import { Progress } from "../progress.js";
 import type { CliStore } from "../server.js";
 import { visible } from "../visible.js";
@@ -122,6 +129,15 @@ async function plan(source: ImportSource): Promise<Plan> {
   return { sessions, orphans, ignored, lines };
 }
 
+/** readChunks' check that a stream (stdin, a FIFO) is no SQLite file: refused by its first bytes,
+ * before the rest is read. */
+function notDatabase(what: string, intact: string) {
+  return {
+    headBytes: SQLITE_HEAD_BYTES,
+    check: (head: Buffer) => refuseStreamedDatabases(head, what, intact),
+  };
+}
+
 /**
  * What to read: a regular file by its path (read once per pass); stdin or anything else that can
  * be read only once (a FIFO, `<(…)`), held in memory as its bytes. The file is checked before the
@@ -138,7 +154,7 @@ async function importSource(file: string, store: string | undefined): Promise<Im
       // No stdin at all: it reads as empty.
     }
     if (stdin?.isFile()) refuseStoreFiles({ stat: stdin }, store, "stdin", intact);
-    return readChunks(process.stdin);
+    return readChunks(process.stdin, notDatabase("stdin", intact));
   }
   try {
     const resolved = resolvePath(file);
@@ -150,7 +166,7 @@ async function importSource(file: string, store: string | undefined): Promise<Im
     refuseStoreFiles(target, store, file, intact);
     refuseDatabases(target, file, intact);
     if (target.stat.isFile()) return target.real;
-    return await readChunks(fs.createReadStream(target.real));
+    return await readChunks(fs.createReadStream(target.real), notDatabase(file, intact));
   } catch (error) {
     throw fileError(error, `cannot read ${file}`, intact);
   }
