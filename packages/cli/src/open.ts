@@ -132,7 +132,11 @@ export function patience(options: GlobalOptions): Patience {
 export function parseNonNegativeInt(text: string, name: string): number {
   if (!/^\d+$/.test(text))
     throw new UsageError(`${name} expects a non-negative integer, got ${JSON.stringify(text)}`);
-  return Number(text);
+  const n = Number(text);
+  // Beyond this a number is no longer exact (99999999999999999999 reads as 100000000000000000000).
+  if (!Number.isSafeInteger(n))
+    throw new UsageError(`${name} is at most ${Number.MAX_SAFE_INTEGER}, got ${text}`);
+  return n;
 }
 
 /** A positive integer option. */

@@ -7,7 +7,16 @@ import * as path from "node:path";
 import type { CorpusSummary } from "@sessiondb/bench/corpus";
 import { betterSqlite3Driver } from "@sessiondb/node";
 import { beforeAll, describe, expect, it } from "vitest";
-import { cli, corpusStore, holdLock, json, spawnCli, tempDir, withStore } from "./helpers.js";
+import {
+  cli,
+  corpusStore,
+  expectOneLineError,
+  holdLock,
+  json,
+  spawnCli,
+  tempDir,
+  withStore,
+} from "./helpers.js";
 
 const COMMANDS = [
   "stats",
@@ -249,6 +258,28 @@ describe("read commands on a corpus store", () => {
     expect(none.stdout).toBe(`0 of ${corpus.sessions} sessions (--limit 0)\n`);
     const past = cli(["--db", db, "sessions", "list", "--offset", String(corpus.sessions)]);
     expect(past.stdout).toBe(`no sessions past --offset ${corpus.sessions} (${corpus.sessions} sessions)\n`);
+    // Further past the end, the count is still the store's, not the offset.
+    const beyond = corpus.sessions + 7;
+    const far = cli(["--db", db, "sessions", "list", "--offset", String(beyond)]);
+    expect(far.stdout).toBe(`no sessions past --offset ${beyond} (${corpus.sessions} sessions)\n`);
+    expect(json(cli(["--db", db, "sessions", "list", "--offset", String(beyond), "--json"])).total).toBe(
+      corpus.sessions,
+    );
+  });
+
+  it("a count larger than the largest exact integer is a usage error naming the flag; the largest is taken", () => {
+    for (const args of [
+      ["sessions", "list", "--limit", "99999999999999999999"],
+      ["sessions", "list", "--offset", "9007199254740992"],
+      ["search", "x", "--offset", "9007199254740993"],
+    ]) {
+      const r = cli(["--db", db, ...args]);
+      expectOneLineError(r, 2, "USAGE");
+      expect(r.stderr).toContain(`${args[2]} is at most 9007199254740991, got ${args[3]}`);
+    }
+    const largest = cli(["--db", db, "sessions", "list", "--limit", "9007199254740991", "--json"]);
+    expect(largest.code, largest.stderr).toBe(0);
+    expect(json(largest).total).toBe(corpus.sessions);
   });
 
   it("sessions show counts in the singular: 1 message, 1 tool call", () => {

@@ -429,6 +429,12 @@ describe.each(TARGETS)("$name", (target) => {
     expect(listed(["--archived"])).toContain(id);
     expect(run(["--db", file, "sessions", "unarchive", id]).code).toBe(0);
     expect(listed()).toContain(id);
+    // An id named twice is one session.
+    expect(json(run(["--db", file, "sessions", "archive", id, id, "--json"]))).toEqual({
+      archived: [id],
+      unchanged: 0,
+    });
+    expect(run(["--db", file, "sessions", "unarchive", id, id]).stdout).toBe("unarchived 1 session\n");
     const missing = run(["--db", file, "sessions", "archive", id, "nope"]);
     expectOneLineError(missing, 7, "SESSION_NOT_FOUND");
   });

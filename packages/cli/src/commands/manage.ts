@@ -46,7 +46,8 @@ function notFound(shown: string, ids: string[]): ExitError {
 /** The named sessions, or exit 7 naming every missing one before anything changes. */
 async function existing({ store, shown }: Opened, ids: string[]): Promise<Session[]> {
   const found: Array<[string, Session | undefined]> = [];
-  for (const id of ids) found.push([id, await store.getSession(id)]);
+  // An id named twice is one session: counted, reported and changed once.
+  for (const id of new Set(ids)) found.push([id, await store.getSession(id)]);
   const missing = found.filter(([, s]) => !s).map(([id]) => id);
   if (missing.length) throw notFound(shown, missing);
   return found.map(([, s]) => s as Session);

@@ -152,10 +152,17 @@ export const sessionsList: Command = {
         sessions = all.slice(offset, offset + limit);
         total = all.length;
       } else {
-        // One more than asked tells whether the page is cut; only then is the rest counted.
-        const rows = await store.listSessions({ ...base, limit: limit + 1, offset });
+        // One more than asked tells whether the page is cut (the largest limit has no "one
+        // more": no store holds that many). Only a cut page, or an empty one past the start
+        // (the offset may lie past the end), needs the rest counted.
+        const rows = await store.listSessions({
+          ...base,
+          limit: Math.min(limit + 1, Number.MAX_SAFE_INTEGER),
+          offset,
+        });
         sessions = rows.slice(0, limit);
-        total = rows.length > limit ? (await everything()).length : offset + sessions.length;
+        const counted = rows.length > limit || (rows.length === 0 && offset > 0);
+        total = counted ? (await everything()).length : offset + sessions.length;
       }
       if (values.json) {
         printJson({ sessions, total });
