@@ -232,6 +232,21 @@ describe("serve in Chromium", () => {
     await page.close();
   });
 
+  it('a malformed #fragment breaks no script: "/" still jumps to the search box', async () => {
+    for (const url of [`/sessions/${paired.sessionId}#%E0`, "/usage#100%", "/sessions#%"]) {
+      const page = await browser.newPage();
+      const errors: string[] = [];
+      page.on("pageerror", (error) => errors.push(error.message));
+      await page.goto(base + url);
+      await page.waitForLoadState("load");
+      await page.keyboard.press("/");
+      const focused = await page.evaluate('document.activeElement?.getAttribute("name") ?? ""');
+      expect(focused, url).toBe("q");
+      expect(errors, url).toEqual([]);
+      await page.close();
+    }
+  });
+
   it("the usage charts draw, with the numbers beside them", async () => {
     const page = await open("/usage");
     const bars = page.locator("#chart-tokens svg.chart rect.s0");

@@ -8,7 +8,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { bTreeRoot, cli, corpusStore, tempDir, withStore } from "./helpers.js";
-import { request, SERVE_RUNTIMES, type Served, startServe } from "./serve-process.js";
+import { peakMemory, request, SERVE_RUNTIMES, type Served, startServe, upload } from "./serve-process.js";
 
 let dir: string;
 let db: string;
@@ -75,6 +75,7 @@ describe.each(SERVE_RUNTIMES)("serve on $name", ({ runtime, env }) => {
     expect(list.status).toBe(200);
     expect(list.headers["content-type"]).toMatch(/text\/html/);
     expect(list.body).toContain(sessionId);
+    expect(list.body).toMatch(/<footer>[^<]*read-only<\/footer>/);
     expect(list.headers["content-security-policy"]).toContain("script-src 'self'");
     expect(list.headers["x-frame-options"]).toBe("DENY");
     const raw = await request(served.port, `/sessions/${sessionId}/messages/${toolMessage.id}/raw`);
@@ -208,6 +209,89 @@ describe.each(SERVE_RUNTIMES)("serve on $name", ({ runtime, env }) => {
     expect(withStore(copy, (store) => store.getSession(id), { readOnly: true })).toBeUndefined();
   });
 
+  it("--allow-write: a form body over 64 KB is refused with 413 before it is read (by its Content-Length, or while reading a chunked one); memory stays flat and nothing changes", async () => {
+    const copy = path.join(fs.mkdtempSync(path.join(dir, "limit-")), "state.db");
+    corpusStore(copy, 50, 2);
+    const id = withStore(copy, (store) => store.listSessions({ limit: 1 })[0]?.id as string);
+    await withServer(await startServe(runtime, copy, ["--allow-write"], env), async ({ port, child }) => {
+      const target = `/sessions/${encodeURIComponent(id)}/rename`;
+      const page = (await request(port, `/sessions/${encodeURIComponent(id)}`)).body;
+      const csrf = /name="csrf" value="([^"]+)"/.exec(page)?.[1] as string;
+      const headers = {
+        "content-type": "application/x-www-form-urlencoded",
+        origin: `http://127.0.0.1:${port}`,
+        "sec-fetch-site": "same-origin",
+      };
+      // A valid form that only its size makes wrong: before the limit it renamed the session.
+      const prefix = `csrf=${csrf}&title=`;
+      const before = peakMemory(child.pid);
+      const MB = 1024 * 1024;
+      // 100 MB by Content-Length stays under Bun's own cap (128 MB), so the 413 is this server's.
+      for (const [chunked, bytes] of [
+        [false, 100 * MB],
+        [true, 200 * MB],
+      ] as const) {
+        const r = await upload(port, target, { prefix, bytes, chunked, headers });
+        expect(r.status, chunked ? "chunked" : "content-length").toBe(413);
+        expect(r.body).toContain("64 KB");
+        expectNothingLeaked(r.body);
+        // Refused before the body was sent, or soon after 64 KB of it.
+        expect(r.sent, chunked ? "chunked" : "content-length").toBeLessThan(50 * MB);
+      }
+      const after = peakMemory(child.pid);
+      if (before !== undefined && after !== undefined) expect(after - before).toBeLessThan(64 * MB);
+      expect(withStore(copy, (store) => store.getSession(id), { readOnly: true })?.title).not.toMatch(/^a+$/);
+      // A form within the limit still works afterwards.
+      const ok = await upload(port, target, { prefix, bytes: 1000, chunked: true, headers });
+      expect(ok.status).toBe(303);
+      expect(withStore(copy, (store) => store.getSession(id), { readOnly: true })?.title).toMatch(/^a+$/);
+    });
+  });
+
+  it("--allow-write: pages and /health say the server can write; a write after the store file was deleted is a 409 page in words", async () => {
+    const copy = path.join(fs.mkdtempSync(path.join(dir, "gone-")), "state.db");
+    corpusStore(copy, 50, 2);
+    const id = withStore(copy, (store) => store.listSessions({ limit: 1 })[0]?.id as string);
+    await withServer(await startServe(runtime, copy, ["--allow-write"], env), async ({ port, stderr }) => {
+      const page = (await request(port, `/sessions/${encodeURIComponent(id)}`)).body;
+      expect(page).toMatch(/<footer>[^<]*read-write<\/footer>/);
+      expect(page).not.toContain("read-only");
+      const health = (await request(port, "/health")).body;
+      expect(health).toContain("read-write view");
+      expect(health).not.toContain("read-only");
+      const csrf = /name="csrf" value="([^"]+)"/.exec(page)?.[1] as string;
+      for (const file of fs.readdirSync(path.dirname(copy))) fs.rmSync(path.join(path.dirname(copy), file));
+      const r = await request(port, `/sessions/${encodeURIComponent(id)}/rename`, {
+        method: "POST",
+        body: `title=after&csrf=${csrf}`,
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+      });
+      expect(r.status).toBe(409);
+      expect(r.body).toContain("Store not writable");
+      expect(r.body).toContain("Nothing was changed");
+      expectNothingLeaked(r.body);
+      expect(stderr()).toBe("");
+    });
+  });
+
+  it("search marks only the store's matches: guillemets in stored text stay text", async () => {
+    const file = path.join(fs.mkdtempSync(path.join(dir, "marks-")), "state.db");
+    withStore(file, (store) => {
+      store.createSession({ id: "quotes", source: "test" });
+      store.appendMessage("quotes", { role: "user", content: "«fake» marker uniqueword and «uniqueword»" });
+    });
+    await withServer(await startServe(runtime, file, [], env), async ({ port }) => {
+      for (const q of ["uniqueword", "uniquew*", "niquewor&substring=1"]) {
+        const r = await request(port, `/search?q=${q}`);
+        const snippet = /<div class="snippet">(.*?)<\/div>/.exec(r.body)?.[1];
+        expect(snippet, q).toContain("«fake» marker");
+        expect(snippet, q).not.toContain("<mark>fake</mark>");
+        expect(snippet?.match(/<mark>/g), q).toHaveLength(2);
+        expect(snippet?.replace(/<\/?mark>/g, ""), q).toBe("«fake» marker uniqueword and «uniqueword»");
+      }
+    });
+  });
+
   it("serves no file from disk, and its error pages carry no path or stack", async () => {
     await withServer(await startServe(runtime, db, [], env), async ({ port, stderr }) => {
       for (const [target, status] of [
@@ -217,6 +301,8 @@ describe.each(SERVE_RUNTIMES)("serve on $name", ({ runtime, env }) => {
         [`/sessions/${encodeURIComponent("../../etc/passwd")}`, 404],
         ["/sessions/no-such-session", 404],
         [`/sessions/${sessionId}/messages/999999999`, 404],
+        ["/sessions/no-such-session/messages/1", 404],
+        ["/sessions/no-such-session/messages/1/raw", 404],
         ["/sessions?page=abc", 400],
         ["/search?q=x&role=robot", 400],
         ["/usage?from=yesterday", 400],
@@ -347,7 +433,67 @@ describe.each(SERVE_RUNTIMES)("serve on $name", ({ runtime, env }) => {
           (await request(served.port, "/sessions", { headers: { authorization: `Bearer ${secret}` } }))
             .status,
         ).toBe(200);
+        // A cookie that is not valid percent-encoding is no token, not a failure.
+        for (const value of ["%E0%A4%A", "%", "%zz"]) {
+          const r = await request(served.port, "/sessions", {
+            headers: { cookie: `sessiondb_token_${served.port}=${value}` },
+          });
+          expect(r.status, value).toBe(401);
+        }
+        expect(served.stderr()).toBe("");
       },
     );
+  });
+
+  it("the redirect that drops ?token= stays on this server, whatever slashes the path starts with", async () => {
+    const secret = "correct-horse-battery-staple-0123456789";
+    await withServer(
+      await startServe(runtime, db, [], { ...env, SESSIONDB_SERVE_TOKEN: secret }),
+      async ({ port, stderr }) => {
+        const origin = `http://127.0.0.1:${port}`;
+        for (const target of [
+          "//evil.example/path",
+          "///evil.example/path",
+          "/\\evil.example/path",
+          "/\\/evil.example/path",
+          "//\\evil.example/path",
+        ]) {
+          const r = await request(port, `${target}?a=1&token=${secret}`);
+          // Node's HTTP parser refuses a backslash in the request target itself: no redirect at all.
+          if (target.includes("\\") && r.status === 400) continue;
+          expect(r.status, target).toBe(303);
+          const location = String(r.headers.location);
+          // Read as a browser reads it: a path on this origin.
+          expect(new URL(location, origin).origin, `${target} → ${location}`).toBe(origin);
+          expect(location, target).toMatch(/^\/(?![/\\])/);
+          expect(location, target).toMatch(/evil\.example\/path\?a=1$/);
+        }
+        expect(stderr()).toBe("");
+      },
+    );
+  });
+
+  it("--allow-host NAME matches on the listening port; NAME:PORT matches that port exactly (a port-less Host for :80 or :443); a malformed one exits 2", async () => {
+    const args = ["--allow-host", "named.example", "--allow-host", "Proxy.Example:8443"];
+    args.push("--allow-host", "tunnel.example:443", "--allow-host", "[fd00::1]:9000");
+    await withServer(await startServe(runtime, db, args, env), async ({ port }) => {
+      const status = async (host: string) => (await request(port, "/health", { headers: { host } })).status;
+      expect(await status(`named.example:${port}`)).toBe(200);
+      expect(await status("named.example:8443")).toBe(403);
+      expect(await status("proxy.example:8443")).toBe(200);
+      expect(await status(`proxy.example:${port}`)).toBe(403);
+      expect(await status("proxy.example")).toBe(403);
+      expect(await status("tunnel.example")).toBe(200);
+      expect(await status("tunnel.example:443")).toBe(200);
+      expect(await status(`tunnel.example:${port}`)).toBe(403);
+      expect(await status("[fd00::1]:9000")).toBe(200);
+      expect(await status(`[fd00::1]:${port}`)).toBe(403);
+    });
+    for (const bad of ["a b", "name:99999", "name:0", "name:x", "http://name", "name:80/path", "[fd00::1"]) {
+      const r = cli(["--db", db, "serve", "--port", "0", "--allow-host", bad], { runtime, env });
+      expect(r.code, bad).toBe(2);
+      expect(r.stderr, bad).toContain("--allow-host");
+      expect(r.stdout, bad).not.toContain("http://");
+    }
   });
 });

@@ -140,3 +140,74 @@ export const SERVE_RUNTIMES: ServeRuntime[] = (
     { name: "deno", runtime: [path.join(ROOT_BIN, "deno"), "run", "-A"], env: {} },
   ] as ServeRuntime[]
 ).filter((t) => fs.existsSync(t.runtime[0] as string));
+
+/**
+ * A POST whose body is `prefix` followed by filler up to `bytes` in all, written as the server
+ * takes it (never whole in memory here): with a Content-Length, or chunked (`chunked: true`, no
+ * length). Resolves with the reply as soon as it is complete and stops sending then; a server
+ * that drops the connection without a reply rejects it.
+ */
+export function upload(
+  port: number,
+  path: string,
+  options: { prefix: string; bytes: number; chunked?: boolean; headers?: Record<string, string> },
+): Promise<Reply & { sent: number }> {
+  const filler = Buffer.alloc(64 * 1024, "a");
+  return new Promise((resolve, reject) => {
+    let sent = 0;
+    let replied = false;
+    const req = http.request(
+      {
+        host: "127.0.0.1",
+        port,
+        path,
+        method: "POST",
+        headers: {
+          host: `127.0.0.1:${port}`,
+          ...(options.chunked
+            ? { "transfer-encoding": "chunked" }
+            : { "content-length": String(options.bytes) }),
+          ...options.headers,
+        },
+      },
+      (res) => {
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (d: string) => {
+          body += d;
+        });
+        res.on("end", () => {
+          replied = true;
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body, sent });
+          req.destroy();
+        });
+      },
+    );
+    // Once the reply is in, a reset or broken pipe from the server is expected: it stopped reading.
+    req.on("error", (error) => {
+      if (!replied) reject(error);
+    });
+    const write = () => {
+      while (!replied && sent < options.bytes) {
+        const chunk =
+          sent === 0
+            ? Buffer.from(options.prefix)
+            : filler.subarray(0, Math.min(filler.length, options.bytes - sent));
+        sent += chunk.length;
+        if (!req.write(chunk)) return void req.once("drain", write);
+      }
+      if (!replied) req.end();
+    };
+    write();
+  });
+}
+
+/** The most memory a process has held so far (VmHWM, in bytes); undefined where /proc is missing. */
+export function peakMemory(pid: number | undefined): number | undefined {
+  try {
+    const m = /^VmHWM:\s+(\d+) kB$/m.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m ? Number(m[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -7,11 +7,11 @@ import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import { niceMax } from "../src/serve/chart.js";
 import { highlightCode, highlightJsonText, highlightOutput } from "../src/serve/highlight.js";
+import { hostAllowed, hostEntry, parseHost } from "../src/serve/hosts.js";
 import { html } from "../src/serve/html.js";
 import { isLoopback } from "../src/serve/loopback.js";
 import { markdown } from "../src/serve/markdown.js";
-import { markSnippet } from "../src/serve/pages/search.js";
-import { parseHost } from "../src/serve/security.js";
+import { markSnippet, queryWords } from "../src/serve/pages/search.js";
 import { streamHtml } from "../src/serve/stream.js";
 
 /** Tags a renderer may emit; anything else in its output came from the input. */
@@ -98,7 +98,7 @@ describe("highlighting and snippets", () => {
       highlightCode(`# <img onerror=x>`, "py"),
       highlightJsonText(`{"<k>": "<v>", "n": 1}`),
       highlightOutput("Error: <script>x</script>\nok <b>"),
-      markSnippet("…«<script>»alert(1) <img onerror=x>…").value,
+      markSnippet("…«<script>»alert(1) <img onerror=x>…", ["script"]).value,
     ]) {
       expect(out).not.toMatch(/<(?!\/?(span|mark)\b)/);
       expect(out).not.toMatch(/<[^>]*\son\w+=/);
@@ -106,7 +106,28 @@ describe("highlighting and snippets", () => {
   });
 
   it("marks the search markers as <mark>", () => {
-    expect(markSnippet("a «b» c «d&e»").value).toBe("a <mark>b</mark> c <mark>d&amp;e</mark>");
+    expect(markSnippet("a «b» c «d&e»", queryWords("b OR d")).value).toBe(
+      "a <mark>b</mark> c <mark>d&amp;e</mark>",
+    );
+  });
+
+  it("leaves guillemets of the stored text as text: only a marked query word is a match", () => {
+    const words = queryWords("uniqueword");
+    // Stored `«fake» marker uniqueword and «uniqueword»`, as the store's snippet returns it.
+    expect(markSnippet("«fake» marker «uniqueword» and ««uniqueword»»", words).value).toBe(
+      "«fake» marker <mark>uniqueword</mark> and «<mark>uniqueword</mark>»",
+    );
+    expect(markSnippet("«see «UniqueWörd» here» »« «", words).value).toBe(
+      "«see <mark>UniqueWörd</mark> here» »« «",
+    );
+    expect(markSnippet("«Café»", queryWords("cafe")).value).toBe("<mark>Café</mark>");
+    expect(queryWords('"Exact phrase" AND error-prone NOT x')).toEqual([
+      "exact",
+      "phrase",
+      "error",
+      "prone",
+      "x",
+    ]);
   });
 
   it("the template escapes values and nests its own output", () => {
@@ -120,10 +141,28 @@ describe("highlighting and snippets", () => {
 describe("host rules", () => {
   it("parses Host headers and refuses malformed ones", () => {
     expect(parseHost("127.0.0.1:8080")).toEqual(["127.0.0.1", 8080]);
-    expect(parseHost("LOCALHOST")).toEqual(["localhost", 80]);
+    expect(parseHost("LOCALHOST")).toEqual(["localhost", undefined]);
     expect(parseHost("[::1]:9")).toEqual(["[::1]", 9]);
     for (const bad of [undefined, "", "a b", "x:y", "evil.example:80/path", "user@host:1"])
       expect(parseHost(bad)).toBeUndefined();
+  });
+
+  it("reads --allow-host values and matches names on the listening port, name:port on that port", () => {
+    expect(["Name.Example", "name.example:8443", "::1", "[::1]:9", "10.0.0.1:80"].map(hostEntry)).toEqual([
+      "name.example",
+      "name.example:8443",
+      "[::1]",
+      "[::1]:9",
+      "10.0.0.1:80",
+    ]);
+    for (const bad of ["", "a b", "x:0", "x:65536", "x:", "http://x", "x/y", "[::1", "user@x"])
+      expect(hostEntry(bad), bad).toBeUndefined();
+    const entries = new Set(["plain", "proxy:8443", "tls:443", "web:80"]);
+    const allowed = (host: string) => hostAllowed(entries, 7345, parseHost(host) as [string, number]);
+    expect(["plain:7345", "proxy:8443", "tls", "tls:443", "web", "web:80"].filter(allowed)).toHaveLength(6);
+    expect(
+      ["plain", "plain:80", "proxy:7345", "proxy", "tls:7345", "web:443", "other:7345"].some(allowed),
+    ).toBe(false);
   });
 
   it("knows loopback addresses", () => {

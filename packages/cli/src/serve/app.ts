@@ -4,18 +4,19 @@
  * archive/unarchive and delete a session. Every store call is awaited.
  */
 import { Hono } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { Runtime } from "../runtime.js";
 import type { CliStore } from "../server.js";
 import { ASSET_URL, ASSETS } from "./assets.js";
 import { errorPage } from "./errors.js";
-import { sessionHref } from "./layout.js";
+import { type Site, sessionHref } from "./layout.js";
 import { healthPage } from "./pages/health.js";
 import { searchPage } from "./pages/search.js";
 import { sessionsPage } from "./pages/sessions.js";
 import { pageOf, rawContent, transcriptParts } from "./pages/transcript.js";
 import { usagePage } from "./pages/usage.js";
 import { BadRequest, optionalId, type Params } from "./params.js";
-import { type Guard, guard, headers } from "./security.js";
+import { type Guard, guard, headers, type ServeEnv } from "./security.js";
 import { streamHtml } from "./stream.js";
 
 export interface AppInput {
@@ -31,18 +32,41 @@ export interface AppInput {
   log(line: string): void;
 }
 
-/** Store errors the reader can act on, by their stable code. */
-const KNOWN: Record<string, [503 | 400, string, string]> = {
+/** The 404 page for a session or message that is not in the store. */
+const MISSING: [404, string, string] = [
+  404,
+  "Not found",
+  "There is no such session or message in this store.",
+];
+
+/** Store errors the reader can act on, by their stable code: 503 for what passes on its own
+ * (retry), 409 for a state of the store that must be fixed first, 4xx for the request itself. */
+const KNOWN: Record<string, [ContentfulStatusCode, string, string]> = {
   STORE_BUSY: [
     503,
     "Store busy",
     "Another process holds a lock on the store. Nothing was changed; reload in a moment.",
   ],
+  STORE_READONLY: [
+    409,
+    "Store not writable",
+    "The store cannot be written: its file was moved or deleted, or it is not writable. Nothing was changed. Restart the server on the store (or give it write permission) to make changes.",
+  ],
+  // A session deleted between this request's look-up and its change.
+  SESSION_NOT_FOUND: MISSING,
   INVALID_INPUT: [400, "Bad request", "A parameter of this request is not valid."],
 };
 
-export function createApp({ store, runtime, storeFile, storeName, guard: rules, log }: AppInput): Hono {
-  const app = new Hono();
+export function createApp({
+  store,
+  runtime,
+  storeFile,
+  storeName,
+  guard: rules,
+  log,
+}: AppInput): Hono<ServeEnv> {
+  const app = new Hono<ServeEnv>();
+  const site: Site = { store: storeName, writable: rules.csrf !== undefined };
   app.use(headers);
   app.use(guard(rules));
 
@@ -53,17 +77,16 @@ export function createApp({ store, runtime, storeFile, storeName, guard: rules, 
     many: (name) => c.req.queries(name) ?? [],
   });
   const session = async (id: string) => await store.getSession(id);
-  const missing = (c: Parameters<typeof errorPage>[0]) =>
-    errorPage(c, 404, "Not found", "There is no such session or message in this store.");
+  const missing = (c: Parameters<typeof errorPage>[0]) => errorPage(c, ...MISSING);
 
   app.get("/", (c) => c.redirect("/sessions"));
   app.get("/favicon.ico", (c) => c.redirect(ASSET_URL.icon, 301));
-  app.get("/sessions", async (c) => c.html((await sessionsPage(store, params(c), storeName)).value));
+  app.get("/sessions", async (c) => c.html((await sessionsPage(store, params(c), site)).value));
   app.get("/sessions/:id", async (c) => {
     const found = await session(c.req.param("id"));
     if (!found) return missing(c);
     const after = optionalId(c.req.query("after"), "after");
-    return streamHtml(c, transcriptParts(store, found, after, storeName, rules.csrf), (error) =>
+    return streamHtml(c, transcriptParts(store, found, after, site, rules.csrf), (error) =>
       log(
         `sessiondb serve: ${c.req.path} failed while streaming: ${(error as Error)?.stack ?? String(error)}`,
       ),
@@ -79,30 +102,30 @@ export function createApp({ store, runtime, storeFile, storeName, guard: rules, 
     return c.redirect(`${base}${after === undefined ? "" : `?after=${after}`}#m-${id}`, 302);
   });
   app.get("/sessions/:id/messages/:mid/raw", async (c) => {
+    const found = await session(c.req.param("id"));
     const id = optionalId(c.req.param("mid"), "message");
-    const text = id === undefined ? undefined : await rawContent(store, c.req.param("id"), id);
+    const text = !found || id === undefined ? undefined : await rawContent(store, found.id, id);
     if (text === undefined) return missing(c);
     // Plain text, sandboxed: even a browser that sniffed it could run nothing from it.
     c.header("Content-Security-Policy", "sandbox; default-src 'none'");
     return c.text(text);
   });
   if (rules.csrf !== undefined) {
-    // Post/redirect/get: every change answers 303 to the page that shows its result.
-    const form = async (c: { req: { parseBody(): Promise<Record<string, unknown>> } }) => {
-      const body = await c.req.parseBody();
-      return (name: string) => (typeof body[name] === "string" ? (body[name] as string) : undefined);
-    };
+    // Post/redirect/get: every change answers 303 to the page that shows its result. The guard
+    // has read the form (size-capped) and checked its CSRF token.
+    const field = (c: { get(key: "form"): URLSearchParams }, name: string) =>
+      c.get("form").get(name) ?? undefined;
     app.post("/sessions/:id/rename", async (c) => {
       const found = await session(c.req.param("id"));
       if (!found) return missing(c);
-      const title = ((await form(c))("title") ?? "").trim();
+      const title = (field(c, "title") ?? "").trim();
       await store.updateSession(found.id, { title: title === "" ? null : title });
       return c.redirect(sessionHref(found.id), 303);
     });
     app.post("/sessions/:id/archive", async (c) => {
       const found = await session(c.req.param("id"));
       if (!found) return missing(c);
-      const archived = (await form(c))("archived");
+      const archived = field(c, "archived");
       if (archived !== "1" && archived !== "0") throw new BadRequest('"archived" must be 1 or 0');
       await store.updateSession(found.id, { archived: archived === "1" });
       return c.redirect(sessionHref(found.id), 303);
@@ -110,16 +133,16 @@ export function createApp({ store, runtime, storeFile, storeName, guard: rules, 
     app.post("/sessions/:id/delete", async (c) => {
       const found = await session(c.req.param("id"));
       if (!found) return missing(c);
-      if ((await form(c))("confirm") !== found.id) {
+      if (field(c, "confirm") !== found.id) {
         throw new BadRequest("to delete a session, type its id exactly into the confirmation field");
       }
       await store.deleteSession(found.id);
       return c.redirect("/sessions", 303);
     });
   }
-  app.get("/search", async (c) => c.html((await searchPage(store, params(c), storeName)).value));
-  app.get("/usage", async (c) => c.html((await usagePage(store, params(c), storeName)).value));
-  app.get("/health", async (c) => c.html((await healthPage(store, runtime, storeName, storeFile)).value));
+  app.get("/search", async (c) => c.html((await searchPage(store, params(c), site)).value));
+  app.get("/usage", async (c) => c.html((await usagePage(store, params(c), site)).value));
+  app.get("/health", async (c) => c.html((await healthPage(store, runtime, site, storeFile)).value));
   app.get("/assets/:name", (c) => {
     const asset = ASSETS.get(c.req.param("name"));
     if (!asset) return errorPage(c, 404, "Not found", "There is no such asset.");

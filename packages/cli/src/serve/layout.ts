@@ -12,16 +12,29 @@ const NAV: ReadonlyArray<[Section, string, string]> = [
   ["health", "/health", "Health"],
 ];
 
+/** What the pages say about the store being shown. */
+export interface Site {
+  /** Its file name (never the full path), or its server's host. */
+  store: string;
+  /** Whether this server may change it (--allow-write). */
+  writable: boolean;
+}
+
+/** How a page names the server's mode. */
+export function mode(site: Site): string {
+  return site.writable ? "read-write" : "read-only";
+}
+
 export interface PageInput {
   title: string;
   section: Section;
   body: Part;
-  /** Shown in the footer: which store this is (its file name, never the full path). */
-  store?: string;
+  /** Shown in the footer: which store, and the mode (error pages, made before a route, have none). */
+  site?: Site;
 }
 
 /** A whole HTML document. */
-export function page({ title, section, body, store }: PageInput): Html {
+export function page({ title, section, body, site }: PageInput): Html {
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -42,7 +55,7 @@ export function page({ title, section, body, store }: PageInput): Html {
 <main>
 ${body}
 </main>
-<footer>sessiondb serve${store ? html` · ${store}` : ""} · read-only</footer>
+<footer>sessiondb serve${site ? html` · ${site.store} · ${mode(site)}` : ""}</footer>
 </body>
 </html>`;
 }

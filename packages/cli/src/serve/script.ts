@@ -14,8 +14,13 @@ export const SCRIPT = `
     el.textContent = el.dataset.form === "clock" ? clock : date + " " + clock.slice(0, 5);
     el.title = d.toString();
   }
+  // A fragment that is not valid percent-encoding ("#100%") is taken as it is: a throw here
+  // would stop the script before the "/" key is set up.
+  const fragment = () => {
+    try { return decodeURIComponent(location.hash.slice(1)); } catch { return location.hash.slice(1); }
+  };
   const reveal = () => {
-    const target = location.hash && document.getElementById(decodeURIComponent(location.hash.slice(1)));
+    const target = location.hash && document.getElementById(fragment());
     for (let el = target; el; el = el.parentElement) if (el.tagName === "DETAILS") el.open = true;
     if (target) target.scrollIntoView({ block: "start" });
   };

@@ -12,7 +12,7 @@ import type { Runtime } from "../../runtime.js";
 import { type CliStore, driverOf } from "../../server.js";
 import { facets } from "../data.js";
 import { type Html, html } from "../html.js";
-import { page } from "../layout.js";
+import { mode, page, type Site } from "../layout.js";
 
 function card(f: Finding, extra: Html | "" = ""): Html {
   return html`<div class="finding ${f.status}" data-check="${f.check}"><h3>${f.check}<span class="status">${f.status}</span></h3><p>${f.detail}</p>${extra}</div>`;
@@ -22,7 +22,7 @@ function card(f: Finding, extra: Html | "" = ""): Html {
 export async function healthPage(
   store: CliStore,
   runtime: Pick<Runtime, "name" | "version">,
-  storeName: string,
+  site: Site,
   storeFile: string | undefined,
 ): Promise<Html> {
   const fts = await store.ftsStatus();
@@ -60,7 +60,7 @@ export async function healthPage(
     ...(storeFile === undefined ? [] : ([[lockHolder(storeFile), ""]] as Array<[Finding, ""]>)),
   ];
   const body = html`<h1>Health</h1>
-<div class="sub">${storeName} · ${count(menus.sessions)} sessions · ${count(messages)} messages · read-only view. The full check, with integrity and file permissions, is <span class="mono">sessiondb doctor</span>.</div>
+<div class="sub">${site.store} · ${count(menus.sessions)} sessions · ${count(messages)} messages · ${mode(site)} view. The full check, with integrity and file permissions, is <span class="mono">sessiondb doctor</span>.</div>
 <section class="findings" id="findings">${findings.map(([f, extra]) => card(f, extra))}</section>`;
-  return page({ title: "Health", section: "health", body, store: storeName });
+  return page({ title: "Health", section: "health", body, site });
 }

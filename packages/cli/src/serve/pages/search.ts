@@ -4,7 +4,7 @@ import { count } from "../../format.js";
 import type { CliStore } from "../../server.js";
 import { facets } from "../data.js";
 import { escapeHtml, type Html, html, trusted } from "../html.js";
-import { messageHref, page, query, sessionHref, when } from "../layout.js";
+import { messageHref, page, query, type Site, sessionHref, when } from "../layout.js";
 import { BadRequest, day, oneOf, type Params, pageNumber, text } from "../params.js";
 
 const HITS_PER_PAGE = 20;
@@ -17,24 +17,45 @@ const ROUTES: Record<string, string> = {
   "fts+like": "full-text index, topped up by a scan of the rows a backfill has not indexed yet",
 };
 
-/** A snippet with the store's « » match markers turned into <mark>, everything else escaped. */
-export function markSnippet(snippet: string): Html {
+/** Case and accents folded away, as the store's tokenizer (unicode61, remove_diacritics) does. */
+const fold = (text: string) => text.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase();
+
+/** The words of a query, folded: what a match the store marked must contain. */
+export function queryWords(q: string): string[] {
+  return fold(q)
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((w) => w !== "" && w !== "and" && w !== "or" && w !== "not");
+}
+
+/**
+ * A snippet with the store's match markers turned into <mark>, everything else escaped.
+ * The store marks matches with « », which stored text may hold too (core offers no other
+ * markers). A marked match holds no guillemet of its own and contains one of the query's words
+ * (the store matches words, prefixes and substrings of them); any other guillemet is text and
+ * stays so — `«fake»` in a message is never marked unless it is what was searched for.
+ */
+export function markSnippet(snippet: string, words: readonly string[]): Html {
+  const isMatch = (part: string) => words.some((w) => fold(part).includes(w));
   return trusted(
     snippet
-      .split(/«([^»]*)»/)
-      .map((part, i) => (i % 2 === 1 ? `<mark>${escapeHtml(part)}</mark>` : escapeHtml(part)))
+      .split(/(«[^«»]*»)/)
+      .map((part) =>
+        part.startsWith("«") && part.endsWith("»") && isMatch(part.slice(1, -1))
+          ? `<mark>${escapeHtml(part.slice(1, -1))}</mark>`
+          : escapeHtml(part),
+      )
       .join(""),
   );
 }
 
-function hit(h: SearchHit, session: Session | undefined): Html {
+function hit(h: SearchHit, session: Session | undefined, words: readonly string[]): Html {
   return html`<article class="hit"><div class="head sub"><span class="role ${h.role}">${h.role}</span>${h.toolName ? html` <span class="mono">${h.toolName}</span>` : ""}
  · <a href="${sessionHref(h.sessionId)}">${session?.title ?? h.sessionId}</a>${session ? html` · <span class="tag">${session.source}</span>` : ""} · ${when(h.timestamp)}
  · <a class="open" href="${messageHref(h.sessionId, h.messageId)}">message #${h.messageId} →</a></div>
-<div class="snippet">${markSnippet(h.snippet.replace(/\s*\n\s*/g, " "))}</div></article>`;
+<div class="snippet">${markSnippet(h.snippet.replace(/\s*\n\s*/g, " "), words)}</div></article>`;
 }
 
-export async function searchPage(store: CliStore, params: Params, storeName: string): Promise<Html> {
+export async function searchPage(store: CliStore, params: Params, site: Site): Promise<Html> {
   const q = text(params.one("q"), 1000);
   const roles = params.many("role").filter((r) => r !== "");
   for (const r of roles)
@@ -77,7 +98,7 @@ export async function searchPage(store: CliStore, params: Params, storeName: str
     const first = (pageNo - 1) * HITS_PER_PAGE + 1;
     results = html`<div class="route" id="route">Route <b>${result.route}</b>: ${ROUTES[result.route] ?? result.route}
  · ${hits.length ? `hits ${count(first)}–${count(first + hits.length - 1)}` : "no hits"}</div>
-<section class="hits">${hits.map((h) => hit(h, sessions.get(h.sessionId)))}</section>
+<section class="hits">${hits.map((h) => hit(h, sessions.get(h.sessionId), queryWords(q)))}</section>
 <div class="pager">${pageNo > 1 ? html`<a rel="prev" href="/search${query({ ...keep, page: pageNo - 1 })}">← Previous</a>` : ""}
 ${result.hits.length > HITS_PER_PAGE ? html`<a rel="next" href="/search${query({ ...keep, page: pageNo + 1 })}">Next →</a>` : ""}</div>`;
   }
@@ -94,5 +115,5 @@ ${result.hits.length > HITS_PER_PAGE ? html`<a rel="next" href="/search${query({
 <button type="submit">Search</button>
 </form>
 ${results}`;
-  return page({ title: q ? `Search: ${q}` : "Search", section: "search", body, store: storeName });
+  return page({ title: q ? `Search: ${q}` : "Search", section: "search", body, site });
 }

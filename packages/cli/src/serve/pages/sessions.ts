@@ -13,7 +13,7 @@ import {
   tokensOf,
 } from "../data.js";
 import { type Html, html } from "../html.js";
-import { compact, dollars, page, query, sessionHref, when } from "../layout.js";
+import { compact, dollars, page, query, type Site, sessionHref, when } from "../layout.js";
 import { day, oneOf, type Params, pageNumber, text } from "../params.js";
 
 const SORT_LABELS: Record<string, string> = {
@@ -63,7 +63,7 @@ function row(s: SessionSummary): Html {
 </tr>`;
 }
 
-export async function sessionsPage(store: CliStore, params: Params, storeName: string): Promise<Html> {
+export async function sessionsPage(store: CliStore, params: Params, site: Site): Promise<Html> {
   const filter = readFilter(params);
   const [{ sessions, total, hasNext }, menus] = [await listSessions(store, filter), await facets(store)];
   const keep = {
@@ -105,5 +105,5 @@ ${
 <div class="pager"><span>${range}</span>
 ${filter.page > 1 ? html`<a rel="prev" href="/sessions${query({ ...keep, page: filter.page - 1 })}">← Previous</a>` : ""}
 ${hasNext ? html`<a rel="next" href="/sessions${query({ ...keep, page: filter.page + 1 })}">Next →</a>` : ""}</div>`;
-  return page({ title: "Sessions", section: "sessions", body, store: storeName });
+  return page({ title: "Sessions", section: "sessions", body, site });
 }

@@ -9,7 +9,7 @@ import { bytes, contentText, count } from "../../format.js";
 import type { CliStore } from "../../server.js";
 import { highlightJsonText, highlightOutput, prettyJson } from "../highlight.js";
 import { type Html, html, trusted } from "../html.js";
-import { compact, dollars, messageHref, pageShell, query, sessionHref, when } from "../layout.js";
+import { compact, dollars, messageHref, pageShell, query, type Site, sessionHref, when } from "../layout.js";
 import { markdown } from "../markdown.js";
 
 /** Messages per transcript page (almost every session fits on one). */
@@ -187,12 +187,12 @@ export async function* transcriptParts(
   store: CliStore,
   session: Session,
   afterId: number | undefined,
-  storeName: string,
+  site: Site,
   /** The CSRF token when the server allows writes (the page then shows the manage forms). */
   csrf?: string,
 ): AsyncGenerator<string> {
   const title = session.title ?? "Untitled session";
-  const [before, after] = pageShell({ title, section: "sessions", store: storeName });
+  const [before, after] = pageShell({ title, section: "sessions", site });
   const usage = await store.getUsage(session.id);
   yield before +
     html`<div class="sub"><a href="/sessions">Sessions</a> / <span class="mono">${session.id}</span></div>

@@ -4,7 +4,7 @@ import type { CliStore } from "../../server.js";
 import { bars, columns } from "../chart.js";
 import { facets, MAX_DAYS, type Totals, usageReport } from "../data.js";
 import { type Html, html } from "../html.js";
-import { compact, dollars, page } from "../layout.js";
+import { compact, dollars, page, type Site } from "../layout.js";
 import { day, type Params, text } from "../params.js";
 
 /** Totals per key; the cache column only when some cache tokens were recorded. */
@@ -20,7 +20,7 @@ function totalsTable(label: string, rows: Array<[string, Totals]>, cache: boolea
   )}</tbody></table></div>`;
 }
 
-export async function usagePage(store: CliStore, params: Params, storeName: string): Promise<Html> {
+export async function usagePage(store: CliStore, params: Params, site: Site): Promise<Html> {
   const source = text(params.one("source"));
   const fromText = text(params.one("from"));
   const toText = text(params.one("to"));
@@ -82,5 +82,5 @@ ${columns(
 <div class="card"><h2>By source</h2>${totalsTable("Source", bySource, cache)}</div>
 </div>`
 }`;
-  return page({ title: "Usage", section: "usage", body, store: storeName });
+  return page({ title: "Usage", section: "usage", body, site });
 }
