@@ -157,6 +157,24 @@ it("export --output signalled just after FILE was replaced: the export is done, 
   expect(fs.readFileSync(out, "utf8").trim().split("\n")).toHaveLength(SESSIONS.length * (MESSAGES + 1));
 });
 
+it("repair --check-only stopped by SIGINT: exit 130, the folder as it was, its scratch copy private and removed", async () => {
+  const folder = tempDir();
+  const store = path.join(folder, "state.db");
+  fs.copyFileSync(db, store);
+  const before = fs.readdirSync(folder).sort();
+  const bytes = fs.readFileSync(store);
+  const { child, closed } = start(["repair", "--check-only"], undefined, store);
+  // The scratch copy itself, not the temporary name it is first written under.
+  const scratch = stopWhenWriting(child, folder, /^state\.db\.repair\.tmp-\d+-[a-z0-9]+$/, "SIGINT");
+  // A full copy of every transcript: never readable by others, not even for a moment.
+  expect(fs.statSync(path.join(folder, scratch)).mode & 0o777).toBe(0o600);
+  const { code, stderr } = await closed;
+  expectOneLineError({ code, stdout: "", stderr }, 130, "INTERRUPTED");
+  expect(stderr).toContain("repair interrupted by SIGINT; nothing was changed");
+  expect(fs.readdirSync(folder).sort()).toEqual(before);
+  expect(fs.readFileSync(store).equals(bytes)).toBe(true);
+});
+
 // On every runtime: Node's bindings copy in steps on the main thread, Deno's node:sqlite on a
 // worker thread (its own backup call holds the thread to the end), and bun:sqlite's VACUUM INTO is
 // one statement (the signal is seen when it ends, and the copy is thrown away). A DELETE-mode

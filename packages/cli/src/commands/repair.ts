@@ -4,6 +4,7 @@ import type { RepairReport, TableCounts } from "@sessiondb/core";
 import type { Command } from "../command.js";
 import { EXIT, StoreMissingError } from "../exit.js";
 import { count, print, printJson } from "../format.js";
+import { Interrupt } from "../interrupt.js";
 import { storePath } from "../open.js";
 import { problemLines } from "../problems.js";
 import { visible } from "../visible.js";
@@ -103,12 +104,22 @@ export const repair: Command = {
     if (!fs.existsSync(path)) throw new StoreMissingError(path);
     const rt = await runtime();
     const output = typeof values.output === "string" ? nodePath.resolve(values.output) : undefined;
-    const report = await rt.adapter.repairStore(path, {
-      driver: rt.driver,
-      checkOnly: values["check-only"] === true,
-      force: values.force === true,
-      ...(output ? { output } : {}),
-    });
+    // Ctrl-C (or SIGTERM, SIGHUP) stops the repair between its steps, before it swaps anything
+    // in: its scratch copies (each a full copy of the store) are removed.
+    const stop = new Interrupt();
+    let report: RepairReport;
+    try {
+      report = await rt.adapter.repairStore(path, {
+        driver: rt.driver,
+        checkOnly: values["check-only"] === true,
+        force: values.force === true,
+        signal: stop.signal,
+        ...(output ? { output } : {}),
+      });
+    } catch (error) {
+      if (stop.aborted) throw stop.error(`repair interrupted by ${stop.received}; nothing was changed`);
+      throw error;
+    }
     // Every field of the report, absent ones as null: JSON would drop an undefined one.
     if (values.json)
       printJson({

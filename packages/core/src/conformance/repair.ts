@@ -332,6 +332,25 @@ export function repairSuite(target: ConformanceTarget): void {
       assert.equal(sha(f.file()), damaged);
     });
 
+    test("an abort stops a repair between its steps: AbortError, the damaged store and its folder as they were", async (f) => {
+      if (needsHost("an aborted repair")) return;
+      build(f);
+      truncateSync(f.file(), Math.floor((statSync(f.file()).size / PAGE_SIZE) * 0.7) * PAGE_SIZE);
+      const damaged = sha(f.file());
+      const folder = readdirSync(dirname(f.file())).sort();
+      // Aborted before the call, and aborted from a timer once the repair has begun.
+      const early = new AbortController();
+      early.abort();
+      const late = new AbortController();
+      for (const controller of [early, late]) {
+        const pending = repairStore(f.file(), options({ signal: controller.signal }));
+        if (controller === late) setTimeout(() => late.abort(), 0);
+        await assert.rejects(pending, { name: "AbortError" });
+        assert.equal(sha(f.file()), damaged, "an aborted repair changed the store");
+        assert.deepEqual(readdirSync(dirname(f.file())).sort(), folder);
+      }
+    });
+
     test("check-only leaves the store's folder as it found it: no new -wal, -shm, lock link or scratch file; the same bytes", async (f) => {
       if (needsHost("check-only leaves the folder as it was")) return;
       const wal = `${f.file()}-wal`;

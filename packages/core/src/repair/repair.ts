@@ -14,6 +14,7 @@ import { STORE_FILE_MODE } from "../constants.js";
 import type { SqliteDriver } from "../driver.js";
 import { StoreInUseError } from "../errors.js";
 import type { Host } from "../host/host.js";
+import { letEventsIn } from "../event-loop.js";
 import { lockExclusive } from "../locks/exclusive.js";
 import { assess, message } from "./assess.js";
 import { salvage } from "./salvage.js";
@@ -108,13 +109,27 @@ function swapIn(
 
 /** Repair the store at `path` (see the module comment); resolves to the report. */
 export async function repairStore(path: string, options: RepairOptions): Promise<RepairReport> {
-  const { driver, host } = options;
+  const { driver, host, signal } = options;
   const now = options.now ?? Date.now;
   if (options.output !== undefined) checkDestination(driver, host, path, options.output, false);
   const scratch = temporaryName(`${path}.repair`, host.pid);
   const fresh = temporaryName(`${path}.salvage`, host.pid);
-  const lockOverridden = await copyForRepair(driver, host, path, scratch, options.force === true);
+  // Between two steps (each runs to its end on this thread): a signal's listener that could not
+  // run meanwhile runs now, and an abort leaves by the `finally` below, which removes every copy.
+  const stopIfAborted = async () => {
+    if (!signal) return;
+    await letEventsIn();
+    signal.throwIfAborted();
+  };
   try {
+    // Created empty and private before SQLite copies the store into it: it holds every
+    // transcript, and SQLite would create it with the process's default mode (0644 under the
+    // usual umask) until the repair made it private. (The salvage's store is made private when
+    // it is created.)
+    host.writeFileAtomic(scratch, "");
+    signal?.throwIfAborted();
+    const lockOverridden = await copyForRepair(driver, host, path, scratch, options.force === true);
+    await stopIfAborted();
     const journalMode = journalModeOf(driver, scratch);
     const before = assess(driver, host, scratch);
     const attempts: RepairAttempt[] = [];
@@ -126,6 +141,7 @@ export async function repairStore(path: string, options: RepairOptions): Promise
       countsAfter = before.counts;
     }
     for (const { strategy, run } of repaired ? [] : IN_PLACE) {
+      await stopIfAborted();
       try {
         run(driver, host, scratch);
       } catch (error) {
@@ -143,6 +159,7 @@ export async function repairStore(path: string, options: RepairOptions): Promise
       }
     }
     if (!repaired) {
+      await stopIfAborted();
       try {
         lost = salvage(driver, host, scratch, fresh, journalMode);
         const after = assess(driver, host, fresh);
@@ -174,6 +191,8 @@ export async function repairStore(path: string, options: RepairOptions): Promise
       output: undefined,
     };
     if (!repaired || options.checkOnly) return report;
+    // The last moment a stop changes nothing: the swap or the write below is the repair's result.
+    await stopIfAborted();
     if (options.output !== undefined) {
       publishCopy(driver, host, repaired, options.output);
       return { ...report, outcome: "written", output: options.output };

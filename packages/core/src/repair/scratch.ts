@@ -144,6 +144,8 @@ async function probeAndCopy(
     // Closed before any byte of the file is read below: then no lock of ours can be dropped.
     closeQuietly(reader);
   }
+  // The caller made the scratch file empty and private; a byte copy makes its own (0600).
+  host.remove(scratch);
   host.copyFile(path, scratch);
   for (const companion of ["-wal", "-journal"]) {
     if (host.stat(`${path}${companion}`)) host.copyFile(`${path}${companion}`, `${scratch}${companion}`);

@@ -18,6 +18,10 @@ export interface RepairOptions {
   force?: boolean;
   /** Clock in ms (names the kept original `<db>.corrupt-<timestamp>`). */
   now?: () => number;
+  /** Stop the repair between its steps (the copy, each strategy, the salvage, the swap): it
+   * rejects with the signal's reason, changes nothing and removes its scratch copies. A step
+   * already running finishes first. */
+  signal?: AbortSignal;
 }
 
 /** What an adapter's `repairStore(path, options)` takes: the adapter supplies driver and host. */

@@ -241,7 +241,7 @@ function driverChoice(value: unknown, field: string): string | SqliteDriver | un
   return value === undefined || typeof value === "string" ? value : storeDriver(value, field);
 }
 
-const ADAPTER_REPAIR_OPTION_KEYS = ["driver", "checkOnly", "output", "force", "now"] as const;
+const ADAPTER_REPAIR_OPTION_KEYS = ["driver", "checkOnly", "output", "force", "now", "signal"] as const;
 const REPAIR_OPTION_KEYS = [...ADAPTER_REPAIR_OPTION_KEYS, "host"] as const;
 
 /** For runtime adapters: the caller's `repairStore` options read once, `driver` set aside (a name
@@ -269,6 +269,8 @@ export function repairInput(path: unknown, value: unknown): { path: string; opti
   const checkOnly = valid.flagOption(o.checkOnly, "repairStore.checkOnly");
   const force = valid.flagOption(o.force, "repairStore.force");
   const now = valid.callbackOption<() => number>(o.now, "repairStore.now");
+  const signal = valid.signalOption(o.signal, "repairStore.signal");
+  if (signal) options.signal = signal;
   if (checkOnly !== undefined) options.checkOnly = checkOnly;
   if (force !== undefined) options.force = force;
   if (now) options.now = now;
