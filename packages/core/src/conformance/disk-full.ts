@@ -5,9 +5,11 @@
  * WAL (the -wal grows; a checkpoint needs the database file to grow) and DELETE (every write
  * first creates a -journal).
  */
-import { closeSync, openSync, readdirSync, rmSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { CHECKPOINT_EVERY_WRITES } from "../constants.js";
+import type { Host } from "../host/host.js";
+import { repairStore } from "../on-demand.js";
 import { createStore, type Store } from "../store.js";
 import { assert, type ConformanceTarget, SAFE_SQLITE, throwsCodeSync } from "./harness.js";
 import { type Tmpfs, tmpfsUnavailable, withTmpfs } from "./tmpfs.js";
@@ -213,6 +215,41 @@ export function diskFullSuite(target: ConformanceTarget): void {
           }),
         ));
     }
+
+    it("a repair with no room beside the store is STORE_FULL, leaves nothing there, and the store is unchanged", () =>
+      withTmpfs(DISK_BYTES, async ({ dir }: Tmpfs) => {
+        const store = open(dir, SAFE_SQLITE);
+        store.createSession({ id: "s", source: "test" });
+        const acked = Array.from({ length: 10 }, (_, i) => i);
+        for (const i of acked) {
+          store.appendMessages(
+            "s",
+            [0, 1, 2].map((k) => ({ role: "user" as const, content: content(i, k) })),
+          );
+        }
+        store.close();
+        fillRest(dir);
+        const before = readdirSync(dir).sort();
+        const bytes = readFileSync(join(dir, "state.db"));
+        const options = { driver: target.driver, host: target.host as Host };
+        for (const checkOnly of [true, false]) {
+          const error = await repairStore(join(dir, "state.db"), { ...options, checkOnly }).then(
+            () => assert.fail("the repair's copy fitted on the full disk"),
+            (caught: unknown) => caught as Error & { code?: string },
+          );
+          // Before, STORE_OPEN_FAILED ("disk I/O error") or, with room for the copy but not
+          // the salvage, STORE_CORRUPT ("no strategy produced a sound store").
+          assert.equal(error.code, "STORE_FULL", String(error));
+          assert.deepEqual(readdirSync(dir).sort(), before, "the failed repair left files behind");
+          assert.ok(readFileSync(join(dir, "state.db")).equals(bytes), "the failed repair changed the store");
+        }
+        rmSync(join(dir, "pad"));
+        const report = await repairStore(join(dir, "state.db"), options);
+        assert.equal(report.strategy, "none");
+        const reopened = open(dir, SAFE_SQLITE);
+        assertExactlyOnce(reopened, acked);
+        reopened.close();
+      }));
 
     it(`wal: an append whose periodic checkpoint finds the disk full is acknowledged, and stored once`, () =>
       withTmpfs(4 * DISK_BYTES, ({ dir }: Tmpfs) => {

@@ -12,9 +12,9 @@ import { publishFile, removeDatabaseFile, temporaryName } from "../backup/files.
 import { sqliteLogsBeside } from "../backup/sqlite-files.js";
 import { STORE_FILE_MODE } from "../constants.js";
 import type { SqliteDriver } from "../driver.js";
-import { StoreInUseError } from "../errors.js";
-import type { Host } from "../host/host.js";
+import { hasResultCode, isDiskFull, StoreFullError, StoreInUseError, StoreOpenError } from "../errors.js";
 import { letEventsIn } from "../event-loop.js";
+import { dirnameOf, type Host } from "../host/host.js";
 import { lockExclusive } from "../locks/exclusive.js";
 import { assess, message } from "./assess.js";
 import { salvage } from "./salvage.js";
@@ -107,6 +107,30 @@ function swapIn(
   }
 }
 
+/**
+ * Whether a step failed for want of room beside the store (the scratch copies live there):
+ * SQLite's FULL, the file system's ENOSPC or EDQUOT, or an I/O error where a small file no longer
+ * fits (SQLite reports some writes past the end of a full disk so). That is the disk's doing, not
+ * the store's: reported as damage, it would send the user to restore a backup.
+ */
+function outOfRoom(host: Host, path: string, error: unknown): boolean {
+  const cause = error instanceof StoreOpenError ? error.cause : error;
+  const code = (cause as { code?: unknown } | null)?.code;
+  if (isDiskFull(cause) || code === "ENOSPC" || code === "EDQUOT") return true;
+  return hasResultCode(cause, "IOERR") && !host.hasRoom(dirnameOf(path), ROOM_PROBE_BYTES);
+}
+
+/** The bytes a folder must still take for an I/O error there not to be a full disk. */
+const ROOM_PROBE_BYTES = 64 * 1024;
+
+function repairFull(error: unknown): StoreFullError {
+  const cause = error instanceof StoreOpenError ? error.cause : error;
+  return new StoreFullError("the repair", {
+    cause,
+    outcome: "could not finish: its scratch copies of the store need room beside it; nothing was changed",
+  });
+}
+
 /** Repair the store at `path` (see the module comment); resolves to the report. */
 export async function repairStore(path: string, options: RepairOptions): Promise<RepairReport> {
   const { driver, host, signal } = options;
@@ -128,7 +152,12 @@ export async function repairStore(path: string, options: RepairOptions): Promise
     // it is created.)
     host.writeFileAtomic(scratch, "");
     signal?.throwIfAborted();
-    const lockOverridden = await copyForRepair(driver, host, path, scratch, options.force === true);
+    let lockOverridden: string | undefined;
+    try {
+      lockOverridden = await copyForRepair(driver, host, path, scratch, options.force === true);
+    } catch (error) {
+      throw outOfRoom(host, path, error) ? repairFull(error) : error;
+    }
     await stopIfAborted();
     const journalMode = journalModeOf(driver, scratch);
     const before = assess(driver, host, scratch);
@@ -145,6 +174,7 @@ export async function repairStore(path: string, options: RepairOptions): Promise
       try {
         run(driver, host, scratch);
       } catch (error) {
+        if (outOfRoom(host, path, error)) throw repairFull(error);
         attempts.push({ strategy, ok: false, problems: [message(error)] });
         continue;
       }
@@ -173,6 +203,7 @@ export async function repairStore(path: string, options: RepairOptions): Promise
           countsAfter = after.counts;
         }
       } catch (error) {
+        if (outOfRoom(host, path, error)) throw repairFull(error);
         attempts.push({ strategy: "salvage", ok: false, problems: [message(error)] });
       }
     }
