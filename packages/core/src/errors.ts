@@ -179,6 +179,8 @@ export class StoreOpenError extends SessionDbError<"STORE_OPEN_FAILED"> {
    * empty server database) — opened read-only, which never creates one. A writable open creates
    * it. False for another application's database (tables, none of the store's): no open uses it. */
   readonly noStore: boolean;
+  /** Why, without the path (the message is "Cannot open store PATH: DETAIL."). */
+  readonly detail: string;
 
   constructor(path: string, detail: string, options?: { cause?: unknown; noStore?: boolean }) {
     super(
@@ -188,6 +190,7 @@ export class StoreOpenError extends SessionDbError<"STORE_OPEN_FAILED"> {
     );
     this.path = path;
     this.noStore = options?.noStore === true;
+    this.detail = detail;
   }
 }
 

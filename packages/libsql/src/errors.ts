@@ -68,6 +68,11 @@ const TRANSPORT_CODES = new Set([
   "HRANA_PROTO_ERROR",
 ]);
 
+/** What a request still waiting on a client gets when that client is closed under it: this
+ * package closes a WebSocket client whose request timed out, to reconnect (executor.ts), and
+ * every other request in flight on it ends so. It may have been delivered. */
+const CLIENT_CLOSED = /Client was manually closed/;
+
 /** Server answers that mean the stream (and its transaction) is gone. */
 const STREAM_GONE_CODES = new Set(["STREAM_EXPIRED", "STREAM_NOT_FOUND", "STREAM_CLOSED"]);
 /** sqld's HTTP answer (400) to a baton it does not know: a restarted node, or a request sent a
@@ -217,6 +222,7 @@ function isTransportFailure(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   if (error.name === "AbortError" || error.name === "TimeoutError") return true;
   if (error.name === "TypeError") return FETCH_FAILED.test(describeChain(error));
+  if (isClientError(error) && CLIENT_CLOSED.test(error.message)) return true;
   if (!isClientError(error) || !TRANSPORT_CODES.has(error.code)) return false;
   // The HTTP client reports every non-2xx status as SERVER_ERROR: a 4xx or a 500 is the server's
   // answer; 502, 503 and 504 come from a proxy in front of it.

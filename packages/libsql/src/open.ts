@@ -81,7 +81,11 @@ export async function openStore(url: string, options?: LibsqlStoreOptions | null
   } catch (error) {
     executor.close();
     // Core cannot name a server's database; this package can (without credentials).
-    if (error instanceof StoreOpenError && error.noStore) throw noStoreAt(url, error);
+    if (error instanceof StoreOpenError) {
+      throw error.noStore
+        ? noStoreAt(url, error)
+        : new StoreOpenError(displayUrl(url), error.detail, { cause: error.cause ?? error });
+    }
     throw error;
   }
   // A server owns its files (no journal policy applies). A file: URL is this process's SQLite on

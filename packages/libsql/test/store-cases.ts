@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { type AddressInfo, createServer, type Socket } from "node:net";
+import { displayUrl } from "@sessiondb/core/driver";
 import { type SqldServer, sqldAuth, sqldAvailability, startSqld } from "@sessiondb/test-sqld";
 import { InvalidInputError, openStore, SqliteError, StoreBusyError, StoreOpenError } from "../src/index.js";
 import { cuttingProxy } from "./support/cutting-proxy.js";
@@ -226,6 +227,22 @@ export function storeCases(describe: Suite, it: Test, hooks: Hooks): void {
           "LIBSQL_CONNECTION_LOST",
         );
         assert.ok(Date.now() - started < 8_000, `${Date.now() - started} ms`);
+        // Calls in flight together: the first to time out reconnects the client, which ends the
+        // others' requests too ("Client was manually closed"); each is a lost connection,
+        // retried within patience, never a plain SQLITE_ERROR.
+        const together = await Promise.allSettled([
+          store.getSession(id),
+          store.getSession(id),
+          store.messageCount(),
+        ]);
+        for (const outcome of together) {
+          const reason = outcome.status === "rejected" ? outcome.reason : undefined;
+          assert.ok(reason instanceof StoreBusyError, String(reason));
+          assert.equal(
+            reason.cause instanceof SqliteError && reason.cause.extendedCode,
+            "LIBSQL_CONNECTION_LOST",
+          );
+        }
         const closing = Date.now();
         await store.close();
         assert.ok(Date.now() - closing < 2_000, `close took ${Date.now() - closing} ms`);
@@ -386,6 +403,18 @@ export function storeCases(describe: Suite, it: Test, hooks: Hooks): void {
         try {
           const none = await rejection(openStore(empty.httpUrl, { readOnly: true }));
           assert.ok(none instanceof StoreOpenError && none.noStore);
+          // Another application's database on the server: refused, and named by its URL.
+          const made = await fetch(`${empty.httpUrl}/v2/pipeline`, {
+            method: "POST",
+            body: JSON.stringify({
+              requests: [{ type: "execute", stmt: { sql: "CREATE TABLE users (id INTEGER PRIMARY KEY)" } }],
+            }),
+          });
+          assert.equal(made.status, 200, await made.text());
+          const foreign = await rejection(openStore(empty.httpUrl));
+          assert.ok(foreign instanceof StoreOpenError && !foreign.noStore, String(foreign));
+          assert.equal(foreign.path, displayUrl(empty.httpUrl));
+          assert.match(foreign.message, /another application's database.*\(users\)/);
         } finally {
           await empty.stop();
         }
