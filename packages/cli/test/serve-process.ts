@@ -82,6 +82,16 @@ export interface Reply {
   body: string;
 }
 
+/** Collect `res` whole, then hand it to `done`. */
+function replyOf(res: http.IncomingMessage, done: (reply: Reply) => void): void {
+  let body = "";
+  res.setEncoding("utf8");
+  res.on("data", (d: string) => {
+    body += d;
+  });
+  res.on("end", () => done({ status: res.statusCode ?? 0, headers: res.headers, body }));
+}
+
 /** One request to 127.0.0.1:port (the only address the tests use); Host defaults to 127.0.0.1:port. */
 export function request(
   port: number,
@@ -103,14 +113,7 @@ export function request(
           ...options.headers,
         },
       },
-      (res) => {
-        let body = "";
-        res.setEncoding("utf8");
-        res.on("data", (d: string) => {
-          body += d;
-        });
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-      },
+      (res) => replyOf(res, resolve),
     );
     req.on("error", reject);
     req.end(options.body);
@@ -170,18 +173,12 @@ export function upload(
           ...options.headers,
         },
       },
-      (res) => {
-        let body = "";
-        res.setEncoding("utf8");
-        res.on("data", (d: string) => {
-          body += d;
-        });
-        res.on("end", () => {
+      (res) =>
+        replyOf(res, (reply) => {
           replied = true;
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body, sent });
+          resolve({ ...reply, sent });
           req.destroy();
-        });
-      },
+        }),
     );
     // Once the reply is in, a reset or broken pipe from the server is expected: it stopped reading.
     req.on("error", (error) => {

@@ -26,7 +26,7 @@ import {
   UnsafeSqliteError,
 } from "@sessiondb/core";
 import { resolveDriver } from "@sessiondb/node";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, type TestContext } from "vitest";
 import { describe as describeError } from "../src/exit.js";
 import { problemText, rememberStore } from "../src/wording.js";
 import {
@@ -57,6 +57,22 @@ beforeAll(() => {
 afterAll(() => {
   for (const m of mounts) unmount(m);
 });
+
+/** A folder on a tmpfs of its own, filled by `fill`, then remounted read-only; the test is
+ * skipped (saying why) where that cannot be done. */
+function readOnlyFolder(ctx: TestContext, fill?: (folder: string) => void): string {
+  const folder = path.join(tempDir(), "ro");
+  const reason = mountTmpfs(folder, "size=16m");
+  if (reason) {
+    console.warn(`skipped: needs a tmpfs to remount read-only: ${reason}`);
+    ctx.skip(reason);
+  }
+  mounts.push(folder);
+  fill?.(folder);
+  const remount = spawnSync("mount", ["-o", "remount,ro", folder], { encoding: "utf8" });
+  if (remount.status !== 0) ctx.skip(`mount -o remount,ro failed: ${remount.stderr.trim()}`);
+  return folder;
+}
 
 describe("library errors in the CLI's words (the error objects themselves)", () => {
   const file = () => path.join(dir, "in-a-file");
@@ -173,17 +189,12 @@ describe("library errors in the CLI's words (the built CLI)", () => {
   });
 
   it("a write to a store on a read-only file system says what still works, not { readOnly: true }", (ctx) => {
-    const folder = path.join(tempDir(), "ro");
-    const reason = mountTmpfs(folder, "size=16m");
-    if (reason) {
-      console.warn(`skipped: needs a tmpfs to remount read-only: ${reason}`);
-      ctx.skip(reason);
-    }
-    mounts.push(folder);
+    const folder = readOnlyFolder(ctx, (dir) =>
+      withStore(path.join(dir, "state.db"), (s) => s.createSession({ id: "s1", source: "cli" }), {
+        journalMode: "delete",
+      }),
+    );
     const file = path.join(folder, "state.db");
-    withStore(file, (s) => s.createSession({ id: "s1", source: "cli" }), { journalMode: "delete" });
-    const remount = spawnSync("mount", ["-o", "remount,ro", folder], { encoding: "utf8" });
-    if (remount.status !== 0) ctx.skip(`mount -o remount,ro failed: ${remount.stderr.trim()}`);
     const r = cli(["--db", file, "sessions", "rename", "s1", "new title"]);
     expectOneLineError(r, 6, "STORE_READONLY");
     expect(r.stderr).toContain(`${file} is read-only for this process`);
@@ -193,15 +204,7 @@ describe("library errors in the CLI's words (the built CLI)", () => {
   });
 
   it("a backup into a folder on a read-only file system is refused as the destination's, with nothing left there", (ctx) => {
-    const folder = path.join(tempDir(), "ro-dest");
-    const reason = mountTmpfs(folder, "size=16m");
-    if (reason) {
-      console.warn(`skipped: needs a tmpfs to remount read-only: ${reason}`);
-      ctx.skip(reason);
-    }
-    mounts.push(folder);
-    const remount = spawnSync("mount", ["-o", "remount,ro", folder], { encoding: "utf8" });
-    if (remount.status !== 0) ctx.skip(`mount -o remount,ro failed: ${remount.stderr.trim()}`);
+    const folder = readOnlyFolder(ctx);
     const dest = path.join(folder, "copy.db");
     const r = cli(["--db", db, "backup", dest]);
     expectOneLineError(r, 2, "BACKUP_DESTINATION_REFUSED");

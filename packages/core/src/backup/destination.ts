@@ -103,55 +103,45 @@ export function checkDestination(
   overwrite: boolean,
 ): void {
   try {
-    judgeDestination(driver, host, storePath, destination, overwrite);
+    if (isInMemoryPath(destination)) {
+      throw new BackupDestinationError(destination, "not-a-file", "is not a file path");
+    }
+    const folder = dirnameOf(destination);
+    if (host.stat(folder)?.kind !== "directory") {
+      throw new BackupDestinationError(
+        destination,
+        "no-folder",
+        `is in ${JSON.stringify(folder)}, which is not an existing folder`,
+      );
+    }
+    const destinationName = canonical(host, destination);
+    if (!isInMemoryPath(storePath)) {
+      const destinationId = host.fileId(destination);
+      for (const file of storeFiles(storePath)) {
+        const sameFile = destinationId !== undefined && host.fileId(file) === destinationId;
+        const sameName = destinationName !== undefined && canonical(host, file) === destinationName;
+        if (sameFile || sameName) {
+          const what =
+            file === storePath ? "the store itself" : `the store's companion file ${basenameOf(file)}`;
+          throw new BackupDestinationError(destination, "is-store", `is ${what}`);
+        }
+      }
+    }
+    for (const path of new Set([destination, destinationName ?? destination])) {
+      const verdict = judge(driver, host, path);
+      if (verdict.refused !== undefined)
+        throw new BackupDestinationError(destination, "sqlite-file", verdict.refused);
+      verdict.release?.();
+    }
+    const existing = host.stat(destination);
+    if (existing && existing.kind !== "file") {
+      const what = existing.kind === "directory" ? "a directory" : "a device, FIFO or socket";
+      throw new BackupDestinationError(destination, "not-a-file", `is ${what}, not a regular file`);
+    }
+    if (existing && !overwrite) throw new BackupDestinationError(destination, "exists", "already exists");
   } catch (error) {
     throw permissionRefusal(destination, error) ?? error;
   }
-}
-
-function judgeDestination(
-  driver: SqliteDriver,
-  host: Host,
-  storePath: string,
-  destination: string,
-  overwrite: boolean,
-): void {
-  if (isInMemoryPath(destination)) {
-    throw new BackupDestinationError(destination, "not-a-file", "is not a file path");
-  }
-  const folder = dirnameOf(destination);
-  if (host.stat(folder)?.kind !== "directory") {
-    throw new BackupDestinationError(
-      destination,
-      "no-folder",
-      `is in ${JSON.stringify(folder)}, which is not an existing folder`,
-    );
-  }
-  const destinationName = canonical(host, destination);
-  if (!isInMemoryPath(storePath)) {
-    const destinationId = host.fileId(destination);
-    for (const file of storeFiles(storePath)) {
-      const sameFile = destinationId !== undefined && host.fileId(file) === destinationId;
-      const sameName = destinationName !== undefined && canonical(host, file) === destinationName;
-      if (sameFile || sameName) {
-        const what =
-          file === storePath ? "the store itself" : `the store's companion file ${basenameOf(file)}`;
-        throw new BackupDestinationError(destination, "is-store", `is ${what}`);
-      }
-    }
-  }
-  for (const path of new Set([destination, destinationName ?? destination])) {
-    const verdict = judge(driver, host, path);
-    if (verdict.refused !== undefined)
-      throw new BackupDestinationError(destination, "sqlite-file", verdict.refused);
-    verdict.release?.();
-  }
-  const existing = host.stat(destination);
-  if (existing && existing.kind !== "file") {
-    const what = existing.kind === "directory" ? "a directory" : "a device, FIFO or socket";
-    throw new BackupDestinationError(destination, "not-a-file", `is ${what}, not a regular file`);
-  }
-  if (existing && !overwrite) throw new BackupDestinationError(destination, "exists", "already exists");
 }
 
 /**

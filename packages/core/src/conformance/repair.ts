@@ -116,6 +116,14 @@ function expandRanges(ranges: Array<[number, number]>): number[] {
   return ranges.flatMap(([lo, hi]) => Array.from({ length: hi - lo + 1 }, (_, i) => lo + i));
 }
 
+/** A built store cut to 70 % of its pages (a repair would salvage it): its hash and its
+ * folder's listing, to show that a refused or stopped repair changed neither. */
+function truncatedStore(f: FileFixture): { damaged: string; folder: string[] } {
+  build(f);
+  truncateSync(f.file(), Math.floor((statSync(f.file()).size / PAGE_SIZE) * 0.7) * PAGE_SIZE);
+  return { damaged: sha(f.file()), folder: readdirSync(dirname(f.file())).sort() };
+}
+
 /** Whichever strategy won, every row is there and the report says nothing was lost. */
 function assertNothingLost(report: RepairReport): void {
   assert.ok(report.strategy !== undefined && report.strategy !== "none", JSON.stringify(report.attempts));
@@ -282,10 +290,7 @@ export function repairSuite(target: ConformanceTarget): void {
 
     test("wrong input to repairStore is a rejection naming the field (INVALID_INPUT); a damaged store and its folder stay as they were", async (f) => {
       if (needsHost("wrong input to repairStore")) return;
-      build(f);
-      truncateSync(f.file(), Math.floor((statSync(f.file()).size / PAGE_SIZE) * 0.7) * PAGE_SIZE);
-      const damaged = sha(f.file());
-      const folder = readdirSync(dirname(f.file())).sort();
+      const { damaged, folder } = truncatedStore(f);
       const full = options();
       const bad: Array<[unknown, unknown, string]> = [
         [5, full, "repairStore.path"],
@@ -334,10 +339,7 @@ export function repairSuite(target: ConformanceTarget): void {
 
     test("an abort stops a repair between its steps: AbortError, the damaged store and its folder as they were", async (f) => {
       if (needsHost("an aborted repair")) return;
-      build(f);
-      truncateSync(f.file(), Math.floor((statSync(f.file()).size / PAGE_SIZE) * 0.7) * PAGE_SIZE);
-      const damaged = sha(f.file());
-      const folder = readdirSync(dirname(f.file())).sort();
+      const { damaged, folder } = truncatedStore(f);
       // Aborted before the call, and aborted from a timer once the repair has begun.
       const early = new AbortController();
       early.abort();
