@@ -313,6 +313,12 @@ export function isDiskFull(error: unknown): error is SqliteError {
   );
 }
 
+/** A full disk or quota, as SQLite says it (isDiskFull) or the file system does (ENOSPC, EDQUOT). */
+export function isOutOfSpace(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return isDiskFull(error) || code === "ENOSPC" || code === "EDQUOT";
+}
+
 /** BUSY and LOCKED mean "someone else holds the lock": the only failures worth waiting for. */
 export function isContention(error: unknown): error is SqliteError {
   return hasResultCode(error, "BUSY", "LOCKED");

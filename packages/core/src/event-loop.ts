@@ -18,3 +18,11 @@ export async function letEventsIn(): Promise<void> {
   await sleepAsync(0);
   await sleepAsync(0);
 }
+
+/** Between two steps of a long job that hold the thread: let the events in, then throw the
+ * signal's reason when it was aborted meanwhile. Nothing to wait for without a signal. */
+export async function abortPoint(signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) return;
+  await letEventsIn();
+  signal.throwIfAborted();
+}

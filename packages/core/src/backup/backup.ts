@@ -6,8 +6,8 @@
  */
 import type { SqliteConnection } from "../driver.js";
 import { readSync } from "../engine/run-sync.js";
-import { InvalidInputError, isDiskFull, StoreFullError } from "../errors.js";
-import { letEventsIn } from "../event-loop.js";
+import { InvalidInputError, isOutOfSpace, StoreFullError } from "../errors.js";
+import { abortPoint } from "../event-loop.js";
 import type { FtsStatus } from "../fts/index.js";
 import type { Host } from "../host/host.js";
 import { type JournalMode, readJournalMode } from "../journal.js";
@@ -163,13 +163,10 @@ export async function backupStore(
         await flusher?.stop();
       }
     }
-    if (options.signal) {
-      // A copy that held this thread to its end (VACUUM INTO; the online backup in one step on a
-      // binding that runs it here) kept the event loop from running: a signal's listener or a
-      // timer that aborts meanwhile runs now, before anything is published.
-      await letEventsIn();
-      options.signal.throwIfAborted();
-    }
+    // A copy that held this thread to its end (VACUUM INTO; the online backup in one step on a
+    // binding that runs it here) kept the event loop from running: a signal's listener or a
+    // timer that aborts meanwhile runs now, before anything is published.
+    await abortPoint(options.signal);
     options.onProgress?.({ phase: "finishing" });
     // A page copy of a WAL store says "WAL" in its header; settle the copy as one self-contained
     // file first, inspect it, then give it the store's journal mode.
@@ -207,8 +204,7 @@ export async function backupStore(
  * that disk that is full, whatever disk holds the store. */
 function fullDiskAsStoreFull(error: unknown, destination: string): unknown {
   const cause = error instanceof StoreFullError ? error.cause : error;
-  const code = (cause as { code?: unknown } | null)?.code;
-  if (!isDiskFull(cause) && code !== "ENOSPC" && code !== "EDQUOT") return error;
+  if (!isOutOfSpace(cause)) return error;
   return new StoreFullError(`the backup to ${JSON.stringify(destination)}`, { cause, written: destination });
 }
 

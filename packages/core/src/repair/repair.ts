@@ -12,8 +12,8 @@ import { publishFile, removeDatabaseFile, temporaryName } from "../backup/files.
 import { sqliteLogsBeside } from "../backup/sqlite-files.js";
 import { STORE_FILE_MODE } from "../constants.js";
 import type { SqliteDriver } from "../driver.js";
-import { hasResultCode, isDiskFull, StoreFullError, StoreInUseError, StoreOpenError } from "../errors.js";
-import { letEventsIn } from "../event-loop.js";
+import { hasResultCode, isOutOfSpace, StoreFullError, StoreInUseError, StoreOpenError } from "../errors.js";
+import { abortPoint } from "../event-loop.js";
 import { dirnameOf, type Host } from "../host/host.js";
 import { lockExclusive } from "../locks/exclusive.js";
 import { assess, message } from "./assess.js";
@@ -108,28 +108,26 @@ function swapIn(
 }
 
 /**
- * Whether a step failed for want of room beside the store (the scratch copies live there):
- * SQLite's FULL, the file system's ENOSPC or EDQUOT, or an I/O error where a small file no longer
- * fits (SQLite reports some writes past the end of a full disk so). That is the disk's doing, not
- * the store's: reported as damage, it would send the user to restore a backup.
+ * A step that failed for want of room beside the store (the scratch copies live there), as
+ * StoreFullError; undefined for any other failure. Out of room: a full disk or quota, or an I/O
+ * error where a small file no longer fits (SQLite reports some writes past the end of a full disk
+ * so). That is the disk's doing, not the store's: reported as damage, it would send the user to
+ * restore a backup.
  */
-function outOfRoom(host: Host, path: string, error: unknown): boolean {
+function outOfRoom(host: Host, path: string, error: unknown): StoreFullError | undefined {
   const cause = error instanceof StoreOpenError ? error.cause : error;
-  const code = (cause as { code?: unknown } | null)?.code;
-  if (isDiskFull(cause) || code === "ENOSPC" || code === "EDQUOT") return true;
-  return hasResultCode(cause, "IOERR") && !host.hasRoom(dirnameOf(path), ROOM_PROBE_BYTES);
-}
-
-/** The bytes a folder must still take for an I/O error there not to be a full disk. */
-const ROOM_PROBE_BYTES = 64 * 1024;
-
-function repairFull(error: unknown): StoreFullError {
-  const cause = error instanceof StoreOpenError ? error.cause : error;
+  const full =
+    isOutOfSpace(cause) ||
+    (hasResultCode(cause, "IOERR") && !host.hasRoom(dirnameOf(path), ROOM_PROBE_BYTES));
+  if (!full) return undefined;
   return new StoreFullError("the repair", {
     cause,
     outcome: "could not finish: its scratch copies of the store need room beside it; nothing was changed",
   });
 }
+
+/** The bytes a folder must still take for an I/O error there not to be a full disk. */
+const ROOM_PROBE_BYTES = 64 * 1024;
 
 /** Repair the store at `path` (see the module comment); resolves to the report. */
 export async function repairStore(path: string, options: RepairOptions): Promise<RepairReport> {
@@ -138,13 +136,9 @@ export async function repairStore(path: string, options: RepairOptions): Promise
   if (options.output !== undefined) checkDestination(driver, host, path, options.output, false);
   const scratch = temporaryName(`${path}.repair`, host.pid);
   const fresh = temporaryName(`${path}.salvage`, host.pid);
-  // Between two steps (each runs to its end on this thread): a signal's listener that could not
-  // run meanwhile runs now, and an abort leaves by the `finally` below, which removes every copy.
-  const stopIfAborted = async () => {
-    if (!signal) return;
-    await letEventsIn();
-    signal.throwIfAborted();
-  };
+  // Between two steps (each runs to its end on this thread), `abortPoint` lets a signal's
+  // listener that could not run meanwhile run now; an abort leaves by the `finally` below, which
+  // removes every copy.
   try {
     // Created empty and private before SQLite copies the store into it: it holds every
     // transcript, and SQLite would create it with the process's default mode (0644 under the
@@ -156,9 +150,9 @@ export async function repairStore(path: string, options: RepairOptions): Promise
     try {
       lockOverridden = await copyForRepair(driver, host, path, scratch, options.force === true);
     } catch (error) {
-      throw outOfRoom(host, path, error) ? repairFull(error) : error;
+      throw outOfRoom(host, path, error) ?? error;
     }
-    await stopIfAborted();
+    await abortPoint(signal);
     const journalMode = journalModeOf(driver, scratch);
     const before = assess(driver, host, scratch);
     const attempts: RepairAttempt[] = [];
@@ -170,11 +164,12 @@ export async function repairStore(path: string, options: RepairOptions): Promise
       countsAfter = before.counts;
     }
     for (const { strategy, run } of repaired ? [] : IN_PLACE) {
-      await stopIfAborted();
+      await abortPoint(signal);
       try {
         run(driver, host, scratch);
       } catch (error) {
-        if (outOfRoom(host, path, error)) throw repairFull(error);
+        const full = outOfRoom(host, path, error);
+        if (full) throw full;
         attempts.push({ strategy, ok: false, problems: [message(error)] });
         continue;
       }
@@ -189,7 +184,7 @@ export async function repairStore(path: string, options: RepairOptions): Promise
       }
     }
     if (!repaired) {
-      await stopIfAborted();
+      await abortPoint(signal);
       try {
         lost = salvage(driver, host, scratch, fresh, journalMode);
         const after = assess(driver, host, fresh);
@@ -203,7 +198,8 @@ export async function repairStore(path: string, options: RepairOptions): Promise
           countsAfter = after.counts;
         }
       } catch (error) {
-        if (outOfRoom(host, path, error)) throw repairFull(error);
+        const full = outOfRoom(host, path, error);
+        if (full) throw full;
         attempts.push({ strategy: "salvage", ok: false, problems: [message(error)] });
       }
     }
@@ -223,7 +219,7 @@ export async function repairStore(path: string, options: RepairOptions): Promise
     };
     if (!repaired || options.checkOnly) return report;
     // The last moment a stop changes nothing: the swap or the write below is the repair's result.
-    await stopIfAborted();
+    await abortPoint(signal);
     if (options.output !== undefined) {
       publishCopy(driver, host, repaired, options.output);
       return { ...report, outcome: "written", output: options.output };
