@@ -79,8 +79,12 @@ const STREAM_GONE_CODES = new Set(["STREAM_EXPIRED", "STREAM_NOT_FOUND", "STREAM
  * second time after the first delivery was answered. */
 const INVALID_BATON = /invalid baton/i;
 
-/** A statement that cannot change the database, so losing its answer is harmless. */
-const READ_ONLY_SQL = /^\s*(SELECT|VALUES|EXPLAIN)\b/i;
+/** A statement that cannot change the database, so losing its answer is harmless: a query, a
+ * pragma that only reads (no `=`), or FTS5's 'integrity-check' command — an INSERT in form that
+ * stores nothing. Without the last two, `checkIntegrity()` read a lost answer to its own check
+ * as IOERR, which a local disk gives only for damage, and reported a sound store as damaged. */
+const READ_ONLY_SQL =
+  /^\s*(?:SELECT|VALUES|EXPLAIN)\b|^\s*PRAGMA\s+(?:integrity_check|quick_check|foreign_key_check|table_info|user_version|schema_version|data_version|page_count|page_size|freelist_count|journal_mode|auto_vacuum|foreign_keys|busy_timeout)\b[^=;]*$|^\s*INSERT\s+INTO\s+(\w+)\s*\(\s*\1\s*,\s*rank\s*\)\s*VALUES\s*\(\s*'integrity-check'\s*,\s*[?\d]+\s*\)\s*$/i;
 
 /** Every message and code along an error's cause chain, for matching transport failures. */
 function describeChain(error: unknown): string {
