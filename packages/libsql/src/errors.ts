@@ -73,6 +73,14 @@ const TRANSPORT_CODES = new Set([
  * every other request in flight on it ends so. It may have been delivered. */
 const CLIENT_CLOSED = /Client was manually closed/;
 
+/** An HTTP status as the client words it: "Server returned HTTP status 404" (HTTP); for a
+ * refused WebSocket upgrade, "Unexpected server response: 404" (Node), "Expected 101 status code:
+ * 404" (Bun), "Invalid status code: 404" (Deno). */
+const HTTP_STATUS =
+  /(?:HTTP status|Unexpected server response:|Expected 101 status code:|Invalid status code:) (\d{3})\b/;
+/** HTTP statuses a proxy answers while the server behind it is away. */
+const PROXY_AWAY = new Set(["502", "503", "504"]);
+
 /** Server answers that mean the stream (and its transaction) is gone. */
 const STREAM_GONE_CODES = new Set(["STREAM_EXPIRED", "STREAM_NOT_FOUND", "STREAM_CLOSED"]);
 /** sqld's HTTP answer (400) to a baton it does not know: a restarted node, or a request sent a
@@ -228,7 +236,10 @@ function isTransportFailure(error: unknown): boolean {
   if (error.name === "TypeError") return FETCH_FAILED.test(describeChain(error));
   if (isClientError(error) && CLIENT_CLOSED.test(error.message)) return true;
   if (!isClientError(error) || !TRANSPORT_CODES.has(error.code)) return false;
-  // The HTTP client reports every non-2xx status as SERVER_ERROR: a 4xx or a 500 is the server's
-  // answer; 502, 503 and 504 come from a proxy in front of it.
-  return !(error.code === "SERVER_ERROR" && /status (4\d\d|500)\b/.test(error.message));
+  // An HTTP status in place of an answer (SERVER_ERROR over HTTP, a refused upgrade over a
+  // WebSocket): 502, 503 and 504 come from a proxy in front of a server that is away (restarting,
+  // say), so waiting may help. Any other status is the answer of whatever listens there — sqld
+  // failing (500), or not a libSQL server at all (404, 501, …) — and asking again gets the same.
+  const status = HTTP_STATUS.exec(error.message)?.[1];
+  return status === undefined || PROXY_AWAY.has(status);
 }

@@ -357,6 +357,47 @@ export function storeCases(describe: Suite, it: Test, hooks: Hooks): void {
       }
     }, 60_000);
 
+    it("a URL where some other HTTP server answers fails at once; a proxy's 502/503/504 is waited for", async () => {
+      // What answers a status in place of libSQL's answer will answer it again: waiting out the
+      // open's patience helps only when a proxy says the server behind it is away.
+      let status = 501;
+      const sockets = new Set<Socket>();
+      const plain = createServer((socket) => {
+        sockets.add(socket);
+        socket.on("error", () => {});
+        socket.once("data", () =>
+          socket.end(`HTTP/1.1 ${status} Whatever\r\nContent-Length: 4\r\nConnection: close\r\n\r\nnope`),
+        );
+      });
+      await new Promise<void>((resolve) => plain.listen(0, "127.0.0.1", resolve));
+      const { port } = plain.address() as AddressInfo;
+      const open = async (url: string) => {
+        const started = Date.now();
+        const error = await rejection(openStore(url, { patience: { openMs: 3_000 } }));
+        assert.ok(error instanceof StoreOpenError, `${url}: ${String(error)}`);
+        return { error, waited: Date.now() - started };
+      };
+      try {
+        for (const scheme of ["http", "ws"]) {
+          const url = `${scheme}://127.0.0.1:${port}`;
+          for (const answer of [501, 404]) {
+            status = answer;
+            const { error, waited } = await open(url);
+            assert.match(error.message, new RegExp(`\\b${answer}\\b`), url);
+            assert.doesNotMatch(error.message, /did not answer/, `${url}: ${error.message}`);
+            assert.ok(waited < 2_000, `${url} (${answer}): waited ${waited} ms`);
+          }
+          status = 503;
+          const { error, waited } = await open(url);
+          assert.match(error.message, /did not answer for \d+\.\d s, the open patience/, url);
+          assert.ok(waited >= 2_900, `${url} (503): waited ${waited} ms`);
+        }
+      } finally {
+        for (const socket of sockets) socket.destroy();
+        await new Promise((resolve) => plain.close(resolve));
+      }
+    }, 60_000);
+
     it("an open waits for a server that starts within the open patience (a gateway started before its sqld)", async () => {
       const later = await startSqld();
       try {
