@@ -60,7 +60,7 @@ export async function openLibsqlExecutor(
 ): Promise<LibsqlExecutor> {
   const timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const failure = failureMapper(url, credentialsOf(url, options.authToken));
-  const client = await createClientFor(
+  const connect = await clientFactoryFor(
     url,
     {
       url,
@@ -71,7 +71,7 @@ export async function openLibsqlExecutor(
     },
     failure,
   );
-  const executor = executorOver(client, failure, timeoutMs);
+  const executor = executorOver(connect, failure, timeoutMs);
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
     const probe = executor.execute("SELECT char(97, 0, 98) AS probe", []);
@@ -88,7 +88,7 @@ export async function openLibsqlExecutor(
     const { rows } = await answered;
     executor.readsTextWhole = rows[0]?.probe === "a\u0000b";
   } catch (error) {
-    client.close();
+    executor.close();
     throw error;
   } finally {
     clearTimeout(timer);
@@ -127,12 +127,24 @@ function failureMapper(url: string, credentials: Credentials): FailureMapper {
 }
 
 function executorOver(
-  client: Client,
+  connect: () => Client,
   failure: FailureMapper,
   timeoutMs: number,
 ): LibsqlExecutor & { readsTextWhole: boolean } {
   let writes = 0;
-  const bounded = answerWithin(client, timeoutMs);
+  let client = connect();
+  let closed = false;
+  // Over a WebSocket, a request with no answer in time gives up its connection: the client is
+  // replaced by a new one, and the old one's requests still in flight end as lost connections.
+  // Not the client's own reconnect(): a close() while that waits for the new connection's
+  // handshake leaves the new connection open — and the client reopened — once the server answers,
+  // which kept a process from exiting after a stalled server came back.
+  const bounded = answerWithin(client.protocol, timeoutMs, () => {
+    if (closed) return;
+    const old = client;
+    client = connect();
+    old.close();
+  });
   const run = async (
     target: Pick<Client, "execute">,
     sql: string,
@@ -205,7 +217,10 @@ function executorOver(
         tx.close();
       }
     },
-    close: () => client.close(),
+    close: () => {
+      closed = true;
+      client.close();
+    },
   };
 }
 
@@ -229,19 +244,29 @@ async function endWithoutForeignKeys(tx: Transaction, end: "COMMIT" | "ROLLBACK"
 }
 
 /**
- * A client from the one part of @libsql/client the URL needs: the package's main entry loads
+ * New clients from the one part of @libsql/client the URL needs: the package's main entry loads
  * libSQL's native binding for file: URLs at import (on Deno that needs --allow-ffi and
  * --allow-sys), so a server URL never loads it. `libsql:` goes over HTTP, as the main entry does.
  */
-async function createClientFor(url: string, config: Config, failure: FailureMapper): Promise<Client> {
+async function clientFactoryFor(url: string, config: Config, failure: FailureMapper): Promise<() => Client> {
   const scheme = /^([a-z]+):/i.exec(url)?.[1]?.toLowerCase();
+  let createClient: (config: Config) => Client;
   try {
-    if (scheme === "ws" || scheme === "wss") return (await import("@libsql/client/ws")).createClient(config);
-    if (scheme === "file") return (await import("@libsql/client/sqlite3")).createClient(config);
-    return (await import("@libsql/client/http")).createClient(config);
+    ({ createClient } = await (scheme === "ws" || scheme === "wss"
+      ? import("@libsql/client/ws")
+      : scheme === "file"
+        ? import("@libsql/client/sqlite3")
+        : import("@libsql/client/http")));
   } catch (error) {
     throw failure(error, { phase: "autocommit" });
   }
+  return () => {
+    try {
+      return createClient(config);
+    } catch (error) {
+      throw failure(error, { phase: "autocommit" });
+    }
+  };
 }
 
 /**
@@ -301,11 +326,15 @@ function toSqlValue(value: unknown): SqlValue {
  * The bound on a WebSocket request (fetch's signal bounds an HTTP one): a server that stopped
  * answering would otherwise hold every call — and `close()`, which waits for the calls in flight
  * — forever. Past `timeoutMs` the request fails as a TimeoutError (a transport failure: a lost
- * connection, or an unknown outcome on a COMMIT) and the client reconnects, which ends the
- * requests still waiting on the old connection and gives the next ones a fresh one.
+ * connection, or an unknown outcome on a COMMIT) and `giveUp` replaces the connection, which
+ * ends the requests still waiting on the old one and gives the next ones a fresh one.
  */
-function answerWithin(client: Client, timeoutMs: number): <T>(request: Promise<T>) => Promise<T> {
-  if (client.protocol !== "ws" || timeoutMs <= 0) return (request) => request;
+function answerWithin(
+  protocol: string,
+  timeoutMs: number,
+  giveUp: () => void,
+): <T>(request: Promise<T>) => Promise<T> {
+  if (protocol !== "ws" || timeoutMs <= 0) return (request) => request;
   return <T>(request: Promise<T>): Promise<T> => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const expired = new Promise<never>((_, reject) => {
@@ -313,9 +342,8 @@ function answerWithin(client: Client, timeoutMs: number): <T>(request: Promise<T
         const error = new Error(`The server sent no answer within ${timeoutMs} ms`);
         error.name = "TimeoutError";
         reject(error);
-        Promise.resolve()
-          .then(() => client.reconnect())
-          .catch(() => undefined);
+        // After this request's rejection is delivered: its own failure is the timeout.
+        queueMicrotask(giveUp);
       }, timeoutMs);
     });
     return Promise.race([request, expired]).finally(() => clearTimeout(timer));

@@ -5,6 +5,7 @@
  * open), and what a bad URL, an unreachable server and a refused token become.
  */
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { type AddressInfo, createServer, type Socket } from "node:net";
 import { displayUrl } from "@sessiondb/core/driver";
 import { type SqldServer, sqldAuth, sqldAvailability, startSqld } from "@sessiondb/test-sqld";
@@ -49,6 +50,18 @@ function textsOf(error: unknown): string {
 function assertNoSecret(error: unknown, what: string): void {
   const text = textsOf(error);
   for (const secret of SECRETS) assert.ok(!text.includes(secret), `${what} shows ${secret}:\n${text}`);
+}
+
+/** Established TCP connections from this machine to 127.0.0.1:`port` (their client ends, as
+ * /proc/net/tcp lists them; every runtime can read it). */
+function connectionsTo(port: number): number {
+  const remote = `0100007F:${port.toString(16).toUpperCase().padStart(4, "0")}`;
+  const ESTABLISHED = "01";
+  return readFileSync("/proc/net/tcp", "utf8")
+    .split("\n")
+    .slice(1)
+    .map((line) => line.trim().split(/\s+/))
+    .filter((fields) => fields[2] === remote && fields[3] === ESTABLISHED).length;
 }
 
 /** `url` with a user and password, and an authToken parameter. */
@@ -215,6 +228,8 @@ export function storeCases(describe: Suite, it: Test, hooks: Hooks): void {
     it("over a WebSocket, a server that stops answering holds a call no longer than requestTimeoutMs, and close() returns", async () => {
       // A stopped (SIGSTOP) sqld still accepts connections but answers nothing, as a stuck one.
       const stuck = await startSqld();
+      const port = Number(new URL(stuck.wsUrl).port);
+      const before = connectionsTo(port);
       const store = await openStore(stuck.wsUrl, { requestTimeoutMs: 1_000, patience: { appendMs: 3_000 } });
       try {
         const { id } = await store.createSession({ source: "stuck" });
@@ -249,6 +264,15 @@ export function storeCases(describe: Suite, it: Test, hooks: Hooks): void {
       } finally {
         stuck.resume();
       }
+      // Nothing of the closed store stays connected once the server answers again: each timeout
+      // replaced the connection, and a replacement still waiting for its handshake when close()
+      // came was left open (and the process alive) once the server answered it.
+      let left = connectionsTo(port);
+      for (let i = 0; i < 30 && left > before; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        left = connectionsTo(port);
+      }
+      assert.ok(left <= before, `${left} connections to the server stay open after close() (${before} before open)`);
       const again = await openStore(stuck.wsUrl);
       try {
         const [session] = await again.listSessions();
