@@ -112,7 +112,7 @@ describe("router", () => {
     expect(plan).toMatchObject({
       route: "fts+like",
       index: "base",
-      topUp: { after: 40, upTo: 100, nonToolOnly: false },
+      topUp: { after: 40, upTo: 100 },
     });
     expect(route("hello", { backfill: { highWater: 100, progress: 100 } })).toBe("fts");
   });

@@ -61,8 +61,7 @@ export function chooseRoute(input: RouteInput): RoutePlan {
     return {
       route: "fts+like",
       index,
-      // The top-up covers the rows the chosen index would hold (trigram: no tool rows).
-      topUp: { after: window.progress, upTo: window.highWater, nonToolOnly: index === "trigram" },
+      topUp: { after: window.progress, upTo: window.highWater },
       reason: "a backfill is running",
     };
   }

@@ -53,16 +53,16 @@ export const LIKE_COLUMNS = ["content", "tool_name", "tool_calls"] as const;
 const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
 const list = (values: readonly unknown[]) => values.map(() => "?").join(", ");
 
-/** An id range of rows a LIKE top-up covers; `nonToolOnly` mirrors the trigram index's rows. */
+/** An id range of rows a LIKE top-up covers. */
 export interface IdWindow {
   after: number;
   upTo: number;
-  nonToolOnly?: boolean;
 }
 
-function filterSql(filters: SearchFilters, sort: SearchSort, window?: IdWindow): Sql {
+function filterSql(filters: SearchFilters, sort: SearchSort, window?: IdWindow, toolless = false): Sql {
   const where: string[] = [];
   const params: SqlValue[] = [];
+  if (toolless) where.push("m.role <> 'tool'");
   if (filters.roles?.length) {
     where.push(`m.role IN (${list(filters.roles)})`);
     params.push(...filters.roles);
@@ -86,7 +86,6 @@ function filterSql(filters: SearchFilters, sort: SearchSort, window?: IdWindow):
   if (window) {
     where.push("m.id > ? AND m.id <= ?");
     params.push(window.after, window.upTo);
-    if (window.nonToolOnly) where.push("m.role <> 'tool'");
   }
   const walk = filters.walk;
   if (walk) {
@@ -321,7 +320,8 @@ export function termsSql(query: ParsedQuery, columns: readonly string[]): Sql {
 
 /**
  * Scan of the canonical rows (ASCII case-insensitive substring match over full content),
- * mirroring the query's OR-of-AND-groups; `window` restricts it to an id range.
+ * mirroring the query's OR-of-AND-groups; `window` restricts it to an id range, `toolless` to
+ * rows that are not tool output.
  */
 export function likeSearchSql(
   query: ParsedQuery,
@@ -329,9 +329,10 @@ export function likeSearchSql(
   sort: SearchSort,
   page: Page,
   window?: IdWindow,
+  toolless = false,
 ): Sql {
   const terms = termsSql(query, LIKE_COLUMNS);
-  const filter = filterSql(filters, sort, window);
+  const filter = filterSql(filters, sort, window, toolless);
   return {
     sql: `SELECT ${HIT_COLUMNS} FROM messages m WHERE ${terms.sql}${filter.sql} ORDER BY ${orderBy(sort, undefined)} LIMIT ? OFFSET ?`,
     params: [...terms.params, ...filter.params, page.limit, page.offset],

@@ -16,6 +16,7 @@ import { windowSnippet } from "./like-snippet.js";
 import { BASE_INDEX, type FtsIndexDef, TRIGRAM_INDEX } from "./projection.js";
 import {
   checkWordBudget,
+  hasCjk,
   type ParsedQuery,
   parseQuery,
   positiveTerms,
@@ -191,14 +192,18 @@ function* likeSnippets(ids: readonly number[], terms: readonly string[]): Op<Map
   return snippets;
 }
 
-/** LIKE scan of canonical rows, optionally restricted to an id window. */
+/** LIKE scan of canonical rows, optionally restricted to an id window. A substring or CJK search
+ * reads no tool output unless its roles name "tool" — whichever route answers it: the trigram
+ * index holds no tool rows, and a scan standing in for it (a term under 3 characters, no trigram
+ * index, a backfill's top-up) must not find more than the index would. */
 export function* likeHits(
   query: ParsedQuery,
   search: NormalizedSearch,
   page: Page,
   window?: IdWindow,
 ): Op<SearchHit[]> {
-  const { sql, params } = likeSearchSql(query, search.filters, search.sort, page, window);
+  const toolless = (search.substring || hasCjk(query)) && !search.filters.roles?.includes("tool");
+  const { sql, params } = likeSearchSql(query, search.filters, search.sort, page, window, toolless);
   return yield* withSnippets(yield* allVarying(sql, params), query);
 }
 
