@@ -5,11 +5,12 @@
 
 /** Tool rows index only their first 8192 characters: tool output is huge and mostly noise to
  * search, and a bounded prefix keeps the index (and rebuilds) proportional to prose, not logs.
- * Tool-role searches scan full content instead. Characters, not bytes (SQL `substr`). */
+ * Tool-role searches scan full content instead. Characters, not bytes (SQL `substr`) — except
+ * for a row holding a NUL near its start, cut at 8192 bytes (fts/projection.ts). */
 export const TOOL_CONTENT_PREFIX_CHARS = 8192;
 
 /** Bumped whenever the FTS objects (views, tables, triggers) change shape. */
-export const FTS_LAYOUT_VERSION = 1;
+export const FTS_LAYOUT_VERSION = 2;
 
 /** Bumped with every version-gated data migration; a store newer than this refuses writes. */
 export const SCHEMA_VERSION = 1;

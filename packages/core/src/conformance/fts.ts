@@ -173,6 +173,42 @@ export function ftsSuite(target: ConformanceTarget): void {
       assert.equal(short.hits.length, 1);
     });
 
+    test("a substring or CJK search reads no tool output on any route; one whose roles name tool reads it whole", async ({
+      open,
+    }) => {
+      const store = await open();
+      await seed(store);
+      await store.appendMessage("cli-1", {
+        role: "tool",
+        toolName: "grep",
+        content: "qj wombat 修復 found in the first line",
+        timestamp: 105,
+      });
+      // A term under 3 characters cannot use the trigram index, so LIKE stands in for it: it
+      // found tool output (whole, past the prefix too) that the trigram route never reads.
+      for (const [query, options] of [
+        ["qj", { substring: true }],
+        ["wombat", { substring: true }],
+        ["修復", {}],
+      ] as const) {
+        const result = await store.search(query, options);
+        assert.deepEqual(
+          result.hits.map((hit) => hit.role),
+          [],
+          `${query} (route ${result.route}) found tool output`,
+        );
+        const withTool = await store.search(query, { ...options, roles: ["tool"] });
+        assert.equal(withTool.route, "like");
+        assert.deepEqual(
+          withTool.hits.map((hit) => hit.toolName),
+          ["grep"],
+          query,
+        );
+      }
+      // The word index reads the tool row's prefix.
+      assert.equal((await store.search("wombat")).hits.length, 1);
+    });
+
     test("filters, sort and paging", async ({ open }) => {
       const store = await open();
       await seed(store);
@@ -225,6 +261,91 @@ export function ftsSuite(target: ConformanceTarget): void {
       assert.equal((await store.search("pelican")).hits.length, 1);
       assert.equal((await store.search("flamingo")).hits.length, 1);
       assert.deepEqual(await store.checkIntegrity(), { ok: true, problems: [] });
+    });
+
+    test("tool output holding a NUL is indexed past it; the index stays exact through updates and deletes", async ({
+      open,
+      raw,
+    }) => {
+      const store = await open();
+      await store.createSession({ id: "s", source: "cli" });
+      await store.createSession({ id: "t", source: "cli" });
+      const ascii = await store.appendMessage("s", {
+        role: "tool",
+        toolName: "bash",
+        content: "binary\u0000 segfault in worker",
+      });
+      const other = await store.appendMessage("t", {
+        role: "tool",
+        toolName: "cat",
+        content: "ünïcödé\u0000 kestrel nests here",
+      });
+      const found = async (word: string) => {
+        const result = await store.search(word);
+        assert.equal(result.route, "fts", word);
+        return result.hits.map((hit) => hit.messageId);
+      };
+      // substr() stops at a NUL: the index held "binary" and "ünïcödé" alone.
+      assert.deepEqual(await found("segfault"), [ascii]);
+      assert.deepEqual(await found("kestrel"), [other]);
+      assert.deepEqual(await found("binary"), [ascii]);
+      const conn = raw();
+      conn.exec(`UPDATE messages SET content = 'core dumped' || char(0) || ' by the heron' WHERE id = ${ascii}`);
+      conn.close();
+      assert.deepEqual(await found("heron"), [ascii]);
+      assert.deepEqual(await found("segfault"), []);
+      assert.deepEqual(await store.checkIntegrity(), { ok: true, problems: [] });
+      await store.deleteSession("t");
+      assert.deepEqual(await found("kestrel"), []);
+      assert.deepEqual(await store.checkIntegrity(), { ok: true, problems: [] });
+    });
+
+    test("a store indexed by an older projection is rebuilt by the next writable open, which then finds what this one indexes", async ({
+      open,
+      raw,
+    }) => {
+      const first = await open();
+      await first.createSession({ id: "s", source: "cli" });
+      await first.close();
+      // The projection of earlier builds: substr() on the TEXT, which stops at a NUL.
+      const older = (sql: string) =>
+        sql.replace(
+          /CASE WHEN instr\(substr\(CAST\(([\w.]+) AS BLOB\), 1, \d+\), x'00'\) > 0 THEN CAST\(substr\(CAST\(\1 AS BLOB\), 1, (\d+)\) AS TEXT\) ELSE (substr\(\1, 1, \2\)) END/g,
+          "$3",
+        );
+      let conn = raw();
+      const objects = conn
+        .prepare("SELECT type, name, sql FROM sqlite_master WHERE type IN ('view', 'trigger') AND name LIKE 'messages_fts%'")
+        .all()
+        .filter((row) => older(String(row.sql)) !== String(row.sql));
+      assert.ok(objects.length >= 4, "the word index's view and triggers use the new projection");
+      for (const row of objects.filter((o) => o.type === "trigger")) conn.exec(`DROP TRIGGER ${String(row.name)}`);
+      for (const row of objects.filter((o) => o.type === "view")) conn.exec(`DROP VIEW ${String(row.name)}`);
+      for (const row of objects.filter((o) => o.type === "view")) conn.exec(older(String(row.sql)));
+      for (const row of objects.filter((o) => o.type === "trigger")) conn.exec(older(String(row.sql)));
+      conn.close();
+      // Written by the older projection (the store's fingerprint still says "current": no upgrade).
+      const old = await open();
+      const id = await old.appendMessage("s", { role: "tool", toolName: "bash", content: "binary\u0000 segfault" });
+      assert.equal((await old.search("segfault")).hits.length, 0, "the older projection stops at the NUL");
+      await old.close();
+      conn = raw();
+      conn.exec("UPDATE state_meta SET value = 'v1-an-older-build' WHERE key = 'schema_fingerprint'");
+      conn.close();
+
+      const store = await open();
+      assert.equal((await store.ftsStatus()).state, "ready");
+      const result = await store.search("segfault");
+      assert.equal(result.route, "fts");
+      assert.deepEqual(
+        result.hits.map((hit) => hit.messageId),
+        [id],
+      );
+      assert.deepEqual(await store.checkIntegrity(), { ok: true, problems: [] });
+      conn = raw();
+      const view = String(scalar(conn, "SELECT sql FROM sqlite_master WHERE name = 'messages_fts_src'"));
+      conn.close();
+      assert.match(view, /x'00'/, "the view is this build's");
     });
 
     test("checkIntegrity works on a read-only store too", async ({ open }) => {

@@ -11,7 +11,14 @@ import { exec, get, now, type Op, run } from "../engine/effects.js";
 import { SqliteError } from "../errors.js";
 import { DELETE_META_SQL, UPSERT_META_SQL } from "../schema/ddl.js";
 import { META_FTS_STALE, META_TRIGRAM_UNAVAILABLE } from "./constants.js";
-import { BASE_INDEX, TRIGRAM_INDEX, tableDdl, viewDdl } from "./projection.js";
+import {
+  BASE_INDEX,
+  dropTriggerDdl,
+  type FtsIndexDef,
+  TRIGRAM_INDEX,
+  tableDdl,
+  viewDdl,
+} from "./projection.js";
 import { loadSnapshot, triggersMissing } from "./state.js";
 
 /** What install found. */
@@ -38,6 +45,24 @@ function* tryDdl(ddl: string): Op<string | undefined> {
   }
 }
 
+/** The SQL text of a CREATE statement as sqlite_master keeps it (no IF NOT EXISTS) and spaced
+ * alike, for comparing what is stored with what this build would create. */
+const comparable = (sql: string) => sql.replace(/\bIF NOT EXISTS\s+/i, "").replace(/\s+/g, " ").trim();
+
+/**
+ * An older build's view of `def` (its projection changed: what a row contributes to the index)
+ * is dropped with the index's triggers: the index no longer matches the view, so it is rebuilt —
+ * the missing triggers leave the stale breadcrumb below, and the next writable open (or
+ * `rebuildFts`) rebuilds it while search answers by LIKE. Rows already indexed are not touched:
+ * a rebuild starts by emptying the index.
+ */
+function* replaceChangedView(def: FtsIndexDef): Op<void> {
+  const stored = yield* get("SELECT sql FROM sqlite_master WHERE type = 'view' AND name = ?", def.view);
+  if (!stored || comparable(String(stored.sql)) === comparable(viewDdl(def))) return;
+  for (const statement of dropTriggerDdl(def)) yield* exec(statement);
+  yield* exec(`DROP VIEW ${def.view}`);
+}
+
 function* exists(name: string): Op<boolean> {
   return (yield* get("SELECT 1 FROM sqlite_master WHERE name = ?", name)) !== undefined;
 }
@@ -47,7 +72,10 @@ export function* installFts(): Op<InstallOutcome> {
   const problems: string[] = [];
   // The views only need `messages`; they exist even without FTS5 (they are the projection's
   // single definition, and the fingerprint includes them).
-  for (const def of [BASE_INDEX, TRIGRAM_INDEX]) yield* exec(viewDdl(def));
+  for (const def of [BASE_INDEX, TRIGRAM_INDEX]) {
+    yield* replaceChangedView(def);
+    yield* exec(viewDdl(def));
+  }
 
   const baseProblem = yield* tryDdl(tableDdl(BASE_INDEX));
   if (baseProblem) return { fts5: false, trigram: false, problems: [`FTS5 unavailable: ${baseProblem}`] };

@@ -23,9 +23,19 @@ export interface FtsIndexDef {
   rowFilter?(row: string): string;
 }
 
-/** Tool output is huge and mostly noise: tool rows index only a prefix (characters, not bytes). */
+/**
+ * Tool output is huge and mostly noise: tool rows index only a prefix, in characters. SQLite's
+ * substr() on TEXT stops at a NUL, though, and so do replace() and every other text function
+ * that could take one out: a tool row with a NUL early on indexed only the text before it. Such
+ * a row (a NUL within the bytes the prefix can span, 4 per character) is cut in bytes instead —
+ * the same prefix for ASCII, a shorter one for other text — where substr() on a BLOB reads
+ * through the NUL; FTS5 tokenizes the NUL as a separator.
+ */
 function indexedContent(row: string): string {
-  return `CASE WHEN ${row}role = 'tool' THEN substr(${row}content, 1, ${TOOL_CONTENT_PREFIX_CHARS}) ELSE ${row}content END`;
+  const bytes = `CAST(${row}content AS BLOB)`;
+  const holdsNul = `instr(substr(${bytes}, 1, ${4 * TOOL_CONTENT_PREFIX_CHARS}), x'00') > 0`;
+  const prefix = `CASE WHEN ${holdsNul} THEN CAST(substr(${bytes}, 1, ${TOOL_CONTENT_PREFIX_CHARS}) AS TEXT) ELSE substr(${row}content, 1, ${TOOL_CONTENT_PREFIX_CHARS}) END`;
+  return `CASE WHEN ${row}role = 'tool' THEN ${prefix} ELSE ${row}content END`;
 }
 
 const plain = (name: string) => ({ name, expr: (row: string) => `${row}${name}` });
