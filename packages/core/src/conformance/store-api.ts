@@ -243,6 +243,17 @@ export function storeApiSuite(target: ConformanceTarget): void {
       assert.deepEqual(await store.appendMessages("s", []), []);
     });
 
+    test("an append of no messages is still checked: unknown session, read-only, closed", async ({ open }) => {
+      const store = await open();
+      await store.createSession({ id: "s", source: "cli" });
+      await throwsCode(() => store.appendMessages("typo", []), "SESSION_NOT_FOUND");
+      const reader = await open({ readOnly: true });
+      await throwsCode(() => reader.appendMessages("s", []), "STORE_READONLY");
+      await reader.close();
+      await store.close();
+      await throwsCode(() => store.appendMessages("s", []), "STORE_CLOSED");
+    });
+
     test("structured content reads back identical and its text is stored for search", async ({
       open,
       raw,

@@ -4,7 +4,7 @@
  */
 
 import type { Row, RunResult } from "../driver.js";
-import { all, type Effect, get, NOW, type Op, read } from "../engine/effects.js";
+import { all, type Effect, get, guard, NOW, type Op, read } from "../engine/effects.js";
 import { InvalidInputError, SessionNotFoundError } from "../errors.js";
 import { messageColumns, toMessage } from "./rows.js";
 import { requireSession } from "./sessions.js";
@@ -91,7 +91,13 @@ export function* appendMessages(
     toolCalls += row.toolCallCount;
     if (row.timestamp > latest) latest = row.timestamp;
   }
-  if (rows.length === 0) return [];
+  if (rows.length === 0) {
+    // Nothing to store, but the call is still checked as an append: a closed or read-only store,
+    // or a mistyped session id, is reported rather than answered with an empty list.
+    yield* guard("writable");
+    yield* read(() => requireSession(id));
+    return [];
+  }
   const write: Effect = {
     kind: "write",
     body: () => insertMessages(id, rows, toolCalls, latest),
