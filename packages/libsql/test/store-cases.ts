@@ -272,7 +272,10 @@ export function storeCases(describe: Suite, it: Test, hooks: Hooks): void {
         await new Promise((resolve) => setTimeout(resolve, 100));
         left = connectionsTo(port);
       }
-      assert.ok(left <= before, `${left} connections to the server stay open after close() (${before} before open)`);
+      assert.ok(
+        left <= before,
+        `${left} connections to the server stay open after close() (${before} before open)`,
+      );
       const again = await openStore(stuck.wsUrl);
       try {
         const [session] = await again.listSessions();

@@ -290,7 +290,9 @@ export function ftsSuite(target: ConformanceTarget): void {
       assert.deepEqual(await found("kestrel"), [other]);
       assert.deepEqual(await found("binary"), [ascii]);
       const conn = raw();
-      conn.exec(`UPDATE messages SET content = 'core dumped' || char(0) || ' by the heron' WHERE id = ${ascii}`);
+      conn.exec(
+        `UPDATE messages SET content = 'core dumped' || char(0) || ' by the heron' WHERE id = ${ascii}`,
+      );
       conn.close();
       assert.deepEqual(await found("heron"), [ascii]);
       assert.deepEqual(await found("segfault"), []);
@@ -315,18 +317,25 @@ export function ftsSuite(target: ConformanceTarget): void {
         );
       let conn = raw();
       const objects = conn
-        .prepare("SELECT type, name, sql FROM sqlite_master WHERE type IN ('view', 'trigger') AND name LIKE 'messages_fts%'")
+        .prepare(
+          "SELECT type, name, sql FROM sqlite_master WHERE type IN ('view', 'trigger') AND name LIKE 'messages_fts%'",
+        )
         .all()
         .filter((row) => older(String(row.sql)) !== String(row.sql));
       assert.ok(objects.length >= 4, "the word index's view and triggers use the new projection");
-      for (const row of objects.filter((o) => o.type === "trigger")) conn.exec(`DROP TRIGGER ${String(row.name)}`);
+      for (const row of objects.filter((o) => o.type === "trigger"))
+        conn.exec(`DROP TRIGGER ${String(row.name)}`);
       for (const row of objects.filter((o) => o.type === "view")) conn.exec(`DROP VIEW ${String(row.name)}`);
       for (const row of objects.filter((o) => o.type === "view")) conn.exec(older(String(row.sql)));
       for (const row of objects.filter((o) => o.type === "trigger")) conn.exec(older(String(row.sql)));
       conn.close();
       // Written by the older projection (the store's fingerprint still says "current": no upgrade).
       const old = await open();
-      const id = await old.appendMessage("s", { role: "tool", toolName: "bash", content: "binary\u0000 segfault" });
+      const id = await old.appendMessage("s", {
+        role: "tool",
+        toolName: "bash",
+        content: "binary\u0000 segfault",
+      });
       assert.equal((await old.search("segfault")).hits.length, 0, "the older projection stops at the NUL");
       await old.close();
       conn = raw();

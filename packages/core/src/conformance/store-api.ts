@@ -243,7 +243,9 @@ export function storeApiSuite(target: ConformanceTarget): void {
       assert.deepEqual(await store.appendMessages("s", []), []);
     });
 
-    test("an append of no messages is still checked: unknown session, read-only, closed", async ({ open }) => {
+    test("an append of no messages is still checked: unknown session, read-only, closed", async ({
+      open,
+    }) => {
       const store = await open();
       await store.createSession({ id: "s", source: "cli" });
       await throwsCode(() => store.appendMessages("typo", []), "SESSION_NOT_FOUND");

@@ -47,7 +47,11 @@ function* tryDdl(ddl: string): Op<string | undefined> {
 
 /** The SQL text of a CREATE statement as sqlite_master keeps it (no IF NOT EXISTS) and spaced
  * alike, for comparing what is stored with what this build would create. */
-const comparable = (sql: string) => sql.replace(/\bIF NOT EXISTS\s+/i, "").replace(/\s+/g, " ").trim();
+const comparable = (sql: string) =>
+  sql
+    .replace(/\bIF NOT EXISTS\s+/i, "")
+    .replace(/\s+/g, " ")
+    .trim();
 
 /**
  * An older build's view of `def` (its projection changed: what a row contributes to the index)
