@@ -5,7 +5,7 @@
  * open), and what a bad URL, an unreachable server and a refused token become.
  */
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
 import { type AddressInfo, createServer, type Socket } from "node:net";
 import { displayUrl } from "@sessiondb/core/driver";
 import { type SqldServer, sqldAuth, sqldAvailability, startSqld } from "@sessiondb/test-sqld";
@@ -53,11 +53,11 @@ function assertNoSecret(error: unknown, what: string): void {
 }
 
 /** Established TCP connections from this machine to 127.0.0.1:`port` (their client ends, as
- * /proc/net/tcp lists them; every runtime can read it). */
+ * /proc/net/tcp lists them — read through `cat`: Deno grants /proc files only with --allow-all). */
 function connectionsTo(port: number): number {
   const remote = `0100007F:${port.toString(16).toUpperCase().padStart(4, "0")}`;
   const ESTABLISHED = "01";
-  return readFileSync("/proc/net/tcp", "utf8")
+  return execFileSync("cat", ["/proc/net/tcp"], { encoding: "utf8" })
     .split("\n")
     .slice(1)
     .map((line) => line.trim().split(/\s+/))
