@@ -128,6 +128,21 @@ describe.each(TARGETS)("$name", (target) => {
     ).toEqual(Object.fromEntries(perModel));
     const sources = new Set(sessions.map((s) => s.source));
     expect(new Set(report.bySource.map((s: { source: string }) => s.source))).toEqual(sources);
+    // Every grouping counts the calls: per source as recorded, and each adds up to the total.
+    const callsOf = (id: string) =>
+      withStore(db, (store) => store.getUsage(id).reduce((n, row) => n + row.callCount, 0), {
+        readOnly: true,
+      });
+    const perSource = new Map<string, number>();
+    for (const s of sessions) perSource.set(s.source, (perSource.get(s.source) ?? 0) + callsOf(s.id));
+    expect(
+      Object.fromEntries(report.bySource.map((g: { source: string; calls: number }) => [g.source, g.calls])),
+    ).toEqual(Object.fromEntries(perSource));
+    const sum = (groups: Array<{ calls: number }>) => groups.reduce((n, g) => n + g.calls, 0);
+    expect(report.total.calls).toBeGreaterThan(0);
+    expect(sum(report.bySource)).toBe(report.total.calls);
+    expect(sum(report.byDay)).toBe(report.total.calls);
+    expect(sum(report.byModel)).toBe(report.total.calls);
     const human = run(["--db", db, "usage", "--by", "model"]);
     expect(human.code).toBe(0);
     for (const model of MODELS)

@@ -187,7 +187,9 @@ export async function usageReport(
     return fresh;
   };
   for (const s of sessions) {
-    for (const t of [into(days, dayOf(s.startedAt)), into(sources, s.source), total]) {
+    // The session's day, its source and the total: each counts its tokens, cost and calls.
+    const groups = [into(days, dayOf(s.startedAt)), into(sources, s.source), total];
+    for (const t of groups) {
       t.sessions++;
       t.input += s.inputTokens;
       t.output += s.outputTokens;
@@ -204,12 +206,14 @@ export async function usageReport(
       t.cache += row.cacheReadTokens + row.cacheWriteTokens;
       t.reasoning += row.reasoningTokens;
       t.cost += row.costUsd;
-      total.calls += row.callCount;
+      for (const group of groups) group.calls += row.callCount;
     }
   }
   // Every day from the first to the last with recorded usage (quiet days show as gaps), at most
   // the last MAX_DAYS of them: sessions with no usage do not stretch the axis.
-  const used = [...days.entries()].filter(([, t]) => t.input + t.output + t.cache + t.reasoning + t.cost > 0);
+  const used = [...days.entries()].filter(
+    ([, t]) => t.input + t.output + t.cache + t.reasoning + t.cost + t.calls > 0,
+  );
   const sorted = used.map(([d]) => d).sort();
   const byDay: Array<[string, Totals]> = [];
   if (sorted.length) {
