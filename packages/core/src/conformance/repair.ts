@@ -254,29 +254,85 @@ export function repairSuite(target: ConformanceTarget): void {
       assert.ok(store.appendMessage("s0", { role: "user", content: "new" }) > SESSIONS * PER_SESSION);
     });
 
-    test("a truncated file: salvage keeps every row still reachable and reports the rest", async (f) => {
+    test("a messages interior page overwritten: the rows below it are read off their leaf pages, none lost", async (f) => {
+      if (needsHost("salvage a messages page")) return;
+      build(f);
+      const all = pages(f);
+      const root = all.find((p) => p.name === "messages" && p.path === "/");
+      assert.equal(root?.pagetype, "internal", "messages has no interior root page: grow it");
+      overwrite(f.file(), [root?.pageno as number]);
+      const damaged = sha(f.file());
+      const report = await repairAndCheck(f, damaged);
+      assert.equal(report.strategy, "salvage", JSON.stringify(report.attempts));
+      assert.deepEqual(report.lost?.messageIdRanges, []);
+      assert.equal(report.countsAfter?.messages, SESSIONS * PER_SESSION);
+      assert.equal(report.countsAfter?.sessions, SESSIONS);
+      const store = f.open({ sqliteVersion: SAFE_SQLITE });
+      for (let s = 0; s < SESSIONS; s++) {
+        // repairAndCheck appended one message of its own after the repair.
+        const messages = store
+          .getMessages(`s${s}`, { limit: 1000 })
+          .filter((m) => m.id <= SESSIONS * PER_SESSION);
+        assert.equal(messages.length, PER_SESSION);
+        for (const m of messages) {
+          assert.equal(m.content, `message ${m.id} word${(m.id - 1) % 13} tail`);
+          assert.equal(m.role, (m.id - 1) % 2 ? "assistant" : "user");
+        }
+      }
+      assert.equal(store.search("word7").hits.length > 0, true);
+      assert.ok(store.appendMessage("s0", { role: "user", content: "new" }) > SESSIONS * PER_SESSION);
+    });
+
+    test("rows read off leaf pages never bring back deleted ones (cells gone from a page, pages on the freelist)", async (f) => {
+      if (needsHost("salvage a messages page")) return;
+      build(f);
+      const before = f.open({ sqliteVersion: SAFE_SQLITE });
+      before.deleteSession("s2"); // every sixth message: cells taken off pages that stay
+      before.close();
+      const conn = f.raw();
+      // Whole pages freed with their cells on them: DROP TABLE leaves a table's pages as they
+      // were and puts them on the freelist. The copy has the messages table's very shape.
+      const ddl = String(
+        Object.values(conn.prepare("SELECT sql FROM sqlite_master WHERE name = 'messages'").get() ?? {})[0],
+      );
+      conn.exec(ddl.replace(/^CREATE TABLE "?messages"?/, "CREATE TABLE messages_copy"));
+      conn.exec("INSERT INTO messages_copy SELECT * FROM messages WHERE id BETWEEN 301 AND 500");
+      conn.exec("DELETE FROM messages WHERE id BETWEEN 301 AND 500");
+      conn.exec("DROP TABLE messages_copy");
+      const freed = Number(Object.values(conn.prepare("PRAGMA freelist_count").get() ?? {})[0]);
+      const kept = conn
+        .prepare("SELECT id FROM messages ORDER BY id")
+        .all()
+        .map((row) => Number(row.id));
+      conn.close();
+      assert.ok(freed > 0, "no page went to the freelist");
+      const root = pages(f).find((p) => p.name === "messages" && p.path === "/");
+      assert.equal(root?.pagetype, "internal", "messages has no interior root page: grow it");
+      overwrite(f.file(), [root?.pageno as number]);
+      const report = await repairAndCheck(f, sha(f.file()));
+      assert.equal(report.strategy, "salvage", JSON.stringify(report.attempts));
+      assert.deepEqual(report.lost?.messageIdRanges, []);
+      assert.equal(report.countsAfter?.messages, kept.length);
+      const store = f.open({ sqliteVersion: SAFE_SQLITE });
+      assert.equal(store.getSession("s2"), undefined);
+      const ids = [0, 1, 3, 4, 5]
+        .flatMap((n) => store.getMessages(`s${n}`, { limit: 1000 }).map((m) => m.id))
+        .filter((id) => id <= SESSIONS * PER_SESSION) // repairAndCheck appended one of its own
+        .sort((a, b) => a - b);
+      assert.deepEqual(ids, kept);
+    });
+
+    test("a truncated file: salvage keeps every row on the pages left and reports the rest", async (f) => {
       if (needsHost("salvage a truncated file")) return;
       build(f);
       const all = pages(f);
       const byLeaf = idsByLeaf(f, all, "messages", "id");
       const total = statSync(f.file()).size / PAGE_SIZE;
       const keep = Math.floor(total * 0.7);
-      // A row survives when its leaf and every page above it in the b-tree survive.
-      const messagePages = all.filter((p) => p.name === "messages");
-      const byPath = new Map(messagePages.map((p) => [p.path, p.pageno]));
-      const reachable = (leaf: PageInfo) => {
-        const parts = leaf.path.split("/").filter(Boolean);
-        const ancestors = parts.map(
-          (_, i) =>
-            `/${parts
-              .slice(0, i)
-              .map((x) => `${x}/`)
-              .join("")}`,
-        );
-        return leaf.pageno <= keep && ancestors.every((path) => (byPath.get(path) ?? 0) <= keep);
-      };
-      const expectedLost = messagePages
-        .filter((p) => p.pagetype === "leaf" && !reachable(p))
+      // A row survives when its leaf page survives: the ones whose interior pages were cut are
+      // read off the leaves.
+      const expectedLost = all
+        .filter((p) => p.name === "messages" && p.pagetype === "leaf" && p.pageno > keep)
         .flatMap((p) => (byLeaf.get(p.pageno) ?? []).map(Number))
         .sort((a, b) => a - b);
       assert.ok(expectedLost.length > 0, "the cut loses no message: move it");

@@ -1,9 +1,10 @@
 /**
  * The last resort: a fresh store filled row by row from whatever the damaged file still yields.
  * Each canonical table is read by rowid ranges; a range that fails is split in halves down to
- * single rowids, so one damaged page costs the rows on it and nothing else. Ranges that cannot
- * be read are then looked up in the table's indexes (separate b-trees, usually intact): they
- * name exactly which message ids and which sessions were lost.
+ * single rowids. What SQLite cannot reach that way — every row below a damaged interior page —
+ * is then looked for on the file's leaf pages themselves (leaf-pages.ts), so a damaged page costs
+ * the rows on it and nothing else. Ranges still missing are looked up in the table's indexes
+ * (separate b-trees, usually intact): they name exactly which message ids and sessions were lost.
  */
 import type { Row, SqliteConnection, SqliteDriver, SqlValue } from "../driver.js";
 import type { Host } from "../host/host.js";
@@ -11,6 +12,7 @@ import { MESSAGES, SESSION_MODEL_USAGE, SESSIONS, type TableDef } from "../schem
 import { createStore } from "../store.js";
 import { beginTransaction, commitTransaction } from "../transaction.js";
 import { message } from "./assess.js";
+import { leafRows, type RecordValue } from "./leaf-pages.js";
 import type { RepairLoss } from "./types.js";
 
 /** Rowids per read: big enough to be quick, small enough that a failure is cheap to split. */
@@ -109,8 +111,14 @@ function listedInIndexes(
 }
 
 interface TableResult {
+  readonly def: TableDef;
   /** Unreadable rowid ranges. */
   lost: Range[];
+  /** The table's columns as the damaged file stores them, in their order in a record. */
+  readonly stored: readonly string[];
+  /** Store a row read from a leaf page: the first `values.length` of `stored` (a row written
+   * before later columns were added is shorter; those take their defaults). */
+  readonly insertRecord: (rowid: number, values: readonly RecordValue[]) => void;
 }
 
 /** Copy what can be read of `def` from `src` into `dst` (same columns, rowids kept). */
@@ -121,17 +129,34 @@ function salvageTable(
   unreadable: string[],
 ): TableResult {
   let present: string[];
+  const result: TableResult = { def, lost: [], stored: [], insertRecord: () => {} };
   try {
-    const stored = new Set(
-      src
-        .prepare(`PRAGMA table_info(${def.name})`)
-        .all()
-        .map((row) => String(row.name)),
-    );
-    present = def.columns.map((column) => column.name).filter((name) => stored.has(name));
+    const stored = src
+      .prepare(`PRAGMA table_info(${def.name})`)
+      .all()
+      .map((row) => String(row.name));
+    present = def.columns.map((column) => column.name).filter((name) => stored.includes(name));
     if (present.length === 0) throw new Error("its definition is unreadable");
+    const alias = rowidAlias(def);
+    const byLength = new Map<number, (rowid: number, values: readonly RecordValue[]) => void>();
+    const insertRecord = (rowid: number, values: readonly RecordValue[]) => {
+      let insert = byLength.get(values.length);
+      if (!insert) {
+        const kept = stored
+          .slice(0, values.length)
+          .map((name, at) => ({ name, at }))
+          .filter(({ name }) => present.includes(name) && name !== alias);
+        const statement = dst.prepare(
+          `INSERT INTO ${def.name}(rowid${kept.map(({ name }) => `, ${name}`).join("")}) VALUES (?${kept.map(() => ", ?").join("")})`,
+        );
+        insert = (id, record) => statement.run(id, ...kept.map(({ at }) => record[at] ?? null));
+        byLength.set(values.length, insert);
+      }
+      insert(rowid, values);
+    };
+    Object.assign(result, { stored, insertRecord });
     const bounds = extent(src, def.name);
-    if (!bounds) return { lost: [] };
+    if (!bounds) return result;
     const list = present.join(", ");
     const select = src.prepare(
       `SELECT rowid AS __rowid, ${list} FROM ${def.name} WHERE rowid BETWEEN ? AND ? ORDER BY rowid`,
@@ -148,11 +173,119 @@ function salvageTable(
       const hi = Math.min(lo + RANGE_ROWIDS - 1, bounds[1]);
       readRange((a, b) => (a === b ? selectOne.all(a) : select.all(a, b)), lo, hi, take, lost);
     }
-    return { lost: mergeRanges(lost) };
+    result.lost = mergeRanges(lost);
   } catch (error) {
     unreadable.push(`${def.name}: ${message(error)}`);
-    return { lost: [] };
   }
+  return result;
+}
+
+/** The column that is the rowid (`INTEGER PRIMARY KEY`): a record stores NULL in its place. */
+function rowidAlias(def: TableDef): string | undefined {
+  const [key] = def.primaryKey;
+  const column = def.columns.find((c) => c.name === key);
+  return def.primaryKey.length === 1 && column?.type === "INTEGER" ? key : undefined;
+}
+
+/** Whether `values` has the shape of a row of `table`: a leaf page does not say whose it is, so
+ * the columns decide — the rowid alias NULL, NOT NULL columns set, each value of its column's
+ * storage class, and the columns a short record leaves out nullable or defaulted. Four values at
+ * least: the schema's small tables (state_meta, the FTS shadow tables) have fewer. */
+function hasShapeOf(table: TableResult, values: readonly RecordValue[]): boolean {
+  if (values.length < 4 || values.length > table.stored.length) return false;
+  const alias = rowidAlias(table.def);
+  return table.stored.every((name, at) => {
+    const column = table.def.columns.find((c) => c.name === name);
+    if (!column) return true;
+    if (at >= values.length) return !column.notNull || column.default !== undefined;
+    const value = values[at];
+    if (name === alias) return value === null;
+    if (value === null) return !column.notNull;
+    if (column.type === "TEXT") return typeof value === "string";
+    if (column.type === "INTEGER" || column.type === "REAL")
+      return typeof value === "number" || typeof value === "bigint";
+    return true;
+  });
+}
+
+function inRanges(ranges: readonly Range[], id: number): boolean {
+  let lo = 0;
+  let hi = ranges.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const [a, b] = ranges[mid] as Range;
+    if (id < a) hi = mid - 1;
+    else if (id > b) lo = mid + 1;
+    else return true;
+  }
+  return false;
+}
+
+/** `ranges` without the rowids in `found` (sorted ranges in, sorted ranges out). */
+function without(ranges: readonly Range[], found: ReadonlySet<number>): Range[] {
+  const ids = [...found].sort((a, b) => a - b);
+  const out: Range[] = [];
+  let next = 0;
+  for (const [lo, hi] of ranges) {
+    let from = lo;
+    while (next < ids.length && (ids[next] as number) < lo) next++;
+    for (; next < ids.length && (ids[next] as number) <= hi; next++) {
+      const id = ids[next] as number;
+      if (id > from) out.push([from, id - 1]);
+      from = id + 1;
+    }
+    if (from <= hi) out.push([from, hi]);
+  }
+  return out;
+}
+
+/**
+ * Look for the rows of the tables' lost ranges on the file's leaf pages, store those found and
+ * take them out of the lost ranges. Only a file with nothing in its write-ahead log is read so:
+ * a page in the file may be older than the log's copy of it. A rowid found on two pages with
+ * different values is taken from neither.
+ */
+function fromLeafPages(host: Host, path: string, tables: TableResult[], unreadable: string[]): void {
+  const wanted = tables.filter((table) => table.lost.length > 0 && table.stored.length > 0);
+  if (wanted.length === 0) return;
+  if ((host.stat(`${path}-wal`)?.size ?? 0) > 0) {
+    unreadable.push("leaf pages: not read, the damaged file's write-ahead log still holds pages");
+    return;
+  }
+  const size = host.stat(path)?.size ?? 0;
+  const found = new Map<TableResult, Map<number, readonly RecordValue[] | undefined>>();
+  try {
+    for (const row of leafRows((offset, length) => host.readBytes(path, offset, length), size)) {
+      const table = wanted.find((t) => inRanges(t.lost, row.rowid) && hasShapeOf(t, row.values));
+      if (!table) continue;
+      const rows = found.get(table) ?? new Map<number, readonly RecordValue[] | undefined>();
+      found.set(table, rows);
+      const earlier = rows.get(row.rowid);
+      rows.set(row.rowid, rows.has(row.rowid) && !sameValues(earlier, row.values) ? undefined : row.values);
+    }
+  } catch (error) {
+    unreadable.push(`leaf pages: ${message(error)}`);
+    return;
+  }
+  for (const [table, rows] of found) {
+    const stored = new Set<number>();
+    for (const [rowid, values] of rows) {
+      if (!values) continue;
+      table.insertRecord(rowid, values);
+      stored.add(rowid);
+    }
+    table.lost = without(table.lost, stored);
+  }
+}
+
+function sameValues(a: readonly RecordValue[] | undefined, b: readonly RecordValue[]): boolean {
+  if (!a || a.length !== b.length) return false;
+  return a.every((value, i) => {
+    const other = b[i];
+    if (value instanceof Uint8Array && other instanceof Uint8Array)
+      return value.length === other.length && value.every((byte, j) => byte === other[j]);
+    return value === other;
+  });
 }
 
 function mergeRanges(ranges: Range[]): Range[] {
@@ -183,6 +316,7 @@ export function salvage(
     const sessions = salvageTable(src, dst, SESSIONS, unreadable);
     const messages = salvageTable(src, dst, MESSAGES, unreadable);
     const usage = salvageTable(src, dst, SESSION_MODEL_USAGE, unreadable);
+    fromLeafPages(host, damaged, [sessions, messages, usage], unreadable);
 
     const lostSessions = (listedInIndexes(src, SESSIONS.name, "id", sessions.lost) ?? []).map((row) =>
       String(row.id),

@@ -1,0 +1,218 @@
+/**
+ * Rows read straight off the table leaf pages of a database file, for the salvage. SQLite finds
+ * a row by walking its table's b-tree from the root; one damaged interior page hides every leaf
+ * below it although their rows are intact. Here each page is read on its own, as the file format
+ * lays it out (sqlite.org/fileformat2.html): a table leaf page (type 13) holds cells of (payload
+ * size, rowid, record), a record is a header of serial types followed by the values, and a long
+ * payload goes on over a chain of overflow pages.
+ *
+ * Which table a row belongs to is not written on its page: the caller tells that by the row's
+ * shape (salvage.ts). Pages on the freelist are skipped — their rows were deleted — and so is
+ * page 1 (the schema's own table). A page or cell that does not parse within the page's bounds is
+ * skipped, never guessed at; a header or freelist that does not parse stops the whole read,
+ * since nothing then says which pages hold live rows.
+ */
+
+/** A value as a record stores it. */
+export type RecordValue = null | number | bigint | string | Uint8Array;
+
+export interface LeafRow {
+  readonly rowid: number;
+  readonly values: readonly RecordValue[];
+}
+
+/** Reads `length` bytes at `offset` of the file (fewer at its end). */
+export type ReadBytes = (offset: number, length: number) => Uint8Array;
+
+const TABLE_LEAF = 13;
+const HEADER = "SQLite format 3\u0000";
+const UTF8 = 1;
+
+class Unparsable extends Error {}
+
+function fail(what: string): never {
+  throw new Unparsable(what);
+}
+
+const u16 = (b: Uint8Array, at: number) =>
+  ((b[at] ?? fail("past the page")) << 8) | (b[at + 1] ?? fail("past the page"));
+const u32 = (b: Uint8Array, at: number) => u16(b, at) * 65536 + u16(b, at + 2);
+
+/** A varint at `at`: its value (a bigint past 2^53) and its length in bytes. */
+function varint(b: Uint8Array, at: number): [number | bigint, number] {
+  let value = 0n;
+  for (let i = 0; i < 9; i++) {
+    const byte = b[at + i] ?? fail("a varint runs past its bytes");
+    if (i === 8) return [narrow((value << 8n) | BigInt(byte)), 9];
+    value = (value << 7n) | BigInt(byte & 0x7f);
+    if (byte < 0x80) return [narrow(value), i + 1];
+  }
+  return fail("unreachable");
+}
+
+const narrow = (value: bigint): number | bigint => {
+  const signed = BigInt.asIntN(64, value);
+  return signed >= BigInt(Number.MIN_SAFE_INTEGER) && signed <= BigInt(Number.MAX_SAFE_INTEGER)
+    ? Number(signed)
+    : signed;
+};
+
+const utf8 = new TextDecoder("utf-8");
+
+/** The values of a record (the payload of a table leaf cell). */
+function decodeRecord(payload: Uint8Array): RecordValue[] {
+  const [headerSize, first] = varint(payload, 0);
+  if (typeof headerSize !== "number" || headerSize < first || headerSize > payload.length)
+    fail("a record header out of bounds");
+  const types: number[] = [];
+  for (let at = first; at < headerSize; ) {
+    const [type, length] = varint(payload, at);
+    if (typeof type !== "number" || type < 0 || type === 10 || type === 11) fail("a reserved serial type");
+    types.push(type);
+    at += length;
+  }
+  const view = new DataView(payload.buffer, payload.byteOffset, payload.byteLength);
+  const values: RecordValue[] = [];
+  let at = headerSize;
+  const take = (length: number) => {
+    if (at + length > payload.length) fail("a value runs past its record");
+    const start = at;
+    at += length;
+    return start;
+  };
+  for (const type of types) {
+    if (type === 0) values.push(null);
+    else if (type === 8 || type === 9) values.push(type - 8);
+    else if (type <= 6) {
+      const length = [0, 1, 2, 3, 4, 6, 8][type] as number;
+      const start = take(length);
+      let value = 0n;
+      for (let i = 0; i < length; i++) value = (value << 8n) | BigInt(payload[start + i] as number);
+      values.push(narrow(BigInt.asIntN(length * 8, value)));
+    } else if (type === 7) values.push(view.getFloat64(take(8)));
+    else if (type % 2 === 0) {
+      const length = (type - 12) / 2;
+      const start = take(length);
+      values.push(payload.slice(start, start + length));
+    } else {
+      const length = (type - 13) / 2;
+      const start = take(length);
+      values.push(utf8.decode(payload.subarray(start, start + length)));
+    }
+  }
+  if (at !== payload.length) fail("a record longer than its values");
+  return values;
+}
+
+interface FileLayout {
+  readonly pageSize: number;
+  readonly usable: number;
+  readonly pages: number;
+}
+
+function layoutOf(read: ReadBytes, fileSize: number): FileLayout {
+  const header = read(0, 100);
+  if (utf8.decode(header.subarray(0, 16)) !== HEADER) fail("no SQLite header");
+  const raw = u16(header, 16);
+  const pageSize = raw === 1 ? 65536 : raw;
+  if (pageSize < 512 || pageSize > 65536 || (pageSize & (pageSize - 1)) !== 0) fail("a bad page size");
+  if (u32(header, 56) !== UTF8) fail("a text encoding other than UTF-8");
+  const usable = pageSize - (header[20] as number);
+  if (usable < 480) fail("a bad reserved size");
+  return { pageSize, usable, pages: Math.floor(fileSize / pageSize) };
+}
+
+/** Every page on the freelist (trunks and leaves); throws when the list does not parse. */
+function freePages(read: ReadBytes, layout: FileLayout): Set<number> {
+  const header = read(0, 100);
+  const expected = u32(header, 36);
+  const free = new Set<number>();
+  const valid = (page: number) => page >= 2 && page <= layout.pages && !free.has(page);
+  for (let trunk = u32(header, 32); trunk !== 0; ) {
+    if (!valid(trunk)) fail("a freelist trunk out of bounds or seen twice");
+    free.add(trunk);
+    const page = read((trunk - 1) * layout.pageSize, layout.pageSize);
+    const count = u32(page, 4);
+    if (count > layout.usable / 4 - 2) fail("a freelist trunk with too many leaves");
+    for (let i = 0; i < count; i++) {
+      const leaf = u32(page, 8 + 4 * i);
+      if (!valid(leaf)) fail("a freelist leaf out of bounds or seen twice");
+      free.add(leaf);
+    }
+    trunk = u32(page, 0);
+  }
+  if (free.size !== expected) fail(`a freelist of ${free.size} pages where the header says ${expected}`);
+  return free;
+}
+
+/** The payload of the cell at `at` on `page`, its overflow chain followed. */
+function cellPayload(
+  read: ReadBytes,
+  layout: FileLayout,
+  page: Uint8Array,
+  at: number,
+): { rowid: number | bigint; payload: Uint8Array } {
+  const [size, sizeLength] = varint(page, at);
+  const [rowid, rowidLength] = varint(page, at + sizeLength);
+  if (typeof size !== "number" || size < 0) fail("a payload size out of bounds");
+  const start = at + sizeLength + rowidLength;
+  const { usable } = layout;
+  const most = usable - 35;
+  const least = Math.floor(((usable - 12) * 32) / 255) - 23;
+  let local = size;
+  if (size > most) {
+    const k = least + ((size - least) % (usable - 4));
+    local = k <= most ? k : least;
+  }
+  if (start + local > usable) fail("a cell past its page");
+  const payload = new Uint8Array(size);
+  payload.set(page.subarray(start, start + local));
+  let filled = local;
+  const seen = new Set<number>();
+  for (let next = local < size ? u32(page, start + local) : 0; filled < size; ) {
+    if (next < 2 || next > layout.pages || seen.has(next)) fail("an overflow chain out of bounds");
+    seen.add(next);
+    const overflow = read((next - 1) * layout.pageSize, layout.pageSize);
+    const chunk = Math.min(usable - 4, size - filled);
+    payload.set(overflow.subarray(4, 4 + chunk), filled);
+    filled += chunk;
+    next = u32(overflow, 0);
+  }
+  return { rowid, payload };
+}
+
+/** The rows of one page, when it is a table leaf; cells that do not parse are left out. */
+function leafRowsOf(read: ReadBytes, layout: FileLayout, number: number): LeafRow[] {
+  const page = read((number - 1) * layout.pageSize, layout.pageSize);
+  if (page.length < layout.pageSize || page[0] !== TABLE_LEAF) return [];
+  const cells = u16(page, 3);
+  const pointers = 8;
+  if (pointers + 2 * cells > layout.usable) return [];
+  const rows: LeafRow[] = [];
+  for (let i = 0; i < cells; i++) {
+    const at = u16(page, pointers + 2 * i);
+    if (at < pointers + 2 * cells || at >= layout.usable) continue;
+    try {
+      const { rowid, payload } = cellPayload(read, layout, page, at);
+      if (typeof rowid !== "number") continue;
+      rows.push({ rowid, values: decodeRecord(payload) });
+    } catch (error) {
+      if (!(error instanceof Unparsable)) throw error;
+    }
+  }
+  return rows;
+}
+
+/**
+ * Every row on a table leaf page of the file that `read` reads (`fileSize` bytes), page by page,
+ * except those on free pages and on page 1. Throws when the file's header or freelist does not
+ * parse: then no page can be told live.
+ */
+export function* leafRows(read: ReadBytes, fileSize: number): Generator<LeafRow> {
+  const layout = layoutOf(read, fileSize);
+  const free = freePages(read, layout);
+  for (let page = 2; page <= layout.pages; page++) {
+    if (free.has(page)) continue;
+    yield* leafRowsOf(read, layout, page);
+  }
+}
