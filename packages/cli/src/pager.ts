@@ -50,9 +50,10 @@ export async function page(text: string, values: Readonly<Record<string, unknown
   // Ctrl-C belongs to the pager (less uses it to stop a search); the CLI waits for it to quit.
   const ignore = () => {};
   process.on("SIGINT", ignore);
+  let code: number | null;
   try {
-    await new Promise<void>((resolve) => {
-      started.once("close", () => resolve());
+    code = await new Promise<number | null>((resolve) => {
+      started.once("close", (exit: number | null) => resolve(exit));
       // A pager that quits before reading everything (q in less) closes the pipe: not an error.
       started.stdin?.on("error", () => {});
       started.stdin?.end(text);
@@ -60,4 +61,7 @@ export async function page(text: string, values: Readonly<Record<string, unknown
   } finally {
     process.off("SIGINT", ignore);
   }
+  // The shell starts even when the pager does not: it exits 127 (not found) or 126 (not
+  // executable), having shown nothing of the text but its own complaint.
+  if (code === 127 || code === 126) writeOut(text);
 }

@@ -224,6 +224,16 @@ describe.each(TARGETS)("$name", (target) => {
         env: { ...target.env, ...env },
       });
       expect(piped.stdout).not.toContain("PAGED:");
+      // A pager that is not installed: the shell that would start it says so, and the list is
+      // printed directly.
+      for (const missing of ["no-such-pager-sessiondb", "/dev/null"]) {
+        const fallback = onTerminal(target, ["--db", db, "sessions", "list"], {
+          env: { PAGER: missing },
+          rows: 10,
+        });
+        expect(fallback.code, missing).toBe(0);
+        expect(fallback.output, missing).toContain("TITLE / FIRST MESSAGE");
+      }
     },
   );
 
