@@ -319,7 +319,28 @@ export function isOutOfSpace(error: unknown): boolean {
   return isDiskFull(error) || code === "ENOSPC" || code === "EDQUOT";
 }
 
-/** BUSY and LOCKED mean "someone else holds the lock": the only failures worth waiting for. */
+/**
+ * SQLITE_READONLY_RECOVERY (776) and SQLITE_READONLY_CANTINIT (1288), by number or by name as the
+ * bindings give them: a connection that cannot write the -shm (a store of another user, a
+ * read-only mount) found the WAL index while a writer was rebuilding it. It clears once the
+ * writer is done — the next read goes through — so it is waited for like a lock. Taken for what
+ * SQLite's plain READONLY means, it turned a read into STORE_READONLY, and the schema probe of a
+ * read-only open into SCHEMA_OUTDATED ("open it writable once").
+ */
+const WAL_INDEX_BEING_REBUILT = new Set<number | string>([
+  776,
+  1288,
+  "SQLITE_READONLY_RECOVERY",
+  "SQLITE_READONLY_CANTINIT",
+]);
+
+/** BUSY and LOCKED mean "someone else holds the lock": the only failures worth waiting for —
+ * with a WAL index another connection is rebuilding (above), which is one in all but name. */
 export function isContention(error: unknown): error is SqliteError {
-  return hasResultCode(error, "BUSY", "LOCKED");
+  return (
+    hasResultCode(error, "BUSY", "LOCKED") ||
+    (hasResultCode(error, "READONLY") &&
+      error.extendedCode !== undefined &&
+      WAL_INDEX_BEING_REBUILT.has(error.extendedCode))
+  );
 }
