@@ -76,7 +76,10 @@ export class Progress {
     const { done, total } = this.#last;
     const fraction = total > 0 ? Math.min(1, done / total) : 1;
     const elapsed = (at - this.#started) / 1000;
-    const rate = elapsed > 0 ? (done - (this.#startDone ?? 0)) / elapsed : 0;
+    // Measured from the first report: work done before it (a resumed job's) is not this run's.
+    // A job whose first report is already its end (one step) has no rate to show.
+    const counted = done - (this.#startDone ?? 0);
+    const rate = elapsed > 0 ? counted / elapsed : 0;
     const eta = rate > 0 ? (total - done) / rate : Number.NaN;
     const filled = Math.round(fraction * BAR_WIDTH);
     const parts = [
@@ -84,7 +87,7 @@ export class Progress {
       ...(bar ? [`[${"#".repeat(filled)}${"-".repeat(BAR_WIDTH - filled)}]`] : []),
       `${(fraction * 100).toFixed(1).padStart(5)}%`,
       `${count(done)}/${count(total)} ${this.#unit}`,
-      `${count(Math.round(rate))} ${this.#unit}/s`,
+      ...(counted > 0 || done < total ? [`${count(Math.round(rate))} ${this.#unit}/s`] : []),
       done >= total ? `${duration(elapsed)} elapsed` : `ETA ${duration(eta)}`,
     ];
     return parts.join("  ");

@@ -578,6 +578,16 @@ describe("on a terminal (node)", () => {
     const r = cli(["--db", file, "fts", "backfill", "--chunk", "100"]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr.split("\n").filter((l) => l.includes("100.0%"))).toHaveLength(1);
+    // A job done in its first step has no rate to show: no "0 rows/s" beside "100.0%".
+    const small = path.join(dir, "one-step.db");
+    withStore(small, (s) => {
+      s.createSession({ id: "s", source: "cli" });
+      s.appendMessage("s", { role: "user", content: "one step" });
+    });
+    const rebuilt = cli(["--db", small, "fts", "rebuild"]);
+    expect(rebuilt.code, rebuilt.stderr).toBe(0);
+    expect(rebuilt.stderr).toContain("100.0%");
+    expect(rebuilt.stderr).not.toMatch(/ 0 rows\/s/);
   });
 
   it("a prune lets another process write between its deletes", async () => {
