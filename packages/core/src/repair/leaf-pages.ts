@@ -145,13 +145,30 @@ function freePages(read: ReadBytes, layout: FileLayout): Set<number> {
   return free;
 }
 
-/** The payload of the cell at `at` on `page`, its overflow chain followed. */
+/** How many values the record starting `local` declares, read from its header; undefined when
+ * the header runs past `local` (it goes on in an overflow page) or does not parse. */
+function declaredValues(local: Uint8Array): number | undefined {
+  try {
+    const [headerSize, first] = varint(local, 0);
+    if (typeof headerSize !== "number" || headerSize > local.length) return undefined;
+    let count = 0;
+    for (let at = first; at < headerSize; count++) at += varint(local, at)[1];
+    return count;
+  } catch (error) {
+    if (error instanceof Unparsable) return undefined;
+    throw error;
+  }
+}
+
+/** The payload of the cell at `at` on `page`, its overflow chain followed — unless the record
+ * declares a number of values `wanted` refuses (then undefined, no overflow page read). */
 function cellPayload(
   read: ReadBytes,
   layout: FileLayout,
   page: Uint8Array,
   at: number,
-): { rowid: number | bigint; payload: Uint8Array } {
+  wanted: (values: number) => boolean,
+): { rowid: number | bigint; payload: Uint8Array } | undefined {
   const [size, sizeLength] = varint(page, at);
   const [rowid, rowidLength] = varint(page, at + sizeLength);
   if (typeof size !== "number" || size < 0) fail("a payload size out of bounds");
@@ -165,6 +182,8 @@ function cellPayload(
     local = k <= most ? k : least;
   }
   if (start + local > usable) fail("a cell past its page");
+  const declared = declaredValues(page.subarray(start, start + local));
+  if (declared !== undefined && !wanted(declared)) return undefined;
   const payload = new Uint8Array(size);
   payload.set(page.subarray(start, start + local));
   let filled = local;
@@ -182,7 +201,12 @@ function cellPayload(
 }
 
 /** The rows of one page, when it is a table leaf; cells that do not parse are left out. */
-function leafRowsOf(read: ReadBytes, layout: FileLayout, number: number): LeafRow[] {
+function leafRowsOf(
+  read: ReadBytes,
+  layout: FileLayout,
+  number: number,
+  wanted: (values: number) => boolean,
+): LeafRow[] {
   const page = read((number - 1) * layout.pageSize, layout.pageSize);
   if (page.length < layout.pageSize || page[0] !== TABLE_LEAF) return [];
   const cells = u16(page, 3);
@@ -193,9 +217,9 @@ function leafRowsOf(read: ReadBytes, layout: FileLayout, number: number): LeafRo
     const at = u16(page, pointers + 2 * i);
     if (at < pointers + 2 * cells || at >= layout.usable) continue;
     try {
-      const { rowid, payload } = cellPayload(read, layout, page, at);
-      if (typeof rowid !== "number") continue;
-      rows.push({ rowid, values: decodeRecord(payload) });
+      const cell = cellPayload(read, layout, page, at, wanted);
+      if (!cell || typeof cell.rowid !== "number") continue;
+      rows.push({ rowid: cell.rowid, values: decodeRecord(cell.payload) });
     } catch (error) {
       if (!(error instanceof Unparsable)) throw error;
     }
@@ -205,14 +229,20 @@ function leafRowsOf(read: ReadBytes, layout: FileLayout, number: number): LeafRo
 
 /**
  * Every row on a table leaf page of the file that `read` reads (`fileSize` bytes), page by page,
- * except those on free pages and on page 1. Throws when the file's header or freelist does not
- * parse: then no page can be told live.
+ * except those on free pages and on page 1 — and, with `wanted`, only rows whose record declares
+ * a number of values it accepts (the others are not decoded: most pages of a store hold its
+ * full-text index). Throws when the file's header or freelist does not parse: then no page can
+ * be told live.
  */
-export function* leafRows(read: ReadBytes, fileSize: number): Generator<LeafRow> {
+export function* leafRows(
+  read: ReadBytes,
+  fileSize: number,
+  wanted: (values: number) => boolean = () => true,
+): Generator<LeafRow> {
   const layout = layoutOf(read, fileSize);
   const free = freePages(read, layout);
   for (let page = 2; page <= layout.pages; page++) {
     if (free.has(page)) continue;
-    yield* leafRowsOf(read, layout, page);
+    yield* leafRowsOf(read, layout, page, wanted);
   }
 }

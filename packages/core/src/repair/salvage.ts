@@ -116,6 +116,8 @@ interface TableResult {
   lost: Range[];
   /** The table's columns as the damaged file stores them, in their order in a record. */
   readonly stored: readonly string[];
+  /** The definition of each of `stored` (undefined: a column this version does not know). */
+  readonly columns: ReadonlyArray<TableDef["columns"][number] | undefined>;
   /** Store a row read from a leaf page: the first `values.length` of `stored` (a row written
    * before later columns were added is shorter; those take their defaults). */
   readonly insertRecord: (rowid: number, values: readonly RecordValue[]) => void;
@@ -129,7 +131,7 @@ function salvageTable(
   unreadable: string[],
 ): TableResult {
   let present: string[];
-  const result: TableResult = { def, lost: [], stored: [], insertRecord: () => {} };
+  const result: TableResult = { def, lost: [], stored: [], columns: [], insertRecord: () => {} };
   try {
     const stored = src
       .prepare(`PRAGMA table_info(${def.name})`)
@@ -154,7 +156,8 @@ function salvageTable(
       }
       insert(rowid, values);
     };
-    Object.assign(result, { stored, insertRecord });
+    const columns = stored.map((name) => def.columns.find((column) => column.name === name));
+    Object.assign(result, { stored, columns, insertRecord });
     const bounds = extent(src, def.name);
     if (!bounds) return result;
     const list = present.join(", ");
@@ -187,15 +190,17 @@ function rowidAlias(def: TableDef): string | undefined {
   return def.primaryKey.length === 1 && column?.type === "INTEGER" ? key : undefined;
 }
 
+const MIN_VALUES = 4;
+
 /** Whether `values` has the shape of a row of `table`: a leaf page does not say whose it is, so
  * the columns decide — the rowid alias NULL, NOT NULL columns set, each value of its column's
  * storage class, and the columns a short record leaves out nullable or defaulted. Four values at
  * least: the schema's small tables (state_meta, the FTS shadow tables) have fewer. */
 function hasShapeOf(table: TableResult, values: readonly RecordValue[]): boolean {
-  if (values.length < 4 || values.length > table.stored.length) return false;
+  if (values.length < MIN_VALUES || values.length > table.stored.length) return false;
   const alias = rowidAlias(table.def);
   return table.stored.every((name, at) => {
-    const column = table.def.columns.find((c) => c.name === name);
+    const column = table.columns[at];
     if (!column) return true;
     if (at >= values.length) return !column.notNull || column.default !== undefined;
     const value = values[at];
@@ -255,7 +260,9 @@ function fromLeafPages(host: Host, path: string, tables: TableResult[], unreadab
   const size = host.stat(path)?.size ?? 0;
   const found = new Map<TableResult, Map<number, readonly RecordValue[] | undefined>>();
   try {
-    for (const row of leafRows((offset, length) => host.readBytes(path, offset, length), size)) {
+    const longest = Math.max(...wanted.map((table) => table.stored.length));
+    const read = (offset: number, length: number) => host.readBytes(path, offset, length);
+    for (const row of leafRows(read, size, (values) => values >= MIN_VALUES && values <= longest)) {
       const table = wanted.find((t) => inRanges(t.lost, row.rowid) && hasShapeOf(t, row.values));
       if (!table) continue;
       const rows = found.get(table) ?? new Map<number, readonly RecordValue[] | undefined>();
