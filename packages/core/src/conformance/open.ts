@@ -88,6 +88,21 @@ export function openSuite(target: ConformanceTarget): void {
           assert.deepEqual(faults, [], "the read met the fault");
           reader.close();
         }
+        // One that never clears (a stale -shm on a read-only file system, no writer to rebuild
+        // it) ends as STORE_BUSY after the patience, saying what to do.
+        const stuck = recordingDriver(target.driver, (sql) => {
+          if (/count\(\*\)/.test(sql)) {
+            throw new SqliteError("READONLY", "attempt to write a readonly database", { extendedCode: 776 });
+          }
+        });
+        const reader = createStore(stuck.driver, file(), {
+          host: target.host,
+          readOnly: true,
+          patience: { writeMs: 300 },
+        });
+        const error = throwsCodeSync(() => reader.messageCount(), "STORE_BUSY");
+        assert.match(error.message, /cannot write the store's -shm file/);
+        reader.close();
         await writer.close();
       },
       ["driver-hooks"],

@@ -11,7 +11,7 @@ import {
   WRITE_JITTER_EARLY_WINDOW_MS,
   WRITE_JITTER_LATE_MS,
 } from "../constants.js";
-import { isContention, StoreBusyError } from "../errors.js";
+import { hasResultCode, isContention, StoreBusyError } from "../errors.js";
 
 let sleeper: Int32Array | undefined;
 
@@ -59,6 +59,12 @@ export function jitterBand(jitter: PatienceOptions["jitter"], elapsedMs: number)
 function describe(options: Omit<PatienceOptions, "sleep">, lastError: Error): string {
   // A message that ends its own sentence gets no second full stop.
   const parts = [`Last lock error: ${lastError.message.replace(/\.$/, "")}.`];
+  if (hasResultCode(lastError, "READONLY")) {
+    // isContention's READONLY_RECOVERY / CANTINIT: this process cannot write the -shm.
+    parts.push(
+      "This process cannot write the store's -shm file, and the WAL index in it was being rebuilt the whole time; if no writer has the store open (a stale -shm on a read-only file system), open it once as a user who can write it.",
+    );
+  }
   try {
     const holder = options.describeHolder?.(lastError);
     if (holder) parts.push(holder);
