@@ -113,7 +113,7 @@ export function shownLocation(where: StoreLocation): string {
 
 /** How long a store is waited for when it is locked: the patience budgets of the store's open,
  * writes and appends. */
-export type Patience = Required<NonNullable<StoreOptions["patience"]>>;
+export type Patience = { [K in keyof NonNullable<StoreOptions["patience"]>]-?: number };
 
 /** The CLI's waits without --wait: the library's defaults, handed to it explicitly, so that what
  * --help and the lock-wait notice say is what the store does even if the library's defaults

@@ -321,13 +321,14 @@ describe.skipIf(!fs.existsSync(DENO))("deno run with the README's permissions", 
 });
 
 describe("@sessiondb/node in a consumer project", () => {
-  it("type-checks with skipLibCheck false and no @types/better-sqlite3", async () => {
+  it("type-checks with skipLibCheck false and no @types/better-sqlite3; options take null and, under exactOptionalPropertyTypes, undefined", async () => {
     expect(fs.existsSync(path.join(consumer, "node_modules", "@types", "better-sqlite3"))).toBe(false);
     fs.writeFileSync(
       path.join(consumer, "tsconfig.json"),
       JSON.stringify({
         compilerOptions: {
           strict: true,
+          exactOptionalPropertyTypes: true,
           skipLibCheck: false,
           noEmit: true,
           module: "nodenext",
@@ -344,6 +345,13 @@ describe("@sessiondb/node in a consumer project", () => {
         'import { openStore, type Store, StoreBusyError } from "@sessiondb/node";',
         'const store: Store = openStore("state.db", { driver: "node:sqlite" });',
         'store.createSession({ id: "s1", source: "cli" });',
+        // The documented rule: an option given as null takes its default; and a variable that
+        // may be undefined can be passed as it is.
+        "let cursor: string | undefined;",
+        'store.search("x", { limit: null, roles: null, cursor, substring: undefined });',
+        'store.listSessions({ limit: null, source: undefined });',
+        'store.getMessages("s1", { last: null });',
+        'openStore("state.db", { readOnly: null, patience: { openMs: null, writeMs: undefined } }).close();',
         "store.close();",
         "export const busy = StoreBusyError;",
         "",

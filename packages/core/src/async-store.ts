@@ -52,7 +52,7 @@ export interface AsyncStoreOptions
   /** One full FTS rebuild at a time across every client (see `AsyncAdmission`). Without one,
    * rebuilds — the one at a new store's first open included — are refused (`blocked:
    * "environment"`) and search answers by LIKE. */
-  admission?: AsyncAdmission;
+  admission?: AsyncAdmission | null | undefined;
 }
 
 /** Open (creating or upgrading when writable) the store the executor reaches. */

@@ -35,11 +35,11 @@ export function journalModeOf(value: unknown): SqliteJournalMode {
 
 export interface JournalPolicyOptions {
   /** Mode for a new or non-WAL store; default "wal". */
-  journalMode?: JournalMode;
+  journalMode?: JournalMode | null | undefined;
   /** Allow a WAL-reset-vulnerable SQLite to open a WAL store writable. */
-  allowUnsafeWal?: boolean;
+  allowUnsafeWal?: boolean | null | undefined;
   /** Override the detected SQLite version (tests; the e2e DELETE arm pins a vulnerable one). */
-  sqliteVersion?: string;
+  sqliteVersion?: string | null | undefined;
 }
 
 type Version = [number, number, number];

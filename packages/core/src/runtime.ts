@@ -38,13 +38,13 @@ export interface RuntimeDefinition<Driver extends string> {
 /** An adapter's `openStore` options: the Store's, plus which driver (a name or a driver object). */
 export interface RuntimeStoreOptions<Driver extends string = string> extends StoreOptions {
   /** A driver name this runtime offers, or a driver object; default: see `resolveDriver`. */
-  driver?: Driver | SqliteDriver;
+  driver?: Driver | SqliteDriver | null | undefined;
 }
 
 /** An adapter's `repairStore` options: core's, with the driver choice in place of driver and host. */
 export interface RuntimeRepairOptions<Driver extends string = string> extends AdapterRepairOptions {
   /** A driver name this runtime offers, or a driver object; default: see `resolveDriver`. */
-  driver?: Driver | SqliteDriver;
+  driver?: Driver | SqliteDriver | null | undefined;
 }
 
 /** What `defineRuntime` gives an adapter to export: the same shape on every runtime. */

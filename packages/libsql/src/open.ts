@@ -22,14 +22,14 @@ import { leaseAdmission } from "./lease.js";
  * mode, host, WAL safety — do not apply: the server owns its files) and the connection's. */
 export interface LibsqlStoreOptions extends Omit<AsyncStoreOptions, "admission"> {
   /** The token a server that requires one checks (a Turso database always does). */
-  authToken?: string;
+  authToken?: string | null | undefined;
   /** Give up on a request after this many ms (default 60 000; 0: never): a timed-out read or
    * uncommitted transaction is retried within patience, a timed-out COMMIT is
    * `LIBSQL_COMMIT_UNKNOWN`. */
-  requestTimeoutMs?: number;
+  requestTimeoutMs?: number | null | undefined;
   /** file: URLs only: write a WAL-mode file even though libSQL's SQLite (3.45.1) has the
    * WAL-reset bug — only if no other process writes that file. */
-  allowUnsafeWal?: boolean;
+  allowUnsafeWal?: boolean | null | undefined;
 }
 
 const URL_SCHEMES = /^(libsql|https?|wss?|file):/i;

@@ -32,11 +32,11 @@ export interface BackupProgress {
 
 export interface BackupOptions {
   /** Called as the copy advances. */
-  onProgress?: (progress: BackupProgress) => void;
+  onProgress?: ((progress: BackupProgress) => void) | null | undefined;
   /** Abort the backup; the temporary file is removed and the destination left as it was. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | null | undefined;
   /** Replace an existing destination file (never the store or one of its companions). */
-  overwrite?: boolean;
+  overwrite?: boolean | null | undefined;
 }
 
 export interface BackupResult {
@@ -135,7 +135,7 @@ export async function backupStore(
         const held = copy;
         await onlineCopy({ ...driver, backup: driver.backup }, source, temporary, {
           stepped: journalMode === "wal",
-          signal: options.signal,
+          signal: options.signal ?? undefined,
           flush: held && (() => held.sync()),
           onPages: (pages) =>
             options.onProgress?.({
@@ -166,7 +166,7 @@ export async function backupStore(
     // A copy that held this thread to its end (VACUUM INTO; the online backup in one step on a
     // binding that runs it here) kept the event loop from running: a signal's listener or a
     // timer that aborts meanwhile runs now, before anything is published.
-    await abortPoint(options.signal);
+    await abortPoint(options.signal ?? undefined);
     options.onProgress?.({ phase: "finishing" });
     // A page copy of a WAL store says "WAL" in its header; settle the copy as one self-contained
     // file first, inspect it, then give it the store's journal mode.

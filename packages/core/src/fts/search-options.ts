@@ -20,28 +20,28 @@ export type { SearchSort } from "./search-sql.js";
  * default; every other wrong type is an InvalidInputError. */
 export interface SearchOptions {
   /** Page size: an integer ≥ 0 (default 20; values above MAX_SEARCH_LIMIT are capped to it). */
-  limit?: number;
+  limit?: number | null | undefined;
   /** Hits to skip: an integer from 0 to Number.MAX_SAFE_INTEGER. */
-  offset?: number;
+  offset?: number | null | undefined;
   /** Only these roles (non-empty; duplicates ignored). A filter that includes "tool" scans full
    * content with LIKE. */
-  roles?: readonly Role[];
+  roles?: readonly Role[] | null | undefined;
   /** Only sessions with these sources: non-empty, at most MAX_SEARCH_FILTER_VALUES distinct
    * values of at most MAX_SOURCE_CHARS characters. */
-  sources?: readonly string[];
+  sources?: readonly string[] | null | undefined;
   /** Only this session (a valid session id). */
-  sessionId?: string;
+  sessionId?: string | null | undefined;
   /** Epoch seconds, inclusive (a finite number). */
-  since?: number;
+  since?: number | null | undefined;
   /** Epoch seconds, exclusive (a finite number). */
-  until?: number;
+  until?: number | null | undefined;
   /** "rank" (bm25; LIKE answers newest first), "newest" or "oldest". Default "rank". */
-  sort?: SearchSort;
+  sort?: SearchSort | null | undefined;
   /** Match terms as substrings (trigram index, LIKE for terms under 3 characters). */
-  substring?: boolean;
+  substring?: boolean | null | undefined;
   /** Continue a walk: the `nextCursor` of the previous page of this same search (same query,
    * sort, substring flag and filters; the limit may change). Not with a non-zero `offset`. */
-  cursor?: string;
+  cursor?: string | null | undefined;
 }
 
 /** One search hit. */

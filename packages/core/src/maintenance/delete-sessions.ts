@@ -36,9 +36,9 @@ export interface DeleteSessionsProgress {
 
 export interface DeleteSessionsOptions {
   /** Called after each step (one transaction of one or more whole sessions). */
-  onProgress?: (progress: DeleteSessionsProgress) => void;
+  onProgress?: ((progress: DeleteSessionsProgress) => void) | null | undefined;
   /** Stop between steps; the sessions deleted so far stay deleted, the rest are untouched. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | null | undefined;
 }
 
 export interface DeleteSessionsResult {

@@ -51,9 +51,9 @@ export interface ImportSessionsProgress {
 
 export interface ImportSessionsOptions {
   /** Called after each step (one transaction of one or more whole sessions). */
-  onProgress?: (progress: ImportSessionsProgress) => void;
+  onProgress?: ((progress: ImportSessionsProgress) => void) | null | undefined;
   /** Stop between steps; the sessions imported so far stay, the rest are not read. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | null | undefined;
 }
 
 /** A session the store refused, by its place in the input (0 for the first item). */

@@ -28,12 +28,12 @@ export interface VacuumProgress {
 
 export interface VacuumOptions {
   /** Called after each step of an incremental vacuum. */
-  onProgress?: (progress: VacuumProgress) => void;
+  onProgress?: ((progress: VacuumProgress) => void) | null | undefined;
   /** Stop between steps; what the steps freed stays freed. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | null | undefined;
   /** Rewrite the whole store with `VACUUM` (holds the write lock for all of it) — the only way
    * to compact a store created before incremental vacuum, and it converts that store. */
-  full?: boolean;
+  full?: boolean | null | undefined;
 }
 
 export interface VacuumResult {

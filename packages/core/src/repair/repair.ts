@@ -131,9 +131,11 @@ const ROOM_PROBE_BYTES = 64 * 1024;
 
 /** Repair the store at `path` (see the module comment); resolves to the report. */
 export async function repairStore(path: string, options: RepairOptions): Promise<RepairReport> {
-  const { driver, host, signal } = options;
+  const { driver, host } = options;
+  const signal = options.signal ?? undefined;
+  const output = options.output ?? undefined;
   const now = options.now ?? Date.now;
-  if (options.output !== undefined) checkDestination(driver, host, path, options.output, false);
+  if (output !== undefined) checkDestination(driver, host, path, output, false);
   const scratch = temporaryName(`${path}.repair`, host.pid);
   const fresh = temporaryName(`${path}.salvage`, host.pid);
   // Between two steps (each runs to its end on this thread), `abortPoint` lets a signal's
@@ -220,9 +222,9 @@ export async function repairStore(path: string, options: RepairOptions): Promise
     if (!repaired || options.checkOnly) return report;
     // The last moment a stop changes nothing: the swap or the write below is the repair's result.
     await abortPoint(signal);
-    if (options.output !== undefined) {
-      publishCopy(driver, host, repaired, options.output);
-      return { ...report, outcome: "written", output: options.output };
+    if (output !== undefined) {
+      publishCopy(driver, host, repaired, output);
+      return { ...report, outcome: "written", output };
     }
     if (!needed) return report;
     const original = `${path}.corrupt-${stamp(now())}`;

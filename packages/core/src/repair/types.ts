@@ -11,17 +11,17 @@ export interface RepairOptions {
   /** The file-system host (the adapters pass theirs). */
   host: Host;
   /** Diagnose and try the repair on a scratch copy, but change nothing. */
-  checkOnly?: boolean;
+  checkOnly?: boolean | null | undefined;
   /** Write the repaired store here instead of swapping it in (the damaged store stays as it is). */
-  output?: string;
+  output?: string | null | undefined;
   /** Repair even though another process holds a lock on the store. */
-  force?: boolean;
+  force?: boolean | null | undefined;
   /** Clock in ms (names the kept original `<db>.corrupt-<timestamp>`). */
-  now?: () => number;
+  now?: (() => number) | null | undefined;
   /** Stop the repair between its steps (the copy, each strategy, the salvage, the swap): it
    * rejects with the signal's reason, changes nothing and removes its scratch copies. A step
    * already running finishes first. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | null | undefined;
 }
 
 /** What an adapter's `repairStore(path, options)` takes: the adapter supplies driver and host. */

@@ -48,9 +48,9 @@ function* status(): Op<FtsStatus> {
 /** Options of `rebuildFts`. */
 export interface RebuildFtsOptions {
   /** How long to wait for another connection's rebuild (the admission); default 120 s. */
-  timeoutMs?: number;
+  timeoutMs?: number | null | undefined;
   /** Called after each step of the rebuild, with the rows indexed so far. */
-  onProgress?: (progress: BackfillProgress) => void;
+  onProgress?: ((progress: BackfillProgress) => void) | null | undefined;
 }
 
 function* rebuildFts(options?: RebuildFtsOptions | null): Op<RebuildResult> {
@@ -206,9 +206,9 @@ function* snapshotCall<T>(call: (scope: unknown) => T): Op<Awaited<T>> {
 
 /** Options of `backfillFts`. */
 export interface BackfillFtsOptions {
-  onProgress?: (progress: BackfillProgress) => void;
-  signal?: AbortSignal;
-  chunkRows?: number;
+  onProgress?: ((progress: BackfillProgress) => void) | null | undefined;
+  signal?: AbortSignal | null | undefined;
+  chunkRows?: number | null | undefined;
 }
 
 /** `backfillFts` for either store: seed a backfill unless one is pending, then run its paced

@@ -21,20 +21,34 @@ export type StructuredContent = Json[] | { [key: string]: Json };
  */
 export interface StoreOptions extends JournalPolicyOptions {
   /** Open with `mode=ro`: no DDL, no locks, every write raises StoreReadOnlyError. */
-  readOnly?: boolean;
+  readOnly?: boolean | null | undefined;
   /** Patience budgets in ms for BUSY/LOCKED (defaults: open 20 s, writes 20 s, appends 60 s);
    * each 0 to MAX_WAIT_MS, 0 meaning one attempt. */
-  patience?: { openMs?: number; writeMs?: number; appendMs?: number };
+  patience?:
+    | {
+        openMs?: number | null | undefined;
+        writeMs?: number | null | undefined;
+        appendMs?: number | null | undefined;
+      }
+    | null
+    | undefined;
   /** Wait for the FTS admission lock in rebuildFts (default 120 s; 0 to MAX_WAIT_MS). */
-  admissionTimeoutMs?: number;
+  admissionTimeoutMs?: number | null | undefined;
   /** Deferred FTS recovery backoff (defaults 60 s → 1 h, floor 1 s; each 0 to MAX_WAIT_MS). */
-  recoveryBackoff?: { baseMs?: number; maxMs?: number; floorMs?: number };
+  recoveryBackoff?:
+    | {
+        baseMs?: number | null | undefined;
+        maxMs?: number | null | undefined;
+        floorMs?: number | null | undefined;
+      }
+    | null
+    | undefined;
   /** Repair a stale or incomplete FTS index at open (non-blocking admission). Default true. */
-  repairFtsOnOpen?: boolean;
+  repairFtsOnOpen?: boolean | null | undefined;
   /** File-system host (the runtime adapters pass one): file modes, holder records, preflight. */
-  host?: Host;
+  host?: Host | null | undefined;
   /** Clock in ms (tests). */
-  now?: () => number;
+  now?: (() => number) | null | undefined;
 }
 
 /** A session to create. The optional fields take null as "none", as a session reads back. */
@@ -85,15 +99,15 @@ export interface SessionSummary extends Session {
 /** Options of `listSessions` (null, or an option given as null, means the default). */
 export interface ListSessionsOptions {
   /** Only sessions with this source. */
-  source?: string;
+  source?: string | null | undefined;
   /** At most this many (default 50): an integer from 0 to Number.MAX_SAFE_INTEGER. */
-  limit?: number;
+  limit?: number | null | undefined;
   /** Skip this many: an integer from 0 to Number.MAX_SAFE_INTEGER. */
-  offset?: number;
+  offset?: number | null | undefined;
   /** Newest start first (default) or most recent activity first. */
-  orderBy?: "started" | "activity";
+  orderBy?: "started" | "activity" | null | undefined;
   /** Include archived sessions (default false). */
-  includeArchived?: boolean;
+  includeArchived?: boolean | null | undefined;
 }
 
 export interface UpdateSessionInput {
@@ -136,18 +150,18 @@ export interface Message {
 /** Options of `getMessages` (null, or an option given as null, means the default). */
 export interface GetMessagesOptions {
   /** Only messages with a larger id: an integer from 0 to Number.MAX_SAFE_INTEGER. */
-  afterId?: number;
+  afterId?: number | null | undefined;
   /** Only messages with a smaller id: an integer from 1 to Number.MAX_SAFE_INTEGER. */
-  beforeId?: number;
+  beforeId?: number | null | undefined;
   /** At most this many, the first ones (default: all): an integer from 0 to
    * Number.MAX_SAFE_INTEGER. Not with `last`. */
-  limit?: number;
+  limit?: number | null | undefined;
   /** Only the last this many (still returned in id order): what an agent reads to resume its
    * context window; costs O(N) whatever the session's length. An integer from 0 to
    * Number.MAX_SAFE_INTEGER. Not with `limit`. */
-  last?: number;
+  last?: number | null | undefined;
   /** Include messages marked inactive (default false). */
-  includeInactive?: boolean;
+  includeInactive?: boolean | null | undefined;
 }
 
 export interface UsageInput {
