@@ -349,7 +349,7 @@ describe("@sessiondb/node in a consumer project", () => {
         // may be undefined can be passed as it is.
         "let cursor: string | undefined;",
         'store.search("x", { limit: null, roles: null, cursor, substring: undefined });',
-        'store.listSessions({ limit: null, source: undefined });',
+        "store.listSessions({ limit: null, source: undefined });",
         'store.getMessages("s1", { last: null });',
         'openStore("state.db", { readOnly: null, patience: { openMs: null, writeMs: undefined } }).close();',
         "store.close();",
