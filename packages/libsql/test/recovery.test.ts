@@ -1,19 +1,23 @@
 /**
- * FTS recovery through the server. Deferred recovery, decided by the lease: a store that finds
- * its index in need of a rebuild while another client holds the lease opens anyway (search stays
- * correct by LIKE) and rebuilds on `retryDeferredFtsRecovery()` once the lease is free. Fail-open:
- * a corrupt index found by a search is detached (LIKE answers) and rebuilt under the lease.
+ * FTS recovery and integrity through the server. Deferred recovery, decided by the lease: a store
+ * that finds its index in need of a rebuild while another client holds the lease opens anyway
+ * (search stays correct by LIKE) and rebuilds on `retryDeferredFtsRecovery()` once the lease is
+ * free. Fail-open: a corrupt index found by a search is detached (LIKE answers) and rebuilt under
+ * the lease. `checkIntegrity()` whose own answer is lost on the way back: the check only reads
+ * (PRAGMA integrity_check, FTS5's 'integrity-check'), so that is a lost connection — asked again
+ * within patience — and never a finding that the store is damaged.
  */
 import { type SqldServer, sqldAvailability, startSqld } from "@sessiondb/test-sqld";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openLibsqlExecutor } from "../src/executor.js";
 import { leaseAdmission } from "../src/lease.js";
 import { openStore } from "../src/open.js";
+import { cuttingProxy } from "./support/cutting-proxy.js";
 
 const available = sqldAvailability();
 
 describe.skipIf(!available.ok)(
-  `FTS recovery on sqld${available.ok ? "" : ` (skipped: ${available.reason})`}`,
+  `FTS recovery and integrity on sqld${available.ok ? "" : ` (skipped: ${available.reason})`}`,
   () => {
     let server: SqldServer;
     beforeAll(async () => {
@@ -108,5 +112,28 @@ describe.skipIf(!available.ok)(
         await store.close();
       }
     });
+    for (const [what, marker] of [
+      ["the database check (PRAGMA integrity_check)", "PRAGMA integrity_check"],
+      ["the FTS index check (FTS5 'integrity-check')", "integrity-check"],
+    ] as const) {
+      it(`a lost answer to ${what} is asked again, and the sound store is reported sound`, async () => {
+        const proxy = await cuttingProxy(server.httpUrl);
+        const store = await openStore(proxy.url);
+        try {
+          const { id } = await store.createSession({ source: "integrity" });
+          await store.appendMessages(id, [
+            { role: "user", content: "deploy the gateway" },
+            { role: "assistant", content: "gateway deployed" },
+          ]);
+          proxy.cutOn(marker);
+          const report = await store.checkIntegrity();
+          expect(proxy.cuts).toBe(1);
+          expect(report).toEqual({ ok: true, problems: [] });
+        } finally {
+          await store.close();
+          await proxy.close();
+        }
+      });
+    }
   },
 );
