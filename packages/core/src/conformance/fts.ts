@@ -302,46 +302,72 @@ export function ftsSuite(target: ConformanceTarget): void {
       assert.deepEqual(await store.checkIntegrity(), { ok: true, problems: [] });
     });
 
-    test("a store indexed by an older projection is rebuilt by the next writable open, which then finds what this one indexes", async ({
+    /** Replace the word index's view and triggers with what `rewrite` makes of their SQL (as
+     * another build would have stored them); `which` picks views, triggers or both. */
+    const asAnotherBuild = (
+      raw: () => ReturnType<Fixture["raw"]>,
+      rewrite: (sql: string) => string,
+      which: "view" | "trigger" | "both",
+    ) => {
+      const conn = raw();
+      const objects = conn
+        .prepare(
+          "SELECT type, name, sql FROM sqlite_master WHERE type IN ('view', 'trigger') AND name LIKE 'messages_fts%'",
+        )
+        .all()
+        .filter((row) => rewrite(String(row.sql)) !== String(row.sql))
+        .filter((row) => which === "both" || row.type === which);
+      assert.ok(objects.length >= 1, "nothing of the word index to rewrite");
+      const triggers = objects.filter((o) => o.type === "trigger");
+      const views = objects.filter((o) => o.type === "view");
+      for (const row of triggers) conn.exec(`DROP TRIGGER ${String(row.name)}`);
+      for (const row of views) conn.exec(`DROP VIEW ${String(row.name)}`);
+      for (const row of [...views, ...triggers]) conn.exec(rewrite(String(row.sql)));
+      conn.close();
+    };
+    // The projection of layout 1: substr() on the TEXT, which stops at a NUL.
+    const layout1 = (sql: string) =>
+      sql.replace(
+        /CASE WHEN instr\(substr\(CAST\(([\w.]+) AS BLOB\), 1, \d+\), x'00'\) > 0 THEN CAST\(substr\(CAST\(\1 AS BLOB\), 1, (\d+)\) AS TEXT\) ELSE (substr\(\1, 1, \2\)) END/g,
+        "$3",
+      );
+    const olderFingerprint = (raw: () => ReturnType<Fixture["raw"]>) => {
+      const conn = raw();
+      conn.exec("UPDATE state_meta SET value = 'v1-another-build' WHERE key = 'schema_fingerprint'");
+      conn.close();
+    };
+
+    test("an index an earlier build made is read as stale (LIKE finds what this build indexes), then rebuilt by the next writable open", async ({
       open,
       raw,
     }) => {
       const first = await open();
       await first.createSession({ id: "s", source: "cli" });
       await first.close();
-      // The projection of earlier builds: substr() on the TEXT, which stops at a NUL.
-      const older = (sql: string) =>
-        sql.replace(
-          /CASE WHEN instr\(substr\(CAST\(([\w.]+) AS BLOB\), 1, \d+\), x'00'\) > 0 THEN CAST\(substr\(CAST\(\1 AS BLOB\), 1, (\d+)\) AS TEXT\) ELSE (substr\(\1, 1, \2\)) END/g,
-          "$3",
-        );
-      let conn = raw();
-      const objects = conn
-        .prepare(
-          "SELECT type, name, sql FROM sqlite_master WHERE type IN ('view', 'trigger') AND name LIKE 'messages_fts%'",
-        )
-        .all()
-        .filter((row) => older(String(row.sql)) !== String(row.sql));
-      assert.ok(objects.length >= 4, "the word index's view and triggers use the new projection");
-      for (const row of objects.filter((o) => o.type === "trigger"))
-        conn.exec(`DROP TRIGGER ${String(row.name)}`);
-      for (const row of objects.filter((o) => o.type === "view")) conn.exec(`DROP VIEW ${String(row.name)}`);
-      for (const row of objects.filter((o) => o.type === "view")) conn.exec(older(String(row.sql)));
-      for (const row of objects.filter((o) => o.type === "trigger")) conn.exec(older(String(row.sql)));
-      conn.close();
-      // Written by the older projection (the store's fingerprint still says "current": no upgrade).
+      asAnotherBuild(raw, layout1, "both");
+      // Written through layout 1's triggers; the fingerprint still says "current": no upgrade yet.
       const old = await open();
       const id = await old.appendMessage("s", {
         role: "tool",
         toolName: "bash",
         content: "binary\u0000 segfault",
       });
-      assert.equal((await old.search("segfault")).hits.length, 0, "the older projection stops at the NUL");
+      const meanwhile = await old.search("segfault");
+      assert.equal(meanwhile.route, "like", "an index of another projection is not trusted");
+      assert.deepEqual(
+        meanwhile.hits.map((hit) => hit.messageId),
+        [id],
+      );
+      const status = await old.ftsStatus();
+      assert.equal(status.state, "stale");
+      assert.match(status.state === "stale" ? status.reason : "", /another version of sessiondb/);
       await old.close();
-      conn = raw();
-      conn.exec("UPDATE state_meta SET value = 'v1-an-older-build' WHERE key = 'schema_fingerprint'");
-      conn.close();
+      // A read-only open reads it the same way and changes nothing.
+      const reader = await open({ readOnly: true });
+      assert.equal((await reader.search("segfault")).route, "like");
+      await reader.close();
 
+      olderFingerprint(raw);
       const store = await open();
       assert.equal((await store.ftsStatus()).state, "ready");
       const result = await store.search("segfault");
@@ -351,10 +377,63 @@ export function ftsSuite(target: ConformanceTarget): void {
         [id],
       );
       assert.deepEqual(await store.checkIntegrity(), { ok: true, problems: [] });
-      conn = raw();
+      const conn = raw();
       const view = String(scalar(conn, "SELECT sql FROM sqlite_master WHERE name = 'messages_fts_src'"));
       conn.close();
       assert.match(view, /x'00'/, "the view is this build's");
+    });
+
+    test("an earlier build's triggers over this build's view (its rebuild after the upgrade) are replaced and the index rebuilt", async ({
+      open,
+      raw,
+    }) => {
+      const first = await open();
+      await first.createSession({ id: "s", source: "cli" });
+      await first.close();
+      asAnotherBuild(raw, layout1, "trigger");
+      const old = await open();
+      const id = await old.appendMessage("s", {
+        role: "tool",
+        toolName: "bash",
+        content: "binary\u0000 segfault",
+      });
+      await old.close();
+      olderFingerprint(raw);
+      const store = await open();
+      assert.equal((await store.ftsStatus()).state, "ready");
+      assert.deepEqual(
+        (await store.search("segfault")).hits.map((hit) => hit.messageId),
+        [id],
+      );
+      assert.deepEqual(await store.checkIntegrity(), { ok: true, problems: [] });
+    });
+
+    test("a projection this build does not know (a newer build's) is left in place and read as stale", async ({
+      open,
+      raw,
+    }) => {
+      const first = await open();
+      await first.createSession({ id: "s", source: "cli" });
+      await first.createSession({ id: "t", source: "cli" });
+      await first.appendMessage("t", { role: "user", content: "flamingo" });
+      await first.close();
+      const newer = (sql: string) => sql.replaceAll(", 1, 8192)", ", 1, 4096)");
+      asAnotherBuild(raw, newer, "both");
+      olderFingerprint(raw);
+      const store = await open();
+      const conn = raw();
+      const view = String(scalar(conn, "SELECT sql FROM sqlite_master WHERE name = 'messages_fts_src'"));
+      conn.close();
+      assert.match(view, /, 1, 4096\)/, "the newer build's view stays");
+      assert.equal((await store.ftsStatus()).state, "stale");
+      const result = await store.search("flamingo");
+      assert.equal(result.route, "like");
+      assert.equal(result.hits.length, 1);
+      // An explicit rebuild makes it this build's again (a newer build then upgrades it back).
+      assert.equal((await store.rebuildFts()).rebuilt, true);
+      assert.equal((await store.ftsStatus()).state, "ready");
+      assert.equal((await store.search("flamingo")).route, "fts");
+      assert.deepEqual(await store.checkIntegrity(), { ok: true, problems: [] });
     });
 
     test("checkIntegrity works on a read-only store too", async ({ open }) => {

@@ -16,7 +16,7 @@ import { exec, get, type Op, run } from "../engine/effects.js";
 import { type StepMemory, type StepTiming, timedWrite } from "../maintenance/paced.js";
 import { DELETE_META_SQL, UPSERT_META_SQL } from "../schema/ddl.js";
 import { META_BACKFILL_HIGH_WATER, META_BACKFILL_PROGRESS, META_FTS_STALE } from "./constants.js";
-import { commandSql, indexWindowSql, sweepWindowSql } from "./projection.js";
+import { commandSql, indexWindowSql, sweepWindowSql, viewDdl } from "./projection.js";
 import {
   backfillMarkersBroken,
   backfillWindow,
@@ -48,7 +48,13 @@ export interface TimedStep extends StepOutcome, StepTiming {}
  * trusted, only incomplete, and search tops it up by LIKE until the steps have indexed it all. */
 export function* seed(snap: FtsSnapshot): Op<void> {
   const defs = presentIndexes(snap);
-  for (const def of defs) yield* exec(commandSql(def, "delete-all"));
+  for (const def of defs) {
+    // Another build's view (a newer one: an earlier one's is replaced at open) is made this
+    // build's, so the triggers published below index what FTS5 reads back from it.
+    if (snap.outdated.has(def.view)) yield* exec(`DROP VIEW ${def.view}`);
+    yield* exec(viewDdl(def));
+    yield* exec(commandSql(def, "delete-all"));
+  }
   yield* publishTriggersOp(defs);
   const highWater = Number((yield* get("SELECT coalesce(max(id), 0) AS hw FROM messages"))?.hw ?? 0);
   yield* run(UPSERT_META_SQL, META_BACKFILL_HIGH_WATER, String(highWater));

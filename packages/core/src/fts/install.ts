@@ -7,16 +7,18 @@
  * opens on the same SQLite do not try again. An index without triggers gets the stale
  * breadcrumb, so `ftsNeedsRepair` sends the next open to repair even after a crash.
  */
-import { exec, get, now, type Op, run } from "../engine/effects.js";
+import { all, exec, get, now, type Op, run } from "../engine/effects.js";
 import { SqliteError } from "../errors.js";
 import { DELETE_META_SQL, UPSERT_META_SQL } from "../schema/ddl.js";
 import { META_FTS_STALE, META_TRIGRAM_UNAVAILABLE } from "./constants.js";
 import {
   BASE_INDEX,
   dropTriggerDdl,
+  EARLIER_PROJECTIONS,
   type FtsIndexDef,
   TRIGRAM_INDEX,
   tableDdl,
+  triggerNames,
   viewDdl,
 } from "./projection.js";
 import { loadSnapshot, triggersMissing } from "./state.js";
@@ -45,26 +47,26 @@ function* tryDdl(ddl: string): Op<string | undefined> {
   }
 }
 
-/** The SQL text of a CREATE statement as sqlite_master keeps it (no IF NOT EXISTS) and spaced
- * alike, for comparing what is stored with what this build would create. */
-const comparable = (sql: string) =>
-  sql
-    .replace(/\bIF NOT EXISTS\s+/i, "")
-    .replace(/\s+/g, " ")
-    .trim();
-
 /**
- * An older build's view of `def` (its projection changed: what a row contributes to the index)
- * is dropped with the index's triggers: the index no longer matches the view, so it is rebuilt —
- * the missing triggers leave the stale breadcrumb below, and the next writable open (or
- * `rebuildFts`) rebuilds it while search answers by LIKE. Rows already indexed are not touched:
- * a rebuild starts by emptying the index.
+ * An index an earlier build made (its projection — what a row contributes — changed since) loses
+ * its triggers, and its view is replaced when that changed too: the index no longer matches this
+ * build's projection, so it is rebuilt — the missing triggers leave the stale breadcrumb below,
+ * and the next writable open (or `rebuildFts`) rebuilds it while search answers by LIKE. Rows
+ * already indexed are not touched: a rebuild starts by emptying the index. A view or trigger of a
+ * build this one does not know (a newer one) is left as it is; reads treat that index as stale.
  */
-function* replaceChangedView(def: FtsIndexDef): Op<void> {
-  const stored = yield* get("SELECT sql FROM sqlite_master WHERE type = 'view' AND name = ?", def.view);
-  if (!stored || comparable(String(stored.sql)) === comparable(viewDdl(def))) return;
+function* replaceEarlierProjection(def: FtsIndexDef): Op<void> {
+  const names = [def.view, ...triggerNames(def)];
+  const stored = new Map(
+    (yield* all(
+      `SELECT name, sql FROM sqlite_master WHERE name IN (${names.map(() => "?").join(", ")})`,
+      ...names,
+    )).map((row) => [String(row.name), String(row.sql)]),
+  );
+  const earlier = (name: string) => EARLIER_PROJECTIONS.get(name)?.has(stored.get(name) ?? "") === true;
+  if (!names.some(earlier)) return;
   for (const statement of dropTriggerDdl(def)) yield* exec(statement);
-  yield* exec(`DROP VIEW ${def.view}`);
+  if (earlier(def.view)) yield* exec(`DROP VIEW ${def.view}`);
 }
 
 function* exists(name: string): Op<boolean> {
@@ -77,7 +79,7 @@ export function* installFts(): Op<InstallOutcome> {
   // The views only need `messages`; they exist even without FTS5 (they are the projection's
   // single definition, and the fingerprint includes them).
   for (const def of [BASE_INDEX, TRIGRAM_INDEX]) {
-    yield* replaceChangedView(def);
+    yield* replaceEarlierProjection(def);
     yield* exec(viewDdl(def));
   }
 

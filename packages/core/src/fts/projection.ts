@@ -118,6 +118,41 @@ export function triggerDdl(def: FtsIndexDef): string[] {
   ];
 }
 
+/** The views and triggers of `def` as sqlite_master keeps this build's DDL (SQLite stores the
+ * statement without its IF NOT EXISTS): a stored text that differs was written by another build. */
+export function storedDdl(def: FtsIndexDef): ReadonlyArray<readonly [name: string, sql: string]> {
+  const names = [def.view, ...triggerNames(def)];
+  const ddl = [viewDdl(def), ...triggerDdl(def)];
+  return names.map((name, i) => [
+    name,
+    (ddl[i] as string).replace(/^CREATE (VIEW|TRIGGER) IF NOT EXISTS /, "CREATE $1 "),
+  ]);
+}
+
+/**
+ * The views and triggers earlier builds stored, by name: an upgrade replaces an index that one of
+ * them built (fts/install.ts) and leaves alone one it does not know — a newer build's — which it
+ * reads as stale instead, so two builds never take turns rebuilding each other's index.
+ * Layout 1: tool rows cut by substr() on the TEXT, which stops at a NUL.
+ */
+export const EARLIER_PROJECTIONS: ReadonlyMap<string, ReadonlySet<string>> = (() => {
+  const layout1: FtsIndexDef = {
+    ...BASE_INDEX,
+    columns: BASE_INDEX.columns.map((column) =>
+      column.name === "content"
+        ? {
+            name: "content",
+            expr: (row: string) =>
+              `CASE WHEN ${row}role = 'tool' THEN substr(${row}content, 1, ${TOOL_CONTENT_PREFIX_CHARS}) ELSE ${row}content END`,
+          }
+        : column,
+    ),
+  };
+  const earlier = new Map<string, Set<string>>();
+  for (const [name, sql] of storedDdl(layout1)) earlier.set(name, new Set([sql]));
+  return earlier;
+})();
+
 /** `DROP TRIGGER` for every trigger of `def`. */
 export function dropTriggerDdl(def: FtsIndexDef): string[] {
   return triggerNames(def).map((name) => `DROP TRIGGER IF EXISTS ${name}`);

@@ -20,7 +20,13 @@ import type { StorePolicy } from "../store/policy.js";
 import { healMarkersTx, seed } from "./backfill.js";
 import { type BackfillProgress, backfillLoop } from "./backfill-loop.js";
 import { FTS_INDEXES, triggerNames } from "./projection.js";
-import { backfillMarkersBroken, isStale, loadSnapshot, presentIndexes } from "./state.js";
+import {
+  backfillMarkersBroken,
+  isStale,
+  loadSnapshot,
+  presentIndexes,
+  staleOnlyByProjection,
+} from "./state.js";
 import { readFtsStatus } from "./status.js";
 import { detachIndexOp } from "./triggers.js";
 
@@ -50,7 +56,7 @@ export function* repairAtOpen(): Op<void> {
       yield* write(healMarkersTx);
       snap = yield* read(loadSnapshot);
     }
-    if (isStale(snap)) yield* repair();
+    if (isStale(snap) && !staleOnlyByProjection(snap)) yield* repair();
   } catch {
     // Whatever failed changed nothing: a stale index stays stale and search stays on LIKE.
   }
@@ -117,7 +123,7 @@ export function* retryRecovery(): Op<boolean> {
   // A rebuild of this store is running (a tick from its onProgress): it brings the index back.
   if (state.readOnly || state.rebuilding) return false;
   const snap = yield* read(loadSnapshot);
-  if (presentIndexes(snap).length === 0 || !isStale(snap)) return false;
+  if (presentIndexes(snap).length === 0 || !isStale(snap) || staleOnlyByProjection(snap)) return false;
   if (!state.backoff.due(yield* now())) return false;
   return yield* repair();
 }

@@ -2,7 +2,7 @@
  * What the index knows about itself: its state_meta markers and which FTS objects exist, read
  * in one query, and the pure decisions taken from them (ready, backfilling, stale, repair).
  */
-import type { Row, SqliteStatement } from "../driver.js";
+import type { Row } from "../driver.js";
 import { all, type Op } from "../engine/effects.js";
 import {
   META_BACKFILL_HIGH_WATER,
@@ -10,7 +10,7 @@ import {
   META_FTS_STALE,
   META_TRIGRAM_UNAVAILABLE,
 } from "./constants.js";
-import { BASE_INDEX, type FtsIndexDef, TRIGRAM_INDEX, triggerNames } from "./projection.js";
+import { BASE_INDEX, type FtsIndexDef, storedDdl, TRIGRAM_INDEX, triggerNames } from "./projection.js";
 
 /** The index's own state_meta keys. */
 export const FTS_STATE_KEYS: readonly string[] = [
@@ -32,6 +32,8 @@ export interface FtsSnapshot {
   readonly meta: ReadonlyMap<string, string>;
   /** Names of the FTS tables, views and triggers that exist. */
   readonly objects: ReadonlySet<string>;
+  /** Those of them (views, triggers) whose SQL is not this build's: another build's projection. */
+  readonly outdated: ReadonlySet<string>;
 }
 
 const OBJECT_NAMES = [BASE_INDEX, TRIGRAM_INDEX].flatMap((def) => [
@@ -41,15 +43,20 @@ const OBJECT_NAMES = [BASE_INDEX, TRIGRAM_INDEX].flatMap((def) => [
 ]);
 const placeholders = (n: number) => Array.from({ length: n }, () => "?").join(", ");
 
-/** One query for markers and objects (sqlite_master is read from the schema cache: cheap). */
-export const SNAPSHOT_SQL = `SELECT 'meta' AS kind, key AS name, value FROM state_meta WHERE key IN (${placeholders(FTS_STATE_KEYS.length)}) UNION ALL SELECT 'object', name, type FROM sqlite_master WHERE name IN (${placeholders(OBJECT_NAMES.length)})`;
-/** Parameters for SNAPSHOT_SQL. */
-export const SNAPSHOT_PARAMS: readonly string[] = [...FTS_STATE_KEYS, ...OBJECT_NAMES];
+/** Each object's name and, for views and triggers, its SQL as this build stores it (null for the
+ * FTS5 tables: their DDL is not compared). */
+const EXPECTED: ReadonlyArray<readonly [string, string | null]> = OBJECT_NAMES.map((name) => [
+  name,
+  [BASE_INDEX, TRIGRAM_INDEX].flatMap((def) => storedDdl(def)).find(([n]) => n === name)?.[1] ?? null,
+]);
 
-/** Read the snapshot through `prepare` (a Store's cached `statement`, or `conn.prepare`). */
-export function readSnapshot(prepare: (sql: string) => SqliteStatement): FtsSnapshot {
-  return toSnapshot(prepare(SNAPSHOT_SQL).all(...SNAPSHOT_PARAMS));
-}
+const literal = (text: string | null) => (text === null ? "NULL" : `'${text.replaceAll("'", "''")}'`);
+
+/** One query for markers and objects (sqlite_master is read from the schema cache: cheap); an
+ * object's value is 0 when its SQL is another build's. The expected SQL is part of the statement
+ * (prepared once per connection), not bound on every call. */
+const SNAPSHOT_SQL = `SELECT 'meta' AS kind, key AS name, value FROM state_meta WHERE key IN (${placeholders(FTS_STATE_KEYS.length)}) UNION ALL SELECT 'object', m.name, coalesce(m.sql = e.column2, 1) FROM sqlite_master m JOIN (VALUES ${EXPECTED.map(([name, sql]) => `(${literal(name)}, ${literal(sql)})`).join(", ")}) e ON m.name = e.column1`;
+const SNAPSHOT_PARAMS: readonly string[] = FTS_STATE_KEYS;
 
 /** The snapshot, as an operation. */
 export function* loadSnapshot(): Op<FtsSnapshot> {
@@ -59,11 +66,15 @@ export function* loadSnapshot(): Op<FtsSnapshot> {
 function toSnapshot(rows: Row[]): FtsSnapshot {
   const meta = new Map<string, string>();
   const objects = new Set<string>();
+  const outdated = new Set<string>();
   for (const row of rows) {
     if (row.kind === "meta") meta.set(String(row.name), String(row.value));
-    else objects.add(String(row.name));
+    else {
+      objects.add(String(row.name));
+      if (Number(row.value) === 0) outdated.add(String(row.name));
+    }
   }
-  return { meta, objects };
+  return { meta, objects, outdated };
 }
 
 const integer = (text: string | undefined) =>
@@ -114,7 +125,24 @@ export function triggersMissing(snapshot: FtsSnapshot): boolean {
   return presentIndexes(snapshot).some((def) => !triggersComplete(snapshot, def));
 }
 
-/** True when the index cannot be trusted: detached (breadcrumb), or its triggers are missing. */
+/** True when a view or trigger of a present index is another build's: what it indexed (or
+ * indexes) is not what this build's projection says. */
+export function projectionOutdated(snapshot: FtsSnapshot): boolean {
+  return presentIndexes(snapshot).some((def) =>
+    [def.view, ...triggerNames(def)].some((name) => snapshot.outdated.has(name)),
+  );
+}
+
+/** True when the index is stale only because a build this one does not know (a newer one) made
+ * its view or triggers: this build reads it by LIKE but does not rebuild it on its own, or two
+ * builds of a rolling upgrade would take turns rebuilding it. (An earlier build's are replaced
+ * at the upgrade, which leaves the index detached: stale for a reason of its own.) */
+export function staleOnlyByProjection(snapshot: FtsSnapshot): boolean {
+  return projectionOutdated(snapshot) && !snapshot.meta.has(META_FTS_STALE) && !triggersMissing(snapshot);
+}
+
+/** True when the index cannot be trusted: detached (breadcrumb), its triggers missing, or built
+ * by another build's projection. */
 export function isStale(snapshot: FtsSnapshot): boolean {
-  return snapshot.meta.has(META_FTS_STALE) || triggersMissing(snapshot);
+  return snapshot.meta.has(META_FTS_STALE) || triggersMissing(snapshot) || projectionOutdated(snapshot);
 }

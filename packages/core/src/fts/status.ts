@@ -5,7 +5,14 @@
 import { get, type Op, snapshot } from "../engine/effects.js";
 import { META_FTS_STALE } from "./constants.js";
 import { BASE_INDEX, TRIGRAM_INDEX } from "./projection.js";
-import { backfillWindow, hasIndex, isStale, loadSnapshot } from "./state.js";
+import {
+  backfillWindow,
+  type FtsSnapshot,
+  hasIndex,
+  isStale,
+  loadSnapshot,
+  projectionOutdated,
+} from "./state.js";
 
 /** State of the full-text index, told apart by `state`; `trigram`: the trigram (substring/CJK)
  * index exists. */
@@ -20,7 +27,10 @@ export type FtsStatus =
   /** This SQLite has no FTS5; search answers by LIKE. */
   | { state: "unavailable"; trigram: false };
 
-function staleReason(crumb: string | undefined): string {
+function staleReason(snap: FtsSnapshot): string {
+  const crumb = snap.meta.get(META_FTS_STALE);
+  if (crumb === undefined && projectionOutdated(snap))
+    return "the index was built by another version of sessiondb (its view or triggers differ); a writable open of this version rebuilds it, as does sessiondb fts rebuild";
   if (crumb === undefined) return "FTS triggers are missing (repair pending)";
   try {
     return String(JSON.parse(crumb).reason);
@@ -39,7 +49,7 @@ export function* readFtsStatus(): Op<FtsStatus> {
   const snap = yield* loadSnapshot();
   if (!hasIndex(snap, BASE_INDEX)) return { state: "unavailable", trigram: false };
   const trigram = hasIndex(snap, TRIGRAM_INDEX);
-  if (isStale(snap)) return { state: "stale", trigram, reason: staleReason(snap.meta.get(META_FTS_STALE)) };
+  if (isStale(snap)) return { state: "stale", trigram, reason: staleReason(snap) };
   const window = backfillWindow(snap.meta);
   if (!window) return { state: "ready", trigram };
   const row = yield* get(
