@@ -63,6 +63,7 @@ describe("leafRows", () => {
         [201, "", new Uint8Array(0), "text\u0000with a NUL"],
         [202, long(50), new Uint8Array(3000).map((_, i) => i & 0xff), long(4000)],
         [203, "😀 astral", null, long(30000)],
+        [204, "\uFEFFstarts with a byte-order mark", "\uFEFF", long(2000)],
       ];
       const found = new Map(read(fileWith(pageSize, rows)).map((row) => [row.rowid, row.values]));
       // The schema's own table is on page 1, which is skipped: only t's rows.
@@ -79,6 +80,29 @@ describe("leafRows", () => {
       }
     });
   }
+
+  it("leaves out a row whose overflow chain ends on a page of zeros (a cut file) or does not end (a page written over)", () => {
+    const path = join(folder, `t${++files}.db`);
+    const db = new Database(path);
+    db.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, a, b, c)");
+    db.prepare("INSERT INTO t VALUES (1, 'short', NULL, NULL)").run();
+    db.prepare("INSERT INTO t VALUES (2, ?, NULL, NULL)").run("long ".repeat(3000));
+    const overflow = db
+      .prepare("SELECT pageno FROM dbstat WHERE name = 't' AND pagetype = 'overflow' ORDER BY pageno")
+      .all()
+      .map((row) => Number((row as { pageno: number }).pageno));
+    db.close();
+    const pristine = readFileSync(path);
+    const last = overflow.at(-1) as number;
+    expect(overflow.length).toBeGreaterThan(1);
+    expect(read(pristine).map((row) => row.rowid)).toEqual([1, 2]);
+    const zeroed = pristine.slice();
+    zeroed.fill(0, (last - 1) * 4096, last * 4096);
+    expect(read(zeroed).map((row) => row.rowid)).toEqual([1]);
+    const garbage = pristine.slice();
+    for (let i = 0; i < 4096; i++) garbage[(last - 1) * 4096 + i] = (i * 131 + 7) & 0xff;
+    expect(read(garbage).map((row) => row.rowid)).toEqual([1]);
+  });
 
   it("refuses a file whose header is not SQLite's", () => {
     const bytes = fileWith(4096, [[1, "x", "y", "z"]]).slice();

@@ -57,7 +57,8 @@ const narrow = (value: bigint): number | bigint => {
     : signed;
 };
 
-const utf8 = new TextDecoder("utf-8");
+// ignoreBOM: a value that starts with U+FEFF keeps it (the decoder strips it by default).
+const utf8 = new TextDecoder("utf-8", { ignoreBOM: true });
 
 /** The values of a record (the payload of a table leaf cell). */
 function decodeRecord(payload: Uint8Array): RecordValue[] {
@@ -188,15 +189,21 @@ function cellPayload(
   payload.set(page.subarray(start, start + local));
   let filled = local;
   const seen = new Set<number>();
-  for (let next = local < size ? u32(page, start + local) : 0; filled < size; ) {
+  let next = local < size ? u32(page, start + local) : 0;
+  while (filled < size) {
     if (next < 2 || next > layout.pages || seen.has(next)) fail("an overflow chain out of bounds");
     seen.add(next);
     const overflow = read((next - 1) * layout.pageSize, layout.pageSize);
+    // A page of zeros is what a cut file reads as (a copy pads it): no overflow page is one.
+    if (overflow.length < layout.pageSize || overflow.every((byte) => byte === 0))
+      fail("an empty overflow page");
     const chunk = Math.min(usable - 4, size - filled);
     payload.set(overflow.subarray(4, 4 + chunk), filled);
     filled += chunk;
     next = u32(overflow, 0);
   }
+  // The last page of a chain points nowhere; anything else is a page that is not what it was.
+  if (next !== 0) fail("an overflow chain that does not end");
   return { rowid, payload };
 }
 

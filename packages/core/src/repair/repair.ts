@@ -188,6 +188,15 @@ export async function repairStore(path: string, options: RepairOptions): Promise
     if (!repaired) {
       await abortPoint(signal);
       try {
+        // The strategies worked on the scratch copy in place — REINDEX rebuilt the indexes from
+        // what the damaged table still returned, VACUUM rewrote the file from it — which hides
+        // rows the salvage can find (on leaf pages the rewrite dropped) and name (in the indexes
+        // as the damage left them). It reads a fresh copy of the damaged store instead.
+        if (attempts.length > 0) {
+          removeDatabaseFile(host, scratch);
+          await copyForRepair(driver, host, path, scratch, options.force === true);
+          await abortPoint(signal);
+        }
         lost = salvage(driver, host, scratch, fresh, journalMode);
         const after = assess(driver, host, fresh);
         const problems = [

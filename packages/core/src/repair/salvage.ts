@@ -68,25 +68,52 @@ function extent(src: SqliteConnection, table: string): Range | undefined {
   throw new Error(`no b-tree of ${table} can say which rowids it holds`);
 }
 
-/** Read `[lo, hi]`, splitting around failures; calls `take` per row and appends each unreadable
- * rowid to `lost` (one at a time: a spread into push() overflows the stack on a long list). */
+/**
+ * Read `[lo, hi]`, splitting around failures; `take` stores each row (false: it could not). Each
+ * rowid that could not be read or stored goes to `lost`, one at a time (a spread into push()
+ * overflows the stack on a long list). A single rowid of a range that failed which its b-tree
+ * says is not there counts as lost too: damage can hide a row from a lookup (a binary search over
+ * a page with bad cells misses it), so the leaf pages are asked; one that never existed is not
+ * found there and the table's indexes, when readable, leave it out of the report.
+ */
 function readRange(
   read: (lo: number, hi: number) => Row[],
   lo: number,
   hi: number,
-  take: (row: Row) => void,
+  take: (row: Row) => boolean,
   lost: Range[],
+  inFailedRange = false,
 ): void {
+  let rows: Row[];
   try {
-    for (const row of read(lo, hi)) take(row);
+    rows = read(lo, hi);
   } catch {
     if (lo === hi) {
       lost.push([lo, lo]);
       return;
     }
     const mid = lo + Math.floor((hi - lo) / 2);
-    readRange(read, lo, mid, take, lost);
-    readRange(read, mid + 1, hi, take, lost);
+    readRange(read, lo, mid, take, lost, true);
+    readRange(read, mid + 1, hi, take, lost, true);
+    return;
+  }
+  if (inFailedRange && lo === hi && rows.length === 0) lost.push([lo, lo]);
+  for (const row of rows) {
+    if (take(row)) continue;
+    const rowid = Number(row.__rowid);
+    lost.push([rowid, rowid]);
+  }
+}
+
+/** Run `insert`; false when the row breaks a constraint (a damaged file returns rows with a NULL
+ * where none may be) — and true for a rowid already stored (a damaged b-tree can return one row
+ * twice, or two pages can hold the same rowid: the first one read is kept). */
+function tryInsert(insert: () => unknown): boolean {
+  try {
+    insert();
+    return true;
+  } catch (error) {
+    return /UNIQUE|PRIMARY KEY/i.test(message(error));
   }
 }
 
@@ -170,11 +197,28 @@ function salvageTable(
     const insert = dst.prepare(
       `INSERT INTO ${def.name}(rowid, ${list}) VALUES (?, ${present.map(() => "?").join(", ")})`,
     );
-    const take = (row: Row) => insert.run(row.__rowid ?? null, ...present.map((name) => row[name] ?? null));
+    const take = (row: Row) =>
+      tryInsert(() => insert.run(row.__rowid ?? null, ...present.map((name) => row[name] ?? null)));
     const lost: Range[] = [];
     for (let lo = bounds[0]; lo <= bounds[1]; lo += RANGE_ROWIDS) {
       const hi = Math.min(lo + RANGE_ROWIDS - 1, bounds[1]);
       readRange((a, b) => (a === b ? selectOne.all(a) : select.all(a, b)), lo, hi, take, lost);
+    }
+    // A page written over by another (a misdirected write) reads without an error, its own rows
+    // gone: the table's indexes, separate b-trees, still list them. Those the read did not return
+    // are lost too — looked for on the leaf pages, then reported.
+    const listed = listedInIndexes(src, def.name, "rowid", [bounds]);
+    if (listed) {
+      const have = new Set(
+        dst
+          .prepare(`SELECT rowid AS r FROM ${def.name}`)
+          .all()
+          .map((row) => Number(row.r)),
+      );
+      for (const row of listed) {
+        const rowid = Number(row.rid);
+        if (!have.has(rowid)) lost.push([rowid, rowid]);
+      }
     }
     result.lost = mergeRanges(lost);
   } catch (error) {
@@ -277,9 +321,7 @@ function fromLeafPages(host: Host, path: string, tables: TableResult[], unreadab
   for (const [table, rows] of found) {
     const stored = new Set<number>();
     for (const [rowid, values] of rows) {
-      if (!values) continue;
-      table.insertRecord(rowid, values);
-      stored.add(rowid);
+      if (values && tryInsert(() => table.insertRecord(rowid, values))) stored.add(rowid);
     }
     table.lost = without(table.lost, stored);
   }
@@ -295,11 +337,12 @@ function sameValues(a: readonly RecordValue[] | undefined, b: readonly RecordVal
   });
 }
 
+/** Sorted ranges, overlapping or adjacent ones merged. */
 function mergeRanges(ranges: Range[]): Range[] {
   const merged: Range[] = [];
-  for (const [lo, hi] of ranges) {
+  for (const [lo, hi] of [...ranges].sort((a, b) => a[0] - b[0])) {
     const last = merged[merged.length - 1];
-    if (last && lo === last[1] + 1) last[1] = hi;
+    if (last && lo <= last[1] + 1) last[1] = Math.max(last[1], hi);
     else merged.push([lo, hi]);
   }
   return merged;
