@@ -391,6 +391,29 @@ export function repairSuite(target: ConformanceTarget): void {
       for (const id of byLeaf.get(victim) ?? []) assert.ok(present.has(Number(id)), `message ${id}`);
     });
 
+    test("text holding a NUL is salvaged whole on every binding (some read TEXT only up to a NUL)", async (f) => {
+      if (needsHost("salvage a messages page")) return;
+      build(f);
+      const before = f.open({ sqliteVersion: SAFE_SQLITE });
+      const nul = ["tool out\u0000with nul 1", "\u0000leading", "two\u0000\u0000nuls"];
+      const ids = nul.map((content) => before.appendMessage("s0", { role: "tool", toolName: "t", content }));
+      before.close();
+      const all = pages(f);
+      const byLeaf = idsByLeaf(f, all, "messages", "id");
+      const leaves = [...byLeaf.keys()];
+      const victim = leaves[Math.floor(leaves.length / 2)] as number;
+      assert.ok(!(byLeaf.get(victim) ?? []).some((id) => ids.includes(Number(id))));
+      overwrite(f.file(), [victim]);
+      const report = await repairAndCheck(f, sha(f.file()));
+      assert.equal(report.strategy, "salvage", JSON.stringify(report.attempts));
+      const store = f.open({ sqliteVersion: SAFE_SQLITE });
+      const byId = new Map(store.getMessages("s0", { limit: 1000 }).map((m) => [m.id, m.content]));
+      assert.deepEqual(
+        ids.map((id) => byId.get(id)),
+        nul,
+      );
+    });
+
     test("a truncated file: salvage keeps every row on the pages left and reports the rest", async (f) => {
       if (needsHost("salvage a truncated file")) return;
       build(f);

@@ -16,6 +16,8 @@ import {
 
 const NUL = "nulA\u0000nulB tail";
 const nul = (label: string) => `${label}\u0000${label} after the NUL`;
+// toolCallId starts with a byte-order mark: a binding that hands NUL-holding text over as bytes
+// must not lose it when decoding them.
 const MAX = Number.MAX_SAFE_INTEGER;
 /** Past 2^53: the nearest double is 2^53 (ties to even), what every driver must read. */
 const PLANTED = "9007199254740993";
@@ -67,7 +69,7 @@ export function valuesSuite(target: ConformanceTarget): void {
         role: "tool",
         content: nul("tool output"),
         toolName: nul("tool"),
-        toolCallId: nul("call"),
+        toolCallId: `\uFEFF${nul("call")}`,
       });
       const assistant = await store.appendMessage("s", {
         role: "assistant",
@@ -108,7 +110,7 @@ export function valuesSuite(target: ConformanceTarget): void {
       assert.equal(t?.id, tool);
       assert.equal(t?.content, nul("tool output"));
       assert.equal(t?.toolName, nul("tool"));
-      assert.equal(t?.toolCallId, nul("call"));
+      assert.equal(t?.toolCallId, `\uFEFF${nul("call")}`);
       assert.equal(a?.id, assistant);
       assert.deepEqual(a?.content, [{ type: "text", text: nul("part") }]);
       assert.deepEqual(a?.toolCalls, [

@@ -55,7 +55,8 @@ export interface ByteWindow {
   total: number;
 }
 
-const decoder = new TextDecoder();
+// ignoreBOM: a window that starts the value keeps a leading U+FEFF, as stored.
+const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 
 /** Bytes of the UTF-8 sequence a lead byte starts (1 for a stray byte). */
 function sequenceLength(lead: number): number {

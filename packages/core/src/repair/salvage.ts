@@ -6,9 +6,12 @@
  * the rows on it and nothing else. Ranges still missing are looked up in the table's indexes
  * (separate b-trees, usually intact): they name exactly which message ids and sessions were lost.
  */
+
+import { probeReadsTextWhole } from "../binding-facts.js";
 import type { Row, SqliteConnection, SqliteDriver, SqlValue } from "../driver.js";
 import type { Host } from "../host/host.js";
 import { MESSAGES, SESSION_MODEL_USAGE, SESSIONS, type TableDef } from "../schema/definition.js";
+import { nulSafeColumn, text } from "../store/rows.js";
 import { createStore } from "../store.js";
 import { beginTransaction, commitTransaction } from "../transaction.js";
 import { message } from "./assess.js";
@@ -188,17 +191,26 @@ function salvageTable(
     const bounds = extent(src, def.name);
     if (!bounds) return result;
     const list = present.join(", ");
+    // A binding that reads TEXT only up to a NUL (Deno's node:sqlite) gets such a value as bytes,
+    // decoded here: stored as read, it would have lost everything after the NUL.
+    const textColumns = new Set(def.columns.filter((c) => c.type === "TEXT").map((c) => c.name));
+    const whole = probeReadsTextWhole(src);
+    const selected = present
+      .map((name) => (whole || !textColumns.has(name) ? name : nulSafeColumn(name, name)))
+      .join(", ");
+    const value = (row: Row, name: string) =>
+      whole || !textColumns.has(name) ? (row[name] ?? null) : text(row[name]);
     const select = src.prepare(
-      `SELECT rowid AS __rowid, ${list} FROM ${def.name} WHERE rowid BETWEEN ? AND ? ORDER BY rowid`,
+      `SELECT rowid AS __rowid, ${selected} FROM ${def.name} WHERE rowid BETWEEN ? AND ? ORDER BY rowid`,
     );
     // One rowid is looked up by equality: a range read steps past its last row to find the end,
     // which would fail on a damaged next page and lose a row that is intact.
-    const selectOne = src.prepare(`SELECT rowid AS __rowid, ${list} FROM ${def.name} WHERE rowid = ?`);
+    const selectOne = src.prepare(`SELECT rowid AS __rowid, ${selected} FROM ${def.name} WHERE rowid = ?`);
     const insert = dst.prepare(
       `INSERT INTO ${def.name}(rowid, ${list}) VALUES (?, ${present.map(() => "?").join(", ")})`,
     );
     const take = (row: Row) =>
-      tryInsert(() => insert.run(row.__rowid ?? null, ...present.map((name) => row[name] ?? null)));
+      tryInsert(() => insert.run(row.__rowid ?? null, ...present.map((name) => value(row, name))));
     const lost: Range[] = [];
     for (let lo = bounds[0]; lo <= bounds[1]; lo += RANGE_ROWIDS) {
       const hi = Math.min(lo + RANGE_ROWIDS - 1, bounds[1]);

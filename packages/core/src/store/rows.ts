@@ -38,7 +38,8 @@ function selectList(prefix: string, table: TableDef): (plain: boolean) => string
   return (plain) => (plain ? whole : guarded);
 }
 
-const utf8 = new TextDecoder();
+// ignoreBOM: a value that starts with U+FEFF keeps it (the decoder strips it by default).
+const utf8 = new TextDecoder("utf-8", { ignoreBOM: true });
 
 /*
  * The readers below run for every column of every row read, and nearly every value is already of
