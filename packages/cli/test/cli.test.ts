@@ -614,6 +614,38 @@ describe("doctor and check", () => {
     );
   });
 
+  it("a store whose full-text index an earlier version built: check and doctor exit 6 and change nothing", () => {
+    const older = copyOfCorpus("older-index.db");
+    const raw = betterSqlite3Driver().open(older, { readOnly: false });
+    // Layout 1's projection: tool rows cut by substr() on the TEXT.
+    const layout1 = (sql: string) =>
+      sql.replace(
+        /CASE WHEN instr\(substr\(CAST\(([\w.]+) AS BLOB\), 1, \d+\), x'00'\) > 0 THEN CAST\(substr\(CAST\(\1 AS BLOB\), 1, (\d+)\) AS TEXT\) ELSE (substr\(\1, 1, \2\)) END/g,
+        "$3",
+      );
+    const objects = raw
+      .prepare(
+        "SELECT type, name, sql FROM sqlite_master WHERE type IN ('view', 'trigger') AND name LIKE 'messages_fts%'",
+      )
+      .all()
+      .filter((row) => layout1(String(row.sql)) !== String(row.sql));
+    expect(objects.length).toBeGreaterThanOrEqual(4);
+    for (const row of objects) raw.exec(`DROP ${String(row.type).toUpperCase()} ${String(row.name)}`);
+    for (const type of ["view", "trigger"])
+      for (const row of objects.filter((o) => o.type === type)) raw.exec(layout1(String(row.sql)));
+    raw.exec("UPDATE state_meta SET value = 'v1-an-earlier-version' WHERE key = 'schema_fingerprint'");
+    raw.close();
+    const before = fs.readFileSync(older);
+    const check = cli(["--db", older, "check"]);
+    expect(check.code, check.stdout + check.stderr).toBe(6);
+    expect(check.stderr).toMatch(/built by an earlier version of sessiondb.*\[SCHEMA_OUTDATED\]/);
+    const doc = cli(["--db", older, "doctor"]);
+    expect(doc.code, doc.stdout + doc.stderr).toBe(6);
+    expect(fs.readFileSync(older).equals(before)).toBe(true);
+    // Searches meanwhile scan, and find what this version indexes.
+    expect(json(cli(["--db", older, "search", "the", "--json"])).route).toBe("like");
+  });
+
   it("a file that is not a database → exit 5", () => {
     const junk = path.join(dir, "junk.db");
     fs.writeFileSync(junk, "this is not a sqlite file at all, just text ".repeat(200));

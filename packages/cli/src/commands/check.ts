@@ -1,6 +1,6 @@
 import type { IntegrityProblem, RepairReport } from "@sessiondb/core";
 import type { Command } from "../command.js";
-import { classify, describe, EXIT } from "../exit.js";
+import { classify, describe, EXIT, ExitError } from "../exit.js";
 import { green, plural, print, printJson, red } from "../format.js";
 import { type GlobalOptions, type Opened, openFor, storeLocation } from "../open.js";
 import { type WriteAccess, writeAccess } from "../permissions.js";
@@ -27,6 +27,17 @@ export async function openForCheck(
   // Asked before any connection is open: the probe opens and closes the file (see writeAccess).
   const access = where.kind === "file" ? writeAccess(where.path) : "writable";
   const probe = await openFor(runtime, options, "read");
+  // An index an earlier version made: the writable open below would upgrade it (and leave it to
+  // be rebuilt), which a check never does. Outdated, as a missing column is.
+  const status = await probe.store.ftsStatus();
+  if (status.state === "stale" && status.madeBy === "earlier") {
+    await probe.store.close();
+    throw new ExitError(
+      EXIT.UNUSABLE,
+      "The store's full-text index was built by an earlier version of sessiondb. Open the store writable once (any writing command, such as sessiondb fts rebuild) to upgrade it in place; nothing was changed.",
+      "SCHEMA_OUTDATED",
+    );
+  }
   if (access !== "writable") return { ...probe, writable: false, access };
   await probe.store.close();
   try {

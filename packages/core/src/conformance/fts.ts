@@ -361,6 +361,7 @@ export function ftsSuite(target: ConformanceTarget): void {
       const status = await old.ftsStatus();
       assert.equal(status.state, "stale");
       assert.match(status.state === "stale" ? status.reason : "", /another version of sessiondb/);
+      assert.equal(status.state === "stale" ? status.madeBy : undefined, "earlier");
       await old.close();
       // A read-only open reads it the same way and changes nothing.
       const reader = await open({ readOnly: true });
@@ -425,7 +426,9 @@ export function ftsSuite(target: ConformanceTarget): void {
       const view = String(scalar(conn, "SELECT sql FROM sqlite_master WHERE name = 'messages_fts_src'"));
       conn.close();
       assert.match(view, /, 1, 4096\)/, "the newer build's view stays");
-      assert.equal((await store.ftsStatus()).state, "stale");
+      const status = await store.ftsStatus();
+      assert.equal(status.state, "stale");
+      assert.equal(status.state === "stale" ? status.madeBy : undefined, "newer");
       const result = await store.search("flamingo");
       assert.equal(result.route, "like");
       assert.equal(result.hits.length, 1);

@@ -2,9 +2,9 @@
  * `ftsStatus()`: what state the index is in, from the one-query snapshot. Row counts are taken
  * only while a backfill runs (one scan of the rowid b-tree, no content read).
  */
-import { get, type Op, snapshot } from "../engine/effects.js";
+import { all, get, type Op, snapshot } from "../engine/effects.js";
 import { META_FTS_STALE } from "./constants.js";
-import { BASE_INDEX, TRIGRAM_INDEX } from "./projection.js";
+import { BASE_INDEX, EARLIER_PROJECTIONS, TRIGRAM_INDEX } from "./projection.js";
 import {
   backfillWindow,
   type FtsSnapshot,
@@ -22,8 +22,10 @@ export type FtsStatus =
   /** A backfill is filling the index: `indexed` of `total` rows so far; search tops the index
    * up with a LIKE scan of the rest. */
   | { state: "backfilling"; trigram: boolean; indexed: number; total: number }
-  /** The index was detached (`reason` says why); search answers by LIKE until a rebuild. */
-  | { state: "stale"; trigram: boolean; reason: string }
+  /** The index was detached (`reason` says why); search answers by LIKE until a rebuild.
+   * `madeBy`: its view or triggers are another version's — `"earlier"` (this version's next
+   * writable open upgrades and rebuilds it) or `"newer"` (left for that version). */
+  | { state: "stale"; trigram: boolean; reason: string; madeBy?: "earlier" | "newer" }
   /** This SQLite has no FTS5; search answers by LIKE. */
   | { state: "unavailable"; trigram: false };
 
@@ -39,6 +41,16 @@ function staleReason(snap: FtsSnapshot): string {
   }
 }
 
+/** Whether every view and trigger of another version's is one an earlier version made. */
+function* madeByEarlierVersion(snap: FtsSnapshot): Op<boolean> {
+  const names = [...snap.outdated];
+  const rows = yield* all(
+    `SELECT name, sql FROM sqlite_master WHERE name IN (${names.map(() => "?").join(", ")})`,
+    ...names,
+  );
+  return rows.every((row) => EARLIER_PROJECTIONS.get(String(row.name))?.has(String(row.sql)) === true);
+}
+
 /** The status, in one read snapshot (the markers and the counts agree). */
 export function* ftsStatus(): Op<FtsStatus> {
   return yield* snapshot(readFtsStatus);
@@ -49,7 +61,11 @@ export function* readFtsStatus(): Op<FtsStatus> {
   const snap = yield* loadSnapshot();
   if (!hasIndex(snap, BASE_INDEX)) return { state: "unavailable", trigram: false };
   const trigram = hasIndex(snap, TRIGRAM_INDEX);
-  if (isStale(snap)) return { state: "stale", trigram, reason: staleReason(snap) };
+  if (isStale(snap)) {
+    if (!projectionOutdated(snap)) return { state: "stale", trigram, reason: staleReason(snap) };
+    const madeBy = (yield* madeByEarlierVersion(snap)) ? "earlier" : "newer";
+    return { state: "stale", trigram, reason: staleReason(snap), madeBy };
+  }
   const window = backfillWindow(snap.meta);
   if (!window) return { state: "ready", trigram };
   const row = yield* get(
