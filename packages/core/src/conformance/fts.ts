@@ -337,21 +337,24 @@ export function ftsSuite(target: ConformanceTarget): void {
       conn.close();
     };
 
+    /** A row whose word past a NUL only this build's projection indexes. */
+    const NUL_TOOL_ROW = { role: "tool", toolName: "bash", content: "binary\u0000 segfault" } as const;
+    /** Create the store with one session "s", and close it. */
+    const withSessionS = async (open: () => Promise<ConformanceStore>) => {
+      const first = await open();
+      await first.createSession({ id: "s", source: "cli" });
+      await first.close();
+    };
+
     test("an index an earlier build made is read as stale (LIKE finds what this build indexes), then rebuilt by the next writable open", async ({
       open,
       raw,
     }) => {
-      const first = await open();
-      await first.createSession({ id: "s", source: "cli" });
-      await first.close();
+      await withSessionS(open);
       asAnotherBuild(raw, layout1, "both");
       // Written through layout 1's triggers; the fingerprint still says "current": no upgrade yet.
       const old = await open();
-      const id = await old.appendMessage("s", {
-        role: "tool",
-        toolName: "bash",
-        content: "binary\u0000 segfault",
-      });
+      const id = await old.appendMessage("s", NUL_TOOL_ROW);
       const meanwhile = await old.search("segfault");
       assert.equal(meanwhile.route, "like", "an index of another projection is not trusted");
       assert.deepEqual(
@@ -388,16 +391,10 @@ export function ftsSuite(target: ConformanceTarget): void {
       open,
       raw,
     }) => {
-      const first = await open();
-      await first.createSession({ id: "s", source: "cli" });
-      await first.close();
+      await withSessionS(open);
       asAnotherBuild(raw, layout1, "trigger");
       const old = await open();
-      const id = await old.appendMessage("s", {
-        role: "tool",
-        toolName: "bash",
-        content: "binary\u0000 segfault",
-      });
+      const id = await old.appendMessage("s", NUL_TOOL_ROW);
       await old.close();
       olderFingerprint(raw);
       const store = await open();
