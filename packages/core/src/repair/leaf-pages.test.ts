@@ -104,6 +104,29 @@ describe("leafRows", () => {
     expect(read(garbage).map((row) => row.rowid)).toEqual([1]);
   });
 
+  it("skips a cell that claims a payload larger than the file, and reads the page's other cells", () => {
+    const rows = Array.from({ length: 4000 }, (_, i): [number, unknown, unknown, unknown] => [
+      i + 1,
+      `row ${i + 1}`,
+      i,
+      null,
+    ]);
+    const bytes = fileWith(4096, rows).slice();
+    const pages = bytes.length / 4096;
+    let page = Math.floor(pages / 2);
+    while (bytes[(page - 1) * 4096] !== 13) page++;
+    const base = (page - 1) * 4096;
+    // The cell lowest on a full page (where its content area starts): room after it for the
+    // local part of a huge payload, so only its size can refuse it. Its size becomes a 7-byte
+    // varint of 2^49 - 1: a number (a bigint would be refused as such).
+    const lowest = (bytes[base + 5] as number) * 256 + (bytes[base + 6] as number);
+    bytes.fill(0xff, base + lowest, base + lowest + 6);
+    bytes[base + lowest + 6] = 0x7f;
+    const found = read(bytes);
+    expect(found.length).toBe(3999);
+    for (const row of found) expect(row.values).toEqual([null, `row ${row.rowid}`, row.rowid - 1, null]);
+  });
+
   it("refuses a file whose header is not SQLite's", () => {
     const bytes = fileWith(4096, [[1, "x", "y", "z"]]).slice();
     bytes[0] = 0;

@@ -183,6 +183,8 @@ function cellPayload(
     local = k <= most ? k : least;
   }
   if (start + local > usable) fail("a cell past its page");
+  // A size the file cannot hold is a damaged cell, not a reason to allocate it.
+  if (size - local > (layout.pages - 1) * (usable - 4)) fail("a payload larger than the file");
   const declared = declaredValues(page.subarray(start, start + local));
   if (declared !== undefined && !wanted(declared)) return undefined;
   const payload = new Uint8Array(size);
