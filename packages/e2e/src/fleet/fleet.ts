@@ -182,6 +182,9 @@ async function episode(
   // the successor waits out the dead holder's lease.
   await sleep(ep.rng.int(1500, 3000));
   const live = gateways.filter((g) => g.proc.alive).map((g) => g.proc);
+  // A replacement started a moment ago may still be loading (Deno under a loaded CI took over
+  // 3 s): a SIGTERM before it listens for one kills it with nothing to show, not a close.
+  await ready(...live);
   for (const g of live) g.term();
   for (const g of live) {
     // A close waits for the call in flight: on a primary that stalled meanwhile, until it is
