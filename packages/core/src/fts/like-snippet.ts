@@ -2,6 +2,7 @@
  * Snippets for LIKE hits (pure), shaped like FTS5's `snippet()`: a window of text around the
  * first match, every match wrapped in the same « » markers, and … where the window cuts the text.
  */
+import { utf8Text } from "../store/rows.js";
 import {
   LIKE_SNIPPET_BEFORE_CHARS,
   LIKE_SNIPPET_CHARS,
@@ -55,9 +56,6 @@ export interface ByteWindow {
   total: number;
 }
 
-// ignoreBOM: a window that starts the value keeps a leading U+FEFF, as stored.
-const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
-
 /** Bytes of the UTF-8 sequence a lead byte starts (1 for a stray byte). */
 function sequenceLength(lead: number): number {
   if ((lead & 0xe0) === 0xc0) return 2;
@@ -109,8 +107,8 @@ export function windowSnippet(window: ByteWindow, terms: readonly string[]): str
   const { bytes } = window;
   const [from, to] = wholeCharacters(bytes);
   const at = Math.min(Math.max(from, window.match - window.start), to);
-  const before = decoder.decode(bytes.subarray(from, at));
-  const after = decoder.decode(bytes.subarray(at, to));
+  const before = utf8Text(bytes.subarray(from, at));
+  const after = utf8Text(bytes.subarray(at, to));
   const [start, shown] = lastCharacters(before, LIKE_SNIPPET_BEFORE_CHARS);
   const end = firstCharacters(after, LIKE_SNIPPET_CHARS - shown);
   const head = window.start + from > 1 || start > 0 ? SNIPPET_ELLIPSIS : "";

@@ -13,6 +13,8 @@
  * since nothing then says which pages hold live rows.
  */
 
+import { utf8Text } from "../store/rows.js";
+
 /** A value as a record stores it. */
 export type RecordValue = null | number | bigint | string | Uint8Array;
 
@@ -57,9 +59,6 @@ const narrow = (value: bigint): number | bigint => {
     : signed;
 };
 
-// ignoreBOM: a value that starts with U+FEFF keeps it (the decoder strips it by default).
-const utf8 = new TextDecoder("utf-8", { ignoreBOM: true });
-
 /** The values of a record (the payload of a table leaf cell). */
 function decodeRecord(payload: Uint8Array): RecordValue[] {
   const [headerSize, first] = varint(payload, 0);
@@ -98,7 +97,7 @@ function decodeRecord(payload: Uint8Array): RecordValue[] {
     } else {
       const length = (type - 13) / 2;
       const start = take(length);
-      values.push(utf8.decode(payload.subarray(start, start + length)));
+      values.push(utf8Text(payload.subarray(start, start + length)));
     }
   }
   if (at !== payload.length) fail("a record longer than its values");
@@ -113,7 +112,7 @@ interface FileLayout {
 
 function layoutOf(read: ReadBytes, fileSize: number): FileLayout {
   const header = read(0, 100);
-  if (utf8.decode(header.subarray(0, 16)) !== HEADER) fail("no SQLite header");
+  if (utf8Text(header.subarray(0, 16)) !== HEADER) fail("no SQLite header");
   const raw = u16(header, 16);
   const pageSize = raw === 1 ? 65536 : raw;
   if (pageSize < 512 || pageSize > 65536 || (pageSize & (pageSize - 1)) !== 0) fail("a bad page size");

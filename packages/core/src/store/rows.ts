@@ -57,7 +57,13 @@ export function text(value: unknown): string | null {
 }
 
 function decoded(value: unknown): string {
-  return value instanceof Uint8Array ? utf8.decode(value) : String(value);
+  return value instanceof Uint8Array ? utf8Text(value) : String(value);
+}
+
+/** UTF-8 bytes as a string: invalid sequences become U+FFFD, and a leading U+FEFF is kept (a
+ * decoder strips it by default, which would change text that starts with one). */
+export function utf8Text(bytes: Uint8Array): string {
+  return utf8.decode(bytes);
 }
 
 function parseJson<T>(value: unknown): T | null {
