@@ -7,21 +7,20 @@
  * opens on the same SQLite do not try again. An index without triggers gets the stale
  * breadcrumb, so `ftsNeedsRepair` sends the next open to repair even after a crash.
  */
-import { all, exec, get, now, type Op, run } from "../engine/effects.js";
+import { exec, get, now, type Op, run } from "../engine/effects.js";
 import { SqliteError } from "../errors.js";
 import { DELETE_META_SQL, UPSERT_META_SQL } from "../schema/ddl.js";
 import { META_FTS_STALE, META_TRIGRAM_UNAVAILABLE } from "./constants.js";
 import {
   BASE_INDEX,
   dropTriggerDdl,
-  EARLIER_PROJECTIONS,
   type FtsIndexDef,
   TRIGRAM_INDEX,
   tableDdl,
   triggerNames,
   viewDdl,
 } from "./projection.js";
-import { loadSnapshot, triggersMissing } from "./state.js";
+import { earlierProjectionObjects, loadSnapshot, triggersMissing } from "./state.js";
 
 /** What install found. */
 export interface InstallOutcome {
@@ -56,17 +55,10 @@ function* tryDdl(ddl: string): Op<string | undefined> {
  * build this one does not know (a newer one) is left as it is; reads treat that index as stale.
  */
 function* replaceEarlierProjection(def: FtsIndexDef): Op<void> {
-  const names = [def.view, ...triggerNames(def)];
-  const stored = new Map(
-    (yield* all(
-      `SELECT name, sql FROM sqlite_master WHERE name IN (${names.map(() => "?").join(", ")})`,
-      ...names,
-    )).map((row) => [String(row.name), String(row.sql)]),
-  );
-  const earlier = (name: string) => EARLIER_PROJECTIONS.get(name)?.has(stored.get(name) ?? "") === true;
-  if (!names.some(earlier)) return;
+  const earlier = yield* earlierProjectionObjects([def.view, ...triggerNames(def)]);
+  if (earlier.size === 0) return;
   for (const statement of dropTriggerDdl(def)) yield* exec(statement);
-  if (earlier(def.view)) yield* exec(`DROP VIEW ${def.view}`);
+  if (earlier.has(def.view)) yield* exec(`DROP VIEW ${def.view}`);
 }
 
 function* exists(name: string): Op<boolean> {

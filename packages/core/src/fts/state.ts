@@ -10,7 +10,14 @@ import {
   META_FTS_STALE,
   META_TRIGRAM_UNAVAILABLE,
 } from "./constants.js";
-import { BASE_INDEX, type FtsIndexDef, storedDdl, TRIGRAM_INDEX, triggerNames } from "./projection.js";
+import {
+  BASE_INDEX,
+  EARLIER_PROJECTIONS,
+  type FtsIndexDef,
+  storedDdl,
+  TRIGRAM_INDEX,
+  triggerNames,
+} from "./projection.js";
 
 /** The index's own state_meta keys. */
 export const FTS_STATE_KEYS: readonly string[] = [
@@ -57,6 +64,21 @@ const literal = (text: string | null) => (text === null ? "NULL" : `'${text.repl
  * (prepared once per connection), not bound on every call. */
 const SNAPSHOT_SQL = `SELECT 'meta' AS kind, key AS name, value FROM state_meta WHERE key IN (${placeholders(FTS_STATE_KEYS.length)}) UNION ALL SELECT 'object', m.name, coalesce(m.sql = e.column2, 1) FROM sqlite_master m JOIN (VALUES ${EXPECTED.map(([name, sql]) => `(${literal(name)}, ${literal(sql)})`).join(", ")}) e ON m.name = e.column1`;
 const SNAPSHOT_PARAMS: readonly string[] = FTS_STATE_KEYS;
+
+/** Which of the views and triggers `names` hold SQL an earlier build stored (EARLIER_PROJECTIONS):
+ * an index this build upgrades, where SQL it does not know is a newer build's and left alone. */
+export function* earlierProjectionObjects(names: readonly string[]): Op<Set<string>> {
+  if (names.length === 0) return new Set();
+  const rows = yield* all(
+    `SELECT name, sql FROM sqlite_master WHERE name IN (${placeholders(names.length)})`,
+    ...names,
+  );
+  return new Set(
+    rows
+      .filter((row) => EARLIER_PROJECTIONS.get(String(row.name))?.has(String(row.sql)) === true)
+      .map((row) => String(row.name)),
+  );
+}
 
 /** The snapshot, as an operation. */
 export function* loadSnapshot(): Op<FtsSnapshot> {

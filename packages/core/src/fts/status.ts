@@ -2,11 +2,12 @@
  * `ftsStatus()`: what state the index is in, from the one-query snapshot. Row counts are taken
  * only while a backfill runs (one scan of the rowid b-tree, no content read).
  */
-import { all, get, type Op, snapshot } from "../engine/effects.js";
+import { get, type Op, snapshot } from "../engine/effects.js";
 import { META_FTS_STALE } from "./constants.js";
-import { BASE_INDEX, EARLIER_PROJECTIONS, TRIGRAM_INDEX } from "./projection.js";
+import { BASE_INDEX, TRIGRAM_INDEX } from "./projection.js";
 import {
   backfillWindow,
+  earlierProjectionObjects,
   type FtsSnapshot,
   hasIndex,
   isStale,
@@ -41,16 +42,6 @@ function staleReason(snap: FtsSnapshot): string {
   }
 }
 
-/** Whether every view and trigger of another version's is one an earlier version made. */
-function* madeByEarlierVersion(snap: FtsSnapshot): Op<boolean> {
-  const names = [...snap.outdated];
-  const rows = yield* all(
-    `SELECT name, sql FROM sqlite_master WHERE name IN (${names.map(() => "?").join(", ")})`,
-    ...names,
-  );
-  return rows.every((row) => EARLIER_PROJECTIONS.get(String(row.name))?.has(String(row.sql)) === true);
-}
-
 /** The status, in one read snapshot (the markers and the counts agree). */
 export function* ftsStatus(): Op<FtsStatus> {
   return yield* snapshot(readFtsStatus);
@@ -63,7 +54,8 @@ export function* readFtsStatus(): Op<FtsStatus> {
   const trigram = hasIndex(snap, TRIGRAM_INDEX);
   if (isStale(snap)) {
     if (!projectionOutdated(snap)) return { state: "stale", trigram, reason: staleReason(snap) };
-    const madeBy = (yield* madeByEarlierVersion(snap)) ? "earlier" : "newer";
+    const earlier = yield* earlierProjectionObjects([...snap.outdated]);
+    const madeBy = earlier.size === snap.outdated.size ? "earlier" : "newer";
     return { state: "stale", trigram, reason: staleReason(snap), madeBy };
   }
   const window = backfillWindow(snap.meta);

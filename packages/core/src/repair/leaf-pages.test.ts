@@ -52,6 +52,28 @@ const integers = [
 ];
 const bigints = [2n ** 62n, -(2n ** 63n), 2n ** 63n - 1n];
 
+/** A file of 4 000 rows (id, "row <id>", id - 1, NULL) on 4 KiB pages: many full leaf pages. */
+function numberedRows(): Uint8Array {
+  const rows = Array.from({ length: 4000 }, (_, i): [number, unknown, unknown, unknown] => [
+    i + 1,
+    `row ${i + 1}`,
+    i,
+    null,
+  ]);
+  return fileWith(4096, rows).slice();
+}
+
+/** The byte offset of the first table leaf page from the middle of the file on. */
+function middleLeaf(bytes: Uint8Array): number {
+  let page = Math.floor(bytes.length / 4096 / 2);
+  while (bytes[(page - 1) * 4096] !== 13) page++;
+  return (page - 1) * 4096;
+}
+
+function expectNumbered(found: Array<{ rowid: number; values: readonly unknown[] }>): void {
+  for (const row of found) expect(row.values).toEqual([null, `row ${row.rowid}`, row.rowid - 1, null]);
+}
+
 describe("leafRows", () => {
   for (const pageSize of [512, 4096, 65536]) {
     it(`reads every row as SQLite stores it (page size ${pageSize}, overflow chains included)`, () => {
@@ -105,17 +127,8 @@ describe("leafRows", () => {
   });
 
   it("skips a cell that claims a payload larger than the file, and reads the page's other cells", () => {
-    const rows = Array.from({ length: 4000 }, (_, i): [number, unknown, unknown, unknown] => [
-      i + 1,
-      `row ${i + 1}`,
-      i,
-      null,
-    ]);
-    const bytes = fileWith(4096, rows).slice();
-    const pages = bytes.length / 4096;
-    let page = Math.floor(pages / 2);
-    while (bytes[(page - 1) * 4096] !== 13) page++;
-    const base = (page - 1) * 4096;
+    const bytes = numberedRows();
+    const base = middleLeaf(bytes);
     // The cell lowest on a full page (where its content area starts): room after it for the
     // local part of a huge payload, so only its size can refuse it. Its size becomes a 7-byte
     // varint of 2^49 - 1: a number (a bigint would be refused as such).
@@ -124,7 +137,7 @@ describe("leafRows", () => {
     bytes[base + lowest + 6] = 0x7f;
     const found = read(bytes);
     expect(found.length).toBe(3999);
-    for (const row of found) expect(row.values).toEqual([null, `row ${row.rowid}`, row.rowid - 1, null]);
+    expectNumbered(found);
   });
 
   it("refuses a file whose header is not SQLite's", () => {
@@ -141,21 +154,13 @@ describe("leafRows", () => {
   });
 
   it("skips a damaged page and keeps reading the others", () => {
-    const rows = Array.from({ length: 4000 }, (_, i): [number, unknown, unknown, unknown] => [
-      i + 1,
-      `row ${i + 1}`,
-      i,
-      null,
-    ]);
-    const bytes = fileWith(4096, rows).slice();
-    const pages = bytes.length / 4096;
+    const bytes = numberedRows();
     // Overwrite a leaf page in the middle with noise, its page type kept.
-    let victim = Math.floor(pages / 2);
-    while (bytes[(victim - 1) * 4096] !== 13) victim++;
-    for (let i = 1; i < 4096; i++) bytes[(victim - 1) * 4096 + i] = (i * 131 + 7) & 0xff;
+    const base = middleLeaf(bytes);
+    for (let i = 1; i < 4096; i++) bytes[base + i] = (i * 131 + 7) & 0xff;
     const found = read(bytes);
     expect(found.length).toBeGreaterThan(3500);
     expect(found.length).toBeLessThan(4000);
-    for (const row of found) expect(row.values).toEqual([null, `row ${row.rowid}`, row.rowid - 1, null]);
+    expectNumbered(found);
   });
 });
