@@ -220,6 +220,13 @@ export function filesSuite(target: ConformanceTarget): void {
           quick("b's append inside a's transaction", () =>
             b.appendMessage("b", { role: "user", content: "refused" }),
           );
+          // A rebuild is not admitted, as when another store of this thread holds the admission.
+          const started = Date.now();
+          const rebuild = b.rebuildFts({ timeoutMs: 10_000 });
+          assert.ok(Date.now() - started < 2_000, `b's rebuild waited ${Date.now() - started} ms`);
+          assert.equal(rebuild.rebuilt, false);
+          assert.equal(rebuild.blocked, "held");
+          assert.match(rebuild.reason ?? "", /held in this thread, by a store\.transaction\(\) function/);
         });
         assert.deepEqual(
           a.getMessages("a").map((m) => m.content),

@@ -92,6 +92,17 @@ function* admittedRebuild(
       blocked: "no-fts5",
     };
   }
+  // Another store of this thread keeps the file's lock across this code (a transaction body, a
+  // backup): the rebuild's first write could only fail, after a busy wait. Not admitted, like a
+  // held admission lock, without waiting for either.
+  const holder = state.environment.heldHere?.();
+  if (holder !== undefined) {
+    return {
+      rebuilt: false,
+      reason: `the store's lock is held in this thread, by ${holder}: it is let go only when this thread returns to that code, so the rebuild was not started; call it after that code has finished`,
+      blocked: "held",
+    };
+  }
   const outcome = yield* admitted(timeoutMs ?? state.admissionTimeoutMs, () => pacedRebuild(onProgress));
   if (!outcome.admitted) {
     // The lock file sits beside the store, on its disk: a full one fails like the writes do.
