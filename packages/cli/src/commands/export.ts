@@ -28,17 +28,25 @@ export function exportOrder(sessions: SessionSummary[]): SessionSummary[] {
   const byId = new Map(sorted.map((s) => [s.id, s]));
   const out: SessionSummary[] = [];
   const placed = new Set<string>();
-  const visiting = new Set<string>();
-  const place = (s: SessionSummary) => {
-    if (placed.has(s.id) || visiting.has(s.id)) return;
-    visiting.add(s.id);
-    const parent = s.parentSessionId ? byId.get(s.parentSessionId) : undefined;
-    if (parent) place(parent);
-    visiting.delete(s.id);
-    placed.add(s.id);
-    out.push(s);
-  };
-  for (const s of sorted) place(s);
+  for (const s of sorted) {
+    // The session and its ancestors not placed yet, walked up in a loop (a chain can be longer
+    // than the call stack is deep), then placed from the oldest ancestor down. A cycle ends the
+    // walk where it closes.
+    const chain: SessionSummary[] = [];
+    const inChain = new Set<string>();
+    for (
+      let at: SessionSummary | undefined = s;
+      at && !placed.has(at.id) && !inChain.has(at.id);
+      at = at.parentSessionId ? byId.get(at.parentSessionId) : undefined
+    ) {
+      chain.push(at);
+      inChain.add(at.id);
+    }
+    for (const session of chain.reverse()) {
+      placed.add(session.id);
+      out.push(session);
+    }
+  }
   return out;
 }
 

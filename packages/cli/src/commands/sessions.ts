@@ -316,6 +316,8 @@ function rangeOf(from: string | undefined, to: string | undefined, name: string)
 /** The selected messages, read a page at a time (a --last keeps only the last N in memory). */
 async function readMessages(store: CliStore, id: string, chosen: Selection): Promise<Message[]> {
   if (chosen.kind === "first") return await store.getMessages(id, { limit: chosen.n });
+  // Read from the end: the time it takes grows with N, not with the session.
+  if (chosen.kind === "last") return await store.getMessages(id, { last: chosen.n });
   const out: Message[] = [];
   let afterId = chosen.kind === "range" ? Math.max(0, chosen.from - 1) : 0;
   for (;;) {
@@ -324,7 +326,6 @@ async function readMessages(store: CliStore, id: string, chosen: Selection): Pro
       if (chosen.kind === "range" && m.id > chosen.to) return out;
       out.push(m);
     }
-    if (chosen.kind === "last" && out.length > chosen.n) out.splice(0, out.length - chosen.n);
     const last = page.at(-1);
     if (page.length < MESSAGE_PAGE || !last) return out;
     afterId = last.id;

@@ -255,6 +255,33 @@ export function repairSuite(target: ConformanceTarget): void {
       assert.ok(store.appendMessage("s0", { role: "user", content: "new" }) > SESSIONS * PER_SESSION);
     });
 
+    test("a long message's last overflow page written over: counted lost, never copied as sound by the vacuum", async (f) => {
+      if (needsHost("a damaged overflow chain")) return;
+      build(f);
+      const store = f.open({ sqliteVersion: SAFE_SQLITE });
+      const long = store.appendMessage("s2", { role: "user", content: `long ${"x".repeat(20_000)} end` });
+      store.close();
+      const chain = pages(f).filter((p) => p.name === "messages" && p.pagetype === "overflow");
+      assert.ok(chain.length >= 4, `the long message should span overflow pages: ${chain.length}`);
+      // The chain's last page (dbstat lists a cell's overflow pages in order): its next-page
+      // pointer becomes nonsense, which integrity_check names; the payload still "reads".
+      overwrite(f.file(), [(chain[chain.length - 1] as PageInfo).pageno]);
+      const report = await repairAndCheck(f, sha(f.file()));
+      assert.equal(report.strategy, "salvage", JSON.stringify(report.attempts));
+      const vacuum = report.attempts.find((attempt) => attempt.strategy === "vacuum");
+      assert.equal(vacuum?.ok, false);
+      assert.match(vacuum?.problems[0] ?? "", new RegExp(`not run: .*damaged \\(messages ${long}\\)`));
+      assert.deepEqual(report.lost?.messageIdRanges, [[long, long]]);
+      assert.equal(report.lost?.messagesLost, 1);
+      assert.deepEqual(report.lost?.sessionsWithLostMessages, ["s2"]);
+      assert.equal(report.countsAfter?.messages, SESSIONS * PER_SESSION);
+      const repaired = f.open({ sqliteVersion: SAFE_SQLITE });
+      for (const m of repaired.getMessages("s2", { limit: 1000 })) {
+        assert.equal(m.content, `message ${m.id} word${(m.id - 1) % 13} tail`);
+      }
+      repaired.close();
+    });
+
     test("a messages interior page overwritten: the rows below it are read off their leaf pages, none lost", async (f) => {
       if (needsHost("salvage a messages page")) return;
       build(f);

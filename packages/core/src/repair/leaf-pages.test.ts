@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
-import { leafRows, type RecordValue } from "./leaf-pages.js";
+import { leafCellRowid, leafRows, type RecordValue, treeHolding } from "./leaf-pages.js";
 
 const folder = mkdtempSync(join(tmpdir(), "sessiondb-leaf-"));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
@@ -164,3 +164,30 @@ describe("leafRows", () => {
     expectNumbered(found);
   });
 });
+
+describe("leafCellRowid and treeHolding (a cell integrity_check names)", () => {
+  const bytes = numberedRows();
+  const readBytes = (offset: number, length: number) => bytes.subarray(offset, offset + length);
+  const leaf = middleLeaf(bytes) / 4096 + 1;
+  // Table t is the file's first table: its root is page 2, an interior page over 4 000 rows.
+  const root = 2;
+
+  it("reads the rowid of a leaf cell, as SQLite orders the cells", () => {
+    const first = leafCellRowid(readBytes, bytes.length, leaf, 0);
+    expect(typeof first).toBe("number");
+    expect(leafCellRowid(readBytes, bytes.length, leaf, 1)).toBe((first as number) + 1);
+    const cells = (bytes[(leaf - 1) * 4096 + 3] as number) * 256 + (bytes[(leaf - 1) * 4096 + 4] as number);
+    expect(leafCellRowid(readBytes, bytes.length, leaf, cells)).toBeUndefined();
+    expect(leafCellRowid(readBytes, bytes.length, root, 0)).toBeUndefined(); // an interior page
+    expect(leafCellRowid(readBytes, bytes.length, 1, 0)).toBeUndefined(); // the schema's page
+  });
+
+  it("finds the tree a leaf page belongs to by walking down from the roots", () => {
+    expect(bytes[(root - 1) * 4096]).toBe(5);
+    expect(treeHolding(readBytes, bytes.length, [root], leaf)).toBe(root);
+    expect(treeHolding(readBytes, bytes.length, [root], bytes.length / 4096 + 5)).toBeUndefined();
+    // A root that is a leaf itself holds only itself.
+    expect(treeHolding(readBytes, bytes.length, [leaf], leaf - 1)).toBeUndefined();
+  });
+});
+

@@ -27,6 +27,7 @@ export interface LeafRow {
 export type ReadBytes = (offset: number, length: number) => Uint8Array;
 
 const TABLE_LEAF = 13;
+const TABLE_INTERIOR = 5;
 const HEADER = "SQLite format 3\u0000";
 const UTF8 = 1;
 
@@ -253,4 +254,73 @@ export function* leafRows(
     if (free.has(page)) continue;
     yield* leafRowsOf(read, layout, page, wanted);
   }
+}
+
+/** A b-tree page of the file, or undefined when `number` is past its end or page 1 (whose header
+ * shifts its layout: it holds the schema, never a store table's rows). */
+function pageAt(read: ReadBytes, layout: FileLayout, number: number): Uint8Array | undefined {
+  if (number < 2 || number > layout.pages) return undefined;
+  const page = read((number - 1) * layout.pageSize, layout.pageSize);
+  return page.length < layout.pageSize ? undefined : page;
+}
+
+/** The rowid in cell `cell` (from 0) of page `number` when that page is a table leaf and the cell
+ * parses that far; undefined otherwise. Only the cell's head is read, never its record. */
+export function leafCellRowid(
+  read: ReadBytes,
+  fileSize: number,
+  number: number,
+  cell: number,
+): number | undefined {
+  try {
+    const layout = layoutOf(read, fileSize);
+    const page = pageAt(read, layout, number);
+    if (!page || page[0] !== TABLE_LEAF || cell < 0 || cell >= u16(page, 3)) return undefined;
+    const at = u16(page, 8 + 2 * cell);
+    if (at >= layout.usable) return undefined;
+    const [, sizeLength] = varint(page, at);
+    const [rowid] = varint(page, at + sizeLength);
+    return typeof rowid === "number" ? rowid : undefined;
+  } catch (error) {
+    if (error instanceof Unparsable) return undefined;
+    throw error;
+  }
+}
+
+/** Which of the table b-trees rooted at `roots` holds page `number` (walked down their interior
+ * pages; a page that does not parse ends that branch); undefined when none does. */
+export function treeHolding(
+  read: ReadBytes,
+  fileSize: number,
+  roots: readonly number[],
+  number: number,
+): number | undefined {
+  let layout: FileLayout;
+  try {
+    layout = layoutOf(read, fileSize);
+  } catch (error) {
+    if (error instanceof Unparsable) return undefined;
+    throw error;
+  }
+  const seen = new Set<number>();
+  for (const root of roots) {
+    const pending = [root];
+    while (pending.length > 0) {
+      const at = pending.pop() as number;
+      if (at === number) return root;
+      if (seen.has(at)) continue;
+      seen.add(at);
+      try {
+        const page = pageAt(read, layout, at);
+        if (!page || page[0] !== TABLE_INTERIOR) continue;
+        const cells = u16(page, 3);
+        pending.push(u32(page, 8));
+        for (let i = 0; i < cells && 12 + 2 * i < layout.usable; i++)
+          pending.push(u32(page, u16(page, 12 + 2 * i)));
+      } catch (error) {
+        if (!(error instanceof Unparsable)) throw error;
+      }
+    }
+  }
+  return undefined;
 }

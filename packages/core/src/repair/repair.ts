@@ -17,16 +17,18 @@ import { abortPoint } from "../event-loop.js";
 import { dirnameOf, type Host } from "../host/host.js";
 import { lockExclusive } from "../locks/exclusive.js";
 import { assess, message } from "./assess.js";
+import { damagedRows, describeDamagedRows } from "./damaged-cells.js";
 import { salvage } from "./salvage.js";
 import { copyForRepair } from "./scratch.js";
 import { rebuildIndex, reindex, vacuum } from "./strategies.js";
 import type { RepairAttempt, RepairLoss, RepairOptions, RepairReport, TableCounts } from "./types.js";
 
-/** The strategies that keep every row, least destructive first. */
+/** The strategies that keep every row, least destructive first. `copiesRows`: it writes every
+ * row anew, so a row whose bytes are damaged would come out as a sound one. */
 const IN_PLACE = [
-  { strategy: "fts-rebuild", run: rebuildIndex },
-  { strategy: "reindex", run: reindex },
-  { strategy: "vacuum", run: vacuum },
+  { strategy: "fts-rebuild", run: rebuildIndex, copiesRows: false },
+  { strategy: "reindex", run: reindex, copiesRows: false },
+  { strategy: "vacuum", run: vacuum, copiesRows: true },
 ] as const;
 
 /** Every row the damaged store could count is still there. */
@@ -165,8 +167,20 @@ export async function repairStore(path: string, options: RepairOptions): Promise
       repaired = scratch;
       countsAfter = before.counts;
     }
-    for (const { strategy, run } of repaired ? [] : IN_PLACE) {
+    // Rows the check found damaged in their own cells: no strategy may keep them as sound.
+    const damaged = repaired ? new Map() : damagedRows(driver, host, scratch, before.problems);
+    for (const { strategy, run, copiesRows } of repaired ? [] : IN_PLACE) {
       await abortPoint(signal);
+      if (copiesRows && damaged.size > 0) {
+        attempts.push({
+          strategy,
+          ok: false,
+          problems: [
+            `not run: it would copy rows whose cells the check found damaged (${describeDamagedRows(damaged)}) as if they were sound`,
+          ],
+        });
+        continue;
+      }
       try {
         run(driver, host, scratch);
       } catch (error) {
@@ -197,7 +211,7 @@ export async function repairStore(path: string, options: RepairOptions): Promise
           await copyForRepair(driver, host, path, scratch, options.force === true);
           await abortPoint(signal);
         }
-        lost = salvage(driver, host, scratch, fresh, journalMode);
+        lost = salvage(driver, host, scratch, fresh, journalMode, damaged);
         const after = assess(driver, host, fresh);
         const problems = [
           ...after.problems,

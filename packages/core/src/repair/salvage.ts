@@ -15,6 +15,7 @@ import { nulSafeColumn, text } from "../store/rows.js";
 import { createStore } from "../store.js";
 import { beginTransaction, commitTransaction } from "../transaction.js";
 import { message } from "./assess.js";
+import type { DamagedRows } from "./damaged-cells.js";
 import { leafRows, type RecordValue } from "./leaf-pages.js";
 import type { RepairLoss } from "./types.js";
 
@@ -144,6 +145,8 @@ interface TableResult {
   readonly def: TableDef;
   /** Unreadable rowid ranges. */
   lost: Range[];
+  /** Rowids whose cells integrity_check named damaged: never stored, counted lost. */
+  readonly damaged: ReadonlySet<number>;
   /** The table's columns as the damaged file stores them, in their order in a record. */
   readonly stored: readonly string[];
   /** The definition of each of `stored` (undefined: a column this version does not know). */
@@ -159,9 +162,10 @@ function salvageTable(
   dst: SqliteConnection,
   def: TableDef,
   unreadable: string[],
+  damaged: ReadonlySet<number>,
 ): TableResult {
   let present: string[];
-  const result: TableResult = { def, lost: [], stored: [], columns: [], insertRecord: () => {} };
+  const result: TableResult = { def, lost: [], damaged, stored: [], columns: [], insertRecord: () => {} };
   try {
     const stored = src
       .prepare(`PRAGMA table_info(${def.name})`)
@@ -210,6 +214,7 @@ function salvageTable(
       `INSERT INTO ${def.name}(rowid, ${list}) VALUES (?, ${present.map(() => "?").join(", ")})`,
     );
     const take = (row: Row) =>
+      !damaged.has(Number(row.__rowid)) &&
       tryInsert(() => insert.run(row.__rowid ?? null, ...present.map((name) => value(row, name))));
     const lost: Range[] = [];
     for (let lo = bounds[0]; lo <= bounds[1]; lo += RANGE_ROWIDS) {
@@ -319,7 +324,9 @@ function fromLeafPages(host: Host, path: string, tables: TableResult[], unreadab
     const longest = Math.max(...wanted.map((table) => table.stored.length));
     const read = (offset: number, length: number) => host.readBytes(path, offset, length);
     for (const row of leafRows(read, size, (values) => values >= MIN_VALUES && values <= longest)) {
-      const table = wanted.find((t) => inRanges(t.lost, row.rowid) && hasShapeOf(t, row.values));
+      const table = wanted.find(
+        (t) => inRanges(t.lost, row.rowid) && !t.damaged.has(row.rowid) && hasShapeOf(t, row.values),
+      );
       if (!table) continue;
       const rows = found.get(table) ?? new Map<number, readonly RecordValue[] | undefined>();
       found.set(table, rows);
@@ -360,13 +367,15 @@ function mergeRanges(ranges: Range[]): Range[] {
   return merged;
 }
 
-/** Fill the new store at `fresh` from the damaged file at `damaged`; returns what was lost. */
+/** Fill the new store at `fresh` from the damaged file at `damaged`, leaving out the rows whose
+ * cells the check named (`damagedCells`, counted lost); returns what was lost. */
 export function salvage(
   driver: SqliteDriver,
   host: Host,
   damaged: string,
   fresh: string,
   journalMode: "wal" | "delete",
+  damagedCells: DamagedRows = new Map(),
 ): RepairLoss {
   createStore(driver, fresh, { host, journalMode }).close();
   const src = driver.open(damaged, { readOnly: true });
@@ -375,9 +384,16 @@ export function salvage(
   try {
     dst.exec("PRAGMA foreign_keys = OFF");
     beginTransaction(dst, "write");
-    const sessions = salvageTable(src, dst, SESSIONS, unreadable);
-    const messages = salvageTable(src, dst, MESSAGES, unreadable);
-    const usage = salvageTable(src, dst, SESSION_MODEL_USAGE, unreadable);
+    const none = new Set<number>();
+    const sessions = salvageTable(src, dst, SESSIONS, unreadable, damagedCells.get(SESSIONS.name) ?? none);
+    const messages = salvageTable(src, dst, MESSAGES, unreadable, damagedCells.get(MESSAGES.name) ?? none);
+    const usage = salvageTable(
+      src,
+      dst,
+      SESSION_MODEL_USAGE,
+      unreadable,
+      damagedCells.get(SESSION_MODEL_USAGE.name) ?? none,
+    );
     fromLeafPages(host, damaged, [sessions, messages, usage], unreadable);
 
     const lostSessions = (listedInIndexes(src, SESSIONS.name, "id", sessions.lost) ?? []).map((row) =>
