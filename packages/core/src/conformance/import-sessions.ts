@@ -181,6 +181,27 @@ export function importSessionsSuite(target: ConformanceTarget): void {
       await store.close();
     });
 
+    test("a long chain given children first goes in a few steps, each session linked to its parent", async (f) => {
+      const store = await f.open();
+      // Newest first, as a list of sessions comes: session i is the parent of session i + 1.
+      const chain = 300;
+      const items = Array.from({ length: chain }, (_, k) => {
+        const i = chain - 1 - k;
+        return session(`c${i}`, 1, {
+          session: { id: `c${i}`, source: "import", ...(i > 0 ? { parentSessionId: `c${i - 1}` } : {}) },
+        });
+      });
+      let steps = 0;
+      const result = await store.importSessions(items, { onProgress: () => steps++ });
+      assert.equal(result.imported, chain);
+      assert.deepEqual(result.unlinked, []);
+      // One step per generation would be 300 steps, each with its pause.
+      assert.ok(steps <= 10, `${steps} steps`);
+      for (const i of [1, 150, chain - 1])
+        assert.equal((await store.getSession(`c${i}`))?.parentSessionId, `c${i - 1}`);
+      await store.close();
+    });
+
     test("steps are sized by text as well as by messages: large tool outputs go a few sessions at a time", async (f) => {
       const store = await f.open();
       // Three messages in all, far below a step's message count, but 9 Mi characters: a step

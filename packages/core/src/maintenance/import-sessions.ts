@@ -350,18 +350,35 @@ class ImportQueue {
   }
 
   /** The next step's items: the first ready one, then more while they fit `chunk` messages and
-   * IMPORT_MAX_CHUNK_CHARS. */
+   * IMPORT_MAX_CHUNK_CHARS — and, while they fit, the items waiting for one of those, after it:
+   * the step writes the parent first, so they link to it. (Left waiting, a chain given children
+   * first would take one step, and its pause, per generation.) */
   take(chunk: number): Pending[] {
     let size = 0;
     let chars = 0;
+    const fits = (item: Pending, first: boolean) =>
+      first || (size + item.size <= chunk && chars + item.chars <= IMPORT_MAX_CHUNK_CHARS);
     let n = 0;
     for (; n < this.ready.length; n++) {
       const item = this.ready[n] as Pending;
-      if (n > 0 && (size + item.size > chunk || chars + item.chars > IMPORT_MAX_CHUNK_CHARS)) break;
+      if (!fits(item, n === 0)) break;
       size += item.size;
       chars += item.chars;
     }
-    return this.ready.splice(0, n);
+    const batch = this.ready.splice(0, n);
+    for (let i = 0; i < batch.length; i++) {
+      const id = (batch[i] as Pending).id;
+      const children = this.waiting.get(id);
+      if (!children) continue;
+      while (children.length > 0 && fits(children[0] as Pending, false)) {
+        const child = children.shift() as Pending;
+        size += child.size;
+        chars += child.chars;
+        batch.push(child);
+      }
+      if (children.length === 0) this.waiting.delete(id);
+    }
+    return batch;
   }
 
   /** After a step: a waiting item goes on with its parent. */
