@@ -15,7 +15,12 @@ import { leafCellRowid, treeHolding } from "./leaf-pages.js";
 export type DamagedRows = Map<string, Set<number>>;
 
 const CANONICAL = [SESSIONS.name, MESSAGES.name, SESSION_MODEL_USAGE.name];
-const CELL = /(?:Tree (\d+) page|On tree page) (\d+) cell (\d+)/g;
+const CELL = /(?:Tree (\d+) page|On tree page) (\d+) cell (\d+): ([^\n]*)/g;
+/** What integrity_check says of a leaf cell whose own payload is damaged: its overflow chain (a
+ * leaf cell points to no other page) or its bytes past the page. Not "Rowid … out of order": a
+ * page written over by a copy of another names intact rows that way, which live on elsewhere. */
+const PAYLOAD_DAMAGE =
+  /invalid page number|2nd reference to page|overflow list length|Extends off end of page/i;
 
 /** The rows of the store's own tables whose leaf cells `problems` (integrity_check's report on
  * the file at `path`) names as damaged. Empty when none does, or when the file cannot say: a
@@ -28,11 +33,13 @@ export function damagedRows(
   problems: readonly string[],
 ): DamagedRows {
   const rows: DamagedRows = new Map();
-  const cells = [...problems.join("\n").matchAll(CELL)].map((match) => ({
-    tree: match[1] === undefined ? undefined : Number(match[1]),
-    page: Number(match[2]),
-    cell: Number(match[3]),
-  }));
+  const cells = [...problems.join("\n").matchAll(CELL)]
+    .filter((match) => PAYLOAD_DAMAGE.test(match[4] ?? ""))
+    .map((match) => ({
+      tree: match[1] === undefined ? undefined : Number(match[1]),
+      page: Number(match[2]),
+      cell: Number(match[3]),
+    }));
   if (cells.length === 0 || (host.stat(`${path}-wal`)?.size ?? 0) > 0) return rows;
   const tables = rootPages(driver, path);
   if (tables.size === 0) return rows;

@@ -119,17 +119,26 @@ export function* listSessions(options?: ListSessionsOptions | null): Op<SessionS
     orderBy === "started"
       ? "s.started_at DESC, s.id"
       : "coalesce(s.last_activity_at, s.started_at) DESC, s.id";
-  return yield* read(() => selectSessions(order, [source, source, includeArchived, limit, offset]));
+  // Only the conditions given: `(? IS NULL OR s.source = ?)` would keep SQLite from the index on
+  // the source, and a rare source would walk every session.
+  const sources = source === null || source === undefined ? [] : [source];
+  const where = [...sources.map(() => "s.source = ?"), ...(includeArchived ? [] : ["s.archived = 0"])];
+  const params = [...sources, limit, offset];
+  return yield* read(() => selectSessions(order, where, params));
 }
 
-function* selectSessions(order: string, params: SqlValue[]): Op<SessionSummary[]> {
+/** The page is chosen first, by the session rows alone; the preview is read for its sessions
+ * only. (In one SELECT, SQLite computes every column of every session before it sorts them: a
+ * preview per session in the store for each page, when the order takes no index.) */
+function* selectSessions(order: string, where: readonly string[], params: SqlValue[]): Op<SessionSummary[]> {
+  const filter = where.length > 0 ? `WHERE ${where.join(" AND ")}` : "";
   const rows = yield* selectText(
-    (plain) => `SELECT ${sessionColumns(plain)},
+    (plain) => `WITH page AS (SELECT s.id FROM sessions s ${filter} ORDER BY ${order} LIMIT ? OFFSET ?)
+       SELECT ${sessionColumns(plain)},
          (SELECT ${previewOf("m.content")} FROM messages m
            WHERE m.session_id = s.id AND m.role = 'user' AND m.active = 1 ORDER BY m.id LIMIT 1) AS preview
-       FROM sessions s
-       WHERE (? IS NULL OR s.source = ?) AND (? = 1 OR s.archived = 0)
-       ORDER BY ${order} LIMIT ? OFFSET ?`,
+       FROM page JOIN sessions s ON s.id = page.id
+       ORDER BY ${order}`,
     ...params,
   );
   return rows.map(toSessionSummary);
