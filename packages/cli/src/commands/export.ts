@@ -1,7 +1,7 @@
 import * as fs from "node:fs";
 import * as nodePath from "node:path";
 import { setImmediate } from "node:timers";
-import type { Message, SessionSummary } from "@sessiondb/core";
+import type { Message, Session, SessionSummary } from "@sessiondb/core";
 import type { Command, CommandContext } from "../command.js";
 import { EXIT, ExitError, UsageError } from "../exit.js";
 import { count, plural } from "../format.js";
@@ -21,21 +21,21 @@ import { timeRange } from "../when.js";
 const PAGE = 1000;
 
 /** Oldest first, and every parent before its children (import needs the parent to exist). */
-export function exportOrder(sessions: SessionSummary[]): SessionSummary[] {
+export function exportOrder<T extends Session>(sessions: T[]): T[] {
   const sorted = [...sessions].sort(
     (a, b) => a.startedAt - b.startedAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
   );
   const byId = new Map(sorted.map((s) => [s.id, s]));
-  const out: SessionSummary[] = [];
+  const out: T[] = [];
   const placed = new Set<string>();
   for (const s of sorted) {
     // The session and its ancestors not placed yet, walked up in a loop (a chain can be longer
     // than the call stack is deep), then placed from the oldest ancestor down. A cycle ends the
     // walk where it closes.
-    const chain: SessionSummary[] = [];
+    const chain: T[] = [];
     const inChain = new Set<string>();
     for (
-      let at: SessionSummary | undefined = s;
+      let at: T | undefined = s;
       at && !placed.has(at.id) && !inChain.has(at.id);
       at = at.parentSessionId ? byId.get(at.parentSessionId) : undefined
     ) {
@@ -48,6 +48,27 @@ export function exportOrder(sessions: SessionSummary[]): SessionSummary[] {
     }
   }
   return out;
+}
+
+/** A session's own fields: listSessions adds preview and lastActiveAt, which the formats leave out. */
+function sessionFields(given: Session): Session {
+  const {
+    preview: _preview,
+    lastActiveAt: _lastActiveAt,
+    ...session
+  } = given as Session & Partial<Pick<SessionSummary, "preview" | "lastActiveAt">>;
+  return session;
+}
+
+/** The session `id` names, or undefined when there is none — also for an id no session can
+ * have (too long, control characters), which the store refuses as input. */
+async function sessionById(store: CliStore, id: string): Promise<Session | undefined> {
+  try {
+    return await store.getSession(id);
+  } catch (error) {
+    if ((error as { code?: unknown } | null)?.code === "INVALID_INPUT") return undefined;
+    throw error;
+  }
 }
 
 /** How the sessions are written: the format, and the redaction applied to everything first. */
@@ -100,7 +121,7 @@ async function pageOf(store: CliStore, id: string, afterId: number): Promise<Mes
  */
 async function writeSessions(
   store: CliStore,
-  sessions: SessionSummary[],
+  sessions: Session[],
   { format, redact }: Rendering,
   sink: Sink,
 ): Promise<Exported> {
@@ -116,9 +137,7 @@ async function writeSessions(
       continue;
     }
     const mark = sink.mark();
-    // listSessions adds preview/lastActiveAt; the formats take the Session fields only.
-    const { preview: _preview, lastActiveAt: _lastActiveAt, ...session } = summary;
-    let chunk = format.session(redact(session));
+    let chunk = format.session(redact(sessionFields(summary)));
     let written = 0;
     let leftOut = false;
     for (;;) {
@@ -205,7 +224,7 @@ function outputTarget(values: CommandContext["values"]): ResolvedPath | undefine
  */
 async function exportToFile(
   store: CliStore,
-  sessions: SessionSummary[],
+  sessions: Session[],
   rendering: Rendering,
   target: ResolvedPath,
   { stop, what, intact, keepEmpty }: { stop: Interrupt; what: string; intact: string; keepEmpty: boolean },
@@ -244,7 +263,7 @@ async function exportToFile(
 /** `--output FILE`: one document; an existing FILE stays as it was unless the export completes. */
 async function exportToOneFile(
   store: CliStore,
-  sessions: SessionSummary[],
+  sessions: Session[],
   rendering: Rendering,
   target: ResolvedPath,
 ): Promise<Exported> {
@@ -279,7 +298,7 @@ function fileNameOf(id: string, extension: string, taken: Set<string>): string {
  */
 async function exportToFolder(
   store: CliStore,
-  sessions: SessionSummary[],
+  sessions: Session[],
   rendering: Rendering,
   folder: string,
   storeFile: string | undefined,
@@ -329,11 +348,7 @@ async function exportToFolder(
 }
 
 /** Write to stdout with backpressure; a reader that goes away (`| head`) ends the export. */
-async function exportToStdout(
-  store: CliStore,
-  sessions: SessionSummary[],
-  rendering: Rendering,
-): Promise<Exported> {
+async function exportToStdout(store: CliStore, sessions: Session[], rendering: Rendering): Promise<Exported> {
   try {
     return await writeSessions(store, sessions, rendering, {
       write: writeOutDrained,
@@ -413,10 +428,19 @@ export const exportCommand: Command = {
     const { store, shown } = await openFor(runtime, values, "read");
     try {
       const wanted = values.session as string[] | undefined;
-      let sessions = (await allSessions(store, values.source ? String(values.source) : undefined)).filter(
-        (s) => (since === undefined || s.startedAt >= since) && (until === undefined || s.startedAt < until),
-      );
+      const source = values.source ? String(values.source) : undefined;
+      const matches = (s: Session) =>
+        (source === undefined || s.source === source) &&
+        (since === undefined || s.startedAt >= since) &&
+        (until === undefined || s.startedAt < until);
+      let sessions: Session[];
       if (wanted?.length) {
+        // Each by its id: the list of every session would cost time and memory with the store.
+        sessions = [];
+        for (const id of new Set(wanted)) {
+          const session = await sessionById(store, id);
+          if (session && matches(session)) sessions.push(session);
+        }
         const have = new Set(sessions.map((s) => s.id));
         const missing = wanted.filter((id) => !have.has(id));
         if (missing.length) {
@@ -426,8 +450,8 @@ export const exportCommand: Command = {
             "SESSION_NOT_FOUND",
           );
         }
-        const keep = new Set(wanted);
-        sessions = sessions.filter((s) => keep.has(s.id));
+      } else {
+        sessions = (await allSessions(store, source)).filter(matches);
       }
       if (typeof folder === "string") {
         const out = await exportToFolder(store, sessions, rendering, folder, localStoreFile(values));
