@@ -133,11 +133,13 @@ export function* listSessions(options?: ListSessionsOptions | null): Op<SessionS
 function* selectSessions(order: string, where: readonly string[], params: SqlValue[]): Op<SessionSummary[]> {
   const filter = where.length > 0 ? `WHERE ${where.join(" AND ")}` : "";
   const rows = yield* selectText(
-    (plain) => `WITH page AS (SELECT s.id FROM sessions s ${filter} ORDER BY ${order} LIMIT ? OFFSET ?)
-       SELECT ${sessionColumns(plain)},
+    // A subquery in FROM rather than a WITH: node:sqlite's wide-integer retry (drivers/
+    // node-sqlite-api.ts) repeats only statements that begin with SELECT.
+    (plain) => `SELECT ${sessionColumns(plain)},
          (SELECT ${previewOf("m.content")} FROM messages m
            WHERE m.session_id = s.id AND m.role = 'user' AND m.active = 1 ORDER BY m.id LIMIT 1) AS preview
-       FROM page JOIN sessions s ON s.id = page.id
+       FROM (SELECT s.id FROM sessions s ${filter} ORDER BY ${order} LIMIT ? OFFSET ?) AS page
+       JOIN sessions s ON s.id = page.id
        ORDER BY ${order}`,
     ...params,
   );
