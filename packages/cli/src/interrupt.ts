@@ -9,6 +9,8 @@
  * leaves those files behind; only SIGKILL (or a power cut) still can. The listeners stay until
  * the process ends: a signal after the work is done (its file published) changes nothing, where
  * the default would kill the finished command with 128 + n and tell a script it was interrupted.
+ * Only the runtime's own teardown, after the last JavaScript has run, puts the default back (it
+ * closes its signal handles): a signal in those last milliseconds still ends the process so.
  */
 import { ExitError } from "./exit.js";
 

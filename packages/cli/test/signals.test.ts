@@ -150,7 +150,13 @@ it("export --output signalled just after FILE was replaced: the export is done, 
   child.kill("SIGINT");
   child.kill("SIGCONT");
   const { code, stderr } = await closed;
-  expect(code, stderr).toBe(0);
+  // Once its last line of JavaScript has run, the runtime's teardown gives the signals their
+  // default action back (libuv closes its signal handles), so a signal landing in those last
+  // milliseconds ends the finished process as the signal would (seen twice under heavy load).
+  // The command itself never reports an interruption after its work is done.
+  if (code === null) expect(child.signalCode, stderr).toBe("SIGINT");
+  else expect(code, stderr).toBe(0);
+  expect(stderr).not.toContain("INTERRUPTED");
   expect(stderr).toContain(
     `exported 3 sessions (${(MESSAGES * 3).toLocaleString("en-US")} messages) to ${out}`,
   );
