@@ -195,8 +195,10 @@ export function importSessionsSuite(target: ConformanceTarget): void {
       const result = await store.importSessions(items, { onProgress: () => steps++ });
       assert.equal(result.imported, chain);
       assert.deepEqual(result.unlinked, []);
-      // One step per generation would be 300 steps, each with its pause.
-      assert.ok(steps <= 10, `${steps} steps`);
+      // One step per generation would be 301 steps, each with its pause. How many sessions a step
+      // takes follows how long steps take (paced: 13 steps over HTTP, 2 in process), so the bound
+      // is loose.
+      assert.ok(steps <= chain / 3, `${steps} steps`);
       for (const i of [1, 150, chain - 1])
         assert.equal((await store.getSession(`c${i}`))?.parentSessionId, `c${i - 1}`);
       await store.close();
