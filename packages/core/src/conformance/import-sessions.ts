@@ -204,6 +204,24 @@ export function importSessionsSuite(target: ConformanceTarget): void {
       await store.close();
     });
 
+    test("a cycle of parents with a child outside it: one session of the cycle goes unlinked, every other link is kept", async (f) => {
+      const store = await f.open();
+      const item = (id: string, parent: string, rows: number) =>
+        session(id, rows, { session: { id, source: "import", parentSessionId: parent } });
+      // Sizes that put a cycle member and its child in different steps.
+      const result = await store.importSessions([
+        item("n7", "n24", 0),
+        item("n4", "n7", 108),
+        item("n24", "n4", 142),
+        item("n22", "n7", 1),
+      ]);
+      assert.equal(result.imported, 4);
+      assert.equal(result.unlinked.length, 1);
+      assert.ok(["n7", "n4", "n24"].includes(result.unlinked[0] as string), result.unlinked.join());
+      assert.equal((await store.getSession("n22"))?.parentSessionId, "n7");
+      await store.close();
+    });
+
     test("steps are sized by text as well as by messages: large tool outputs go a few sessions at a time", async (f) => {
       const store = await f.open();
       // Three messages in all, far below a step's message count, but 9 Mi characters: a step

@@ -385,6 +385,42 @@ export function repairSuite(target: ConformanceTarget): void {
       assert.equal(kept + lost.length, SESSIONS * PER_SESSION);
     });
 
+    test("a leaf page of long messages written over by another: only the overwritten page's rows are lost, the original's kept", async (f) => {
+      if (needsHost("a misdirected write over overflow cells")) return;
+      build(f);
+      const store = f.open({ sqliteVersion: SAFE_SQLITE });
+      const long = (id: number) => `long ${id} ${"y".repeat(6_000)} end`;
+      const first = SESSIONS * PER_SESSION + 1;
+      for (let i = 0; i < 8; i++) store.appendMessage("s1", { role: "user", content: long(first + i) });
+      store.close();
+      const byLeaf = idsByLeaf(f, pages(f), "messages", "id");
+      const longLeaves = [...byLeaf].filter(([, ids]) => ids.some((id) => Number(id) >= first));
+      assert.ok(longLeaves.length >= 3, `the long messages should span leaf pages: ${longLeaves.length}`);
+      // The copy comes first in the b-tree, so the check meets it before the original.
+      const [victim, victimIds] = longLeaves[0] as [number, unknown[]];
+      const [source] = longLeaves[longLeaves.length - 1] as [number, unknown[]];
+      const bytes = readFileSync(f.file());
+      const fd = openSync(f.file(), "r+");
+      writeSync(
+        fd,
+        bytes.subarray((source - 1) * PAGE_SIZE, source * PAGE_SIZE),
+        0,
+        PAGE_SIZE,
+        (victim - 1) * PAGE_SIZE,
+      );
+      closeSync(fd);
+      // Both copies of a cell point at one overflow chain: the check names the second one it
+      // meets ("2nd reference to page"), which may be the intact original.
+      const report = await repairAndCheck(f, sha(f.file()));
+      assert.deepEqual(expandRanges(report.lost?.messageIdRanges ?? []), victimIds.map(Number));
+      const repaired = f.open({ sqliteVersion: SAFE_SQLITE });
+      for (const m of repaired.getMessages("s1", { limit: 1000 })) {
+        if (m.id > first + 7) continue; // repairAndCheck's own
+        assert.equal(m.content, m.id >= first ? long(m.id) : `message ${m.id} word${(m.id - 1) % 13} tail`);
+      }
+      repaired.close();
+    });
+
     test("a leaf page claiming more cells than it has: its intact rows are kept, read off the page when a lookup misses them", async (f) => {
       if (needsHost("salvage a messages page")) return;
       build(f);

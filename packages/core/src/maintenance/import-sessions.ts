@@ -404,15 +404,32 @@ class ImportQueue {
   }
 
   /** The input ended and nothing is ready: the waiting items whose parent is not waiting itself
-   * (or, for a cycle of parents, all of them) go now, linked if their parent was stored
-   * meanwhile. */
+   * go now, linked if their parent was stored meanwhile. When only cycles of parents are left,
+   * one session of a cycle goes without its parent, and the rest of the cycle follows it,
+   * linked. (Releasing every session of a cycle at once would leave sessions unlinked whose
+   * parent is imported right after them.) */
   #release(): void {
     const waitingIds = new Set([...this.waiting.values()].flat().map((item) => item.id));
-    let parents = [...this.waiting.keys()].filter((parent) => !waitingIds.has(parent));
-    if (parents.length === 0) parents = [...this.waiting.keys()];
+    const parents = [...this.waiting.keys()].filter((parent) => !waitingIds.has(parent));
+    if (parents.length === 0) {
+      this.#releaseOneOfACycle();
+      return;
+    }
     for (const parent of parents) {
       for (const item of this.waiting.get(parent) as Pending[]) this.ready.push({ ...item, final: true });
       this.waiting.delete(parent);
+    }
+  }
+
+  /** Release the first waiting session that others wait for (every one of a cycle is). */
+  #releaseOneOfACycle(): void {
+    for (const [parent, items] of this.waiting) {
+      const at = items.findIndex((item) => this.waiting.has(item.id));
+      if (at < 0) continue;
+      const [item] = items.splice(at, 1) as [Pending];
+      if (items.length === 0) this.waiting.delete(parent);
+      this.ready.push({ ...item, final: true });
+      return;
     }
   }
 }

@@ -17,10 +17,10 @@ export type DamagedRows = Map<string, Set<number>>;
 const CANONICAL = [SESSIONS.name, MESSAGES.name, SESSION_MODEL_USAGE.name];
 const CELL = /(?:Tree (\d+) page|On tree page) (\d+) cell (\d+): ([^\n]*)/g;
 /** What integrity_check says of a leaf cell whose own payload is damaged: its overflow chain (a
- * leaf cell points to no other page) or its bytes past the page. Not "Rowid … out of order": a
- * page written over by a copy of another names intact rows that way, which live on elsewhere. */
-const PAYLOAD_DAMAGE =
-  /invalid page number|2nd reference to page|overflow list length|Extends off end of page/i;
+ * leaf cell points to no other page) or its bytes past the page. Not what a page written over by
+ * a copy of another makes it say, which names the intact original as readily as the copy: "Rowid
+ * … out of order", or "2nd reference to page" for the overflow chain both cells point to. */
+const PAYLOAD_DAMAGE = /invalid page number|overflow list length|Extends off end of page/i;
 
 /** The rows of the store's own tables whose leaf cells `problems` (integrity_check's report on
  * the file at `path`) names as damaged. Empty when none does, or when the file cannot say: a

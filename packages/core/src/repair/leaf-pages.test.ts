@@ -190,4 +190,3 @@ describe("leafCellRowid and treeHolding (a cell integrity_check names)", () => {
     expect(treeHolding(readBytes, bytes.length, [leaf], leaf - 1)).toBeUndefined();
   });
 });
-
