@@ -219,6 +219,18 @@ export function importSessionsSuite(target: ConformanceTarget): void {
       assert.equal(result.unlinked.length, 1);
       assert.ok(["n7", "n4", "n24"].includes(result.unlinked[0] as string), result.unlinked.join());
       assert.equal((await store.getSession("n22"))?.parentSessionId, "n7");
+      // A chain hanging from a cycle, given first: the chain keeps its links.
+      const again = await store.importSessions([
+        item("d", "c", 1),
+        item("c", "a", 1),
+        item("a", "b", 1),
+        item("b", "a", 1),
+      ]);
+      assert.equal(again.imported, 4);
+      assert.equal(again.unlinked.length, 1);
+      assert.ok(["a", "b"].includes(again.unlinked[0] as string), again.unlinked.join());
+      assert.equal((await store.getSession("c"))?.parentSessionId, "a");
+      assert.equal((await store.getSession("d"))?.parentSessionId, "c");
       await store.close();
     });
 

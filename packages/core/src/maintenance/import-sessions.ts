@@ -421,16 +421,26 @@ class ImportQueue {
     }
   }
 
-  /** Release the first waiting session that others wait for (every one of a cycle is). */
+  /** Release one session on a cycle. Every waiting session's parent is waiting too (else
+   * `#release` would have released its children), so a walk up the parents from any of them
+   * closes a cycle, and the first session it meets twice is on it — not on a chain hanging from
+   * the cycle, whose sessions would go unlinked although their parents are imported after them. */
   #releaseOneOfACycle(): void {
-    for (const [parent, items] of this.waiting) {
-      const at = items.findIndex((item) => this.waiting.has(item.id));
-      if (at < 0) continue;
-      const [item] = items.splice(at, 1) as [Pending];
-      if (items.length === 0) this.waiting.delete(parent);
-      this.ready.push({ ...item, final: true });
-      return;
+    const byId = new Map<string, Pending>();
+    for (const items of this.waiting.values()) for (const item of items) byId.set(item.id, item);
+    const seen = new Set<string>();
+    let at = byId.values().next().value;
+    while (at && !seen.has(at.id)) {
+      seen.add(at.id);
+      at = byId.get(at.parent as string);
     }
+    const items = at && this.waiting.get(at.parent as string);
+    if (!at || !items) return;
+    // One id given twice: the map holds the later item; take the list's own.
+    const index = items.indexOf(at);
+    const [item] = items.splice(index >= 0 ? index : 0, 1) as [Pending];
+    if (items.length === 0) this.waiting.delete(at.parent as string);
+    this.ready.push({ ...item, final: true });
   }
 }
 
