@@ -208,29 +208,39 @@ export function importSessionsSuite(target: ConformanceTarget): void {
       const store = await f.open();
       const item = (id: string, parent: string, rows: number) =>
         session(id, rows, { session: { id, source: "import", parentSessionId: parent } });
+      /** Import `items` (id, parent, rows): all of them, one of `cycle` unlinked, `kept` linked. */
+      const importCycle = async (items: Array<[string, string, number]>, cycle: string[], kept: string[]) => {
+        const result = await store.importSessions(items.map(([id, parent, rows]) => item(id, parent, rows)));
+        assert.equal(result.imported, items.length);
+        assert.equal(result.unlinked.length, 1);
+        assert.ok(cycle.includes(result.unlinked[0] as string), result.unlinked.join());
+        for (const id of kept) {
+          const parent = items.find(([given]) => given === id)?.[1];
+          assert.equal((await store.getSession(id))?.parentSessionId, parent, id);
+        }
+      };
       // Sizes that put a cycle member and its child in different steps.
-      const result = await store.importSessions([
-        item("n7", "n24", 0),
-        item("n4", "n7", 108),
-        item("n24", "n4", 142),
-        item("n22", "n7", 1),
-      ]);
-      assert.equal(result.imported, 4);
-      assert.equal(result.unlinked.length, 1);
-      assert.ok(["n7", "n4", "n24"].includes(result.unlinked[0] as string), result.unlinked.join());
-      assert.equal((await store.getSession("n22"))?.parentSessionId, "n7");
+      await importCycle(
+        [
+          ["n7", "n24", 0],
+          ["n4", "n7", 108],
+          ["n24", "n4", 142],
+          ["n22", "n7", 1],
+        ],
+        ["n7", "n4", "n24"],
+        ["n22"],
+      );
       // A chain hanging from a cycle, given first: the chain keeps its links.
-      const again = await store.importSessions([
-        item("d", "c", 1),
-        item("c", "a", 1),
-        item("a", "b", 1),
-        item("b", "a", 1),
-      ]);
-      assert.equal(again.imported, 4);
-      assert.equal(again.unlinked.length, 1);
-      assert.ok(["a", "b"].includes(again.unlinked[0] as string), again.unlinked.join());
-      assert.equal((await store.getSession("c"))?.parentSessionId, "a");
-      assert.equal((await store.getSession("d"))?.parentSessionId, "c");
+      await importCycle(
+        [
+          ["d", "c", 1],
+          ["c", "a", 1],
+          ["a", "b", 1],
+          ["b", "a", 1],
+        ],
+        ["a", "b"],
+        ["c", "d"],
+      );
       await store.close();
     });
 

@@ -106,6 +106,23 @@ function overwrite(path: string, pagenos: number[]): void {
   }
 }
 
+/** Write page `from` over page `to` (a misdirected write). */
+function copyPage(path: string, from: number, to: number): void {
+  const bytes = readFileSync(path);
+  const fd = openSync(path, "r+");
+  try {
+    writeSync(
+      fd,
+      bytes.subarray((from - 1) * PAGE_SIZE, from * PAGE_SIZE),
+      0,
+      PAGE_SIZE,
+      (to - 1) * PAGE_SIZE,
+    );
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Files a repair must not leave behind in the store's folder: its temporary files and locks. */
 function leftovers(f: FileFixture): string[] {
   return readdirSync(dirname(f.file())).filter((name) => name.includes(".tmp-"));
@@ -358,16 +375,7 @@ export function repairSuite(target: ConformanceTarget): void {
       const leaves = [...byLeaf.keys()];
       const victim = leaves[2] as number;
       const source = leaves[Math.floor(leaves.length / 2)] as number;
-      const bytes = readFileSync(f.file());
-      const fd = openSync(f.file(), "r+");
-      writeSync(
-        fd,
-        bytes.subarray((source - 1) * PAGE_SIZE, source * PAGE_SIZE),
-        0,
-        PAGE_SIZE,
-        (victim - 1) * PAGE_SIZE,
-      );
-      closeSync(fd);
+      copyPage(f.file(), source, victim);
       const report = await repairAndCheck(f, sha(f.file()));
       assert.equal(report.strategy, "salvage", JSON.stringify(report.attempts));
       const lost = expandRanges(report.lost?.messageIdRanges ?? []);
@@ -399,16 +407,7 @@ export function repairSuite(target: ConformanceTarget): void {
       // The copy comes first in the b-tree, so the check meets it before the original.
       const [victim, victimIds] = longLeaves[0] as [number, unknown[]];
       const [source] = longLeaves[longLeaves.length - 1] as [number, unknown[]];
-      const bytes = readFileSync(f.file());
-      const fd = openSync(f.file(), "r+");
-      writeSync(
-        fd,
-        bytes.subarray((source - 1) * PAGE_SIZE, source * PAGE_SIZE),
-        0,
-        PAGE_SIZE,
-        (victim - 1) * PAGE_SIZE,
-      );
-      closeSync(fd);
+      copyPage(f.file(), source, victim);
       // Both copies of a cell point at one overflow chain: the check names the second one it
       // meets ("2nd reference to page"), which may be the intact original.
       const report = await repairAndCheck(f, sha(f.file()));
