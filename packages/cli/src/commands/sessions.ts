@@ -313,7 +313,7 @@ function rangeOf(from: string | undefined, to: string | undefined, name: string)
   return { kind: "range", from: first, to: last };
 }
 
-/** The selected messages, read a page at a time (a --last keeps only the last N in memory). */
+/** The selected messages: the first or last N in one read, a range or all of them a page at a time. */
 async function readMessages(store: CliStore, id: string, chosen: Selection): Promise<Message[]> {
   if (chosen.kind === "first") return await store.getMessages(id, { limit: chosen.n });
   // Read from the end: the time it takes grows with N, not with the session.

@@ -156,14 +156,16 @@ interface TableResult {
   readonly insertRecord: (rowid: number, values: readonly RecordValue[]) => void;
 }
 
-/** Copy what can be read of `def` from `src` into `dst` (same columns, rowids kept). */
+/** Copy what can be read of `def` from `src` into `dst` (same columns, rowids kept), except the
+ * rows of `damagedCells`, which count as lost. */
 function salvageTable(
   src: SqliteConnection,
   dst: SqliteConnection,
   def: TableDef,
   unreadable: string[],
-  damaged: ReadonlySet<number>,
+  damagedCells: DamagedRows,
 ): TableResult {
+  const damaged: ReadonlySet<number> = damagedCells.get(def.name) ?? new Set();
   let present: string[];
   const result: TableResult = { def, lost: [], damaged, stored: [], columns: [], insertRecord: () => {} };
   try {
@@ -384,16 +386,9 @@ export function salvage(
   try {
     dst.exec("PRAGMA foreign_keys = OFF");
     beginTransaction(dst, "write");
-    const none = new Set<number>();
-    const sessions = salvageTable(src, dst, SESSIONS, unreadable, damagedCells.get(SESSIONS.name) ?? none);
-    const messages = salvageTable(src, dst, MESSAGES, unreadable, damagedCells.get(MESSAGES.name) ?? none);
-    const usage = salvageTable(
-      src,
-      dst,
-      SESSION_MODEL_USAGE,
-      unreadable,
-      damagedCells.get(SESSION_MODEL_USAGE.name) ?? none,
-    );
+    const sessions = salvageTable(src, dst, SESSIONS, unreadable, damagedCells);
+    const messages = salvageTable(src, dst, MESSAGES, unreadable, damagedCells);
+    const usage = salvageTable(src, dst, SESSION_MODEL_USAGE, unreadable, damagedCells);
     fromLeafPages(host, damaged, [sessions, messages, usage], unreadable);
 
     const lostSessions = (listedInIndexes(src, SESSIONS.name, "id", sessions.lost) ?? []).map((row) =>
