@@ -1,0 +1,2 @@
+/** @sessiondb/ai-sdk — work in progress (skeleton). */
+export {};

@@ -1,0 +1,2 @@
+/** @sessiondb/claude-agent-sdk — work in progress (skeleton). */
+export {};

@@ -1,0 +1,2 @@
+/** @sessiondb/openai-agents — work in progress (skeleton). */
+export {};
