@@ -1,2 +1,2 @@
 /** @sessiondb/formats — work in progress (skeleton). */
-export type { ItemMapper, MappedItem, SessionFacts } from "./mapped.js";
+export type { ItemMapper, LineFormat, MappedItem, SessionFacts } from "./mapped.js";

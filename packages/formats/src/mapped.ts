@@ -33,3 +33,22 @@ export interface MappedItem {
 export interface ItemMapper<Item = unknown> {
   map(item: Item, position: number): MappedItem;
 }
+
+/**
+ * A format whose sessions are JSON-lines files under a folder (Claude Code, Codex): what the
+ * importer needs from its shape module. The importer walks the roots, reads each session file
+ * line by line (a broken line is reported with its file and line number, a half-written last
+ * line is left for the next run), and feeds every parsed line of a file, in order and from the
+ * file's first line, to one fresh mapper: a mapper may keep state across a file's lines.
+ */
+export interface LineFormat {
+  /** The format's name, as `sessiondb import --from <name>` takes it. */
+  readonly name: string;
+  /** Where the producer keeps its sessions, relative to the home directory. */
+  readonly defaultRoots: readonly string[];
+  /** Whether a file (its path relative to the root, `/`-separated) is one of its session files. */
+  isSessionFile(relativePath: string): boolean;
+  /** A mapper for one session file's lines (the path relative to the root may say whose
+   * subagent the file is); `position` is the line's 1-based number in the file. */
+  mapper(relativePath: string): ItemMapper<unknown>;
+}
