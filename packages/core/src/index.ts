@@ -92,6 +92,8 @@ export {
   type ListSessionsOptions,
   type Message,
   type MessageInput,
+  type MessagePatch,
+  type Original,
   ROLES,
   type Role,
   type Session,

@@ -18,6 +18,7 @@ import { ftsSuite } from "./fts.js";
 import { type ConformanceTarget, suiteIf } from "./harness.js";
 import { importSessionsSuite } from "./import-sessions.js";
 import { openSuite } from "./open.js";
+import { originalsSuite } from "./originals.js";
 import { repairSuite } from "./repair.js";
 import { searchBoundsSuite } from "./search-bounds.js";
 import { searchPagingSuite } from "./search-paging.js";
@@ -49,6 +50,7 @@ export function runConformance(target: ConformanceTarget): void {
   target.describe(`sessiondb conformance (${target.name})`, () => {
     openSuite(target);
     storeApiSuite(target);
+    originalsSuite(target);
     statsSuite(target);
     transactionSuite(target);
     transactionCallsSuite(target);

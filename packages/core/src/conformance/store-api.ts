@@ -154,6 +154,8 @@ export function storeApiSuite(target: ConformanceTarget): void {
         reasoning: "think",
         active: true,
         metadata: { m: true },
+        externalId: null,
+        original: null,
       });
       assert.equal(messages[2]?.toolName, "ls");
       assert.deepEqual(

@@ -38,10 +38,10 @@ export function createTableSql(table: TableDef, name = table.name, ifNotExists =
   return `CREATE TABLE ${ifNotExists ? "IF NOT EXISTS " : ""}${ident(name)} (\n${lines.join(",\n")}\n)`;
 }
 
-/** CREATE INDEX IF NOT EXISTS. */
+/** CREATE [UNIQUE] INDEX IF NOT EXISTS. */
 export function createIndexSql(index: IndexDef): string {
   const where = index.where ? ` WHERE ${index.where}` : "";
-  return `CREATE INDEX IF NOT EXISTS ${ident(index.name)} ON ${ident(index.table)}(${index.columns.map(ident).join(", ")})${where}`;
+  return `CREATE ${index.unique ? "UNIQUE " : ""}INDEX IF NOT EXISTS ${ident(index.name)} ON ${ident(index.table)}(${index.columns.map(ident).join(", ")})${where}`;
 }
 
 /** ALTER TABLE … ADD COLUMN. */

@@ -33,6 +33,8 @@ export interface IndexDef {
   readonly name: string;
   readonly table: string;
   readonly columns: readonly string[];
+  /** UNIQUE: a second row with the same values is refused (an append skips it). */
+  readonly unique?: boolean;
   /** A partial index's condition (SQL over the table's columns): only a query whose WHERE holds
    * this same term can use the index. */
   readonly where?: string;
@@ -100,6 +102,14 @@ export const MESSAGES: TableDef = {
     { name: "reasoning", type: "TEXT" },
     { name: "active", type: "INTEGER", notNull: true, default: "1" },
     { name: "metadata", type: "TEXT" },
+    /** The producer's id for the message (a framework's message id, a transcript line's uuid):
+     * unique within its session (idx_messages_external), so a second write of it stores nothing. */
+    { name: "external_id", type: "TEXT" },
+    /** The item the message was made from, exactly as its producer gave it (JSON), and the name
+     * of its shape ("claude-code", "ai-sdk", …): what a binding gives back, what an importer
+     * keeps of the fields sessiondb has no column for. */
+    { name: "original_format", type: "TEXT" },
+    { name: "original", type: "TEXT" },
   ],
 };
 
@@ -148,6 +158,14 @@ export const ROLE_INDEX_TERM = "role > ''";
 
 export const INDEXES: readonly IndexDef[] = [
   { name: "idx_messages_session", table: "messages", columns: ["session_id", "id"] },
+  // Partial: most messages have no external id, and they cost this index nothing.
+  {
+    name: "idx_messages_external",
+    table: "messages",
+    columns: ["session_id", "external_id"],
+    unique: true,
+    where: "external_id IS NOT NULL",
+  },
   { name: "idx_messages_timestamp", table: "messages", columns: ["timestamp"] },
   // For store.stats()'s count by role alone: walking this index is ~15x faster than the table,
   // whose leaf pages hold the message text. Partial on a condition every row meets, so that only

@@ -3,13 +3,21 @@
  * them), reads in id order, counts.
  */
 
-import type { Row, RunResult } from "../driver.js";
-import { all, type Effect, get, guard, NOW, type Op, read } from "../engine/effects.js";
+import type { Row, RunResult, SqlValue } from "../driver.js";
+import { type Effect, get, guard, NOW, type Op, read, run, write } from "../engine/effects.js";
 import { InvalidInputError, SessionNotFoundError } from "../errors.js";
 import { messageColumns, toMessage } from "./rows.js";
 import { requireSession } from "./sessions.js";
 import { selectText } from "./text-reads.js";
-import type { GetMessagesOptions, Message, MessageInput } from "./types.js";
+import type {
+  GetMessagesOptions,
+  Message,
+  MessageInput,
+  MessagePatch,
+  Original,
+  UsageInput,
+} from "./types.js";
+import { addUsage, type ValidUsage, validUsage } from "./usage.js";
 import * as valid from "./validate.js";
 
 /** A message after validation: the column values to insert. */
@@ -26,6 +34,11 @@ interface ValidMessage {
   finishReason: string | null;
   reasoning: string | null;
   metadata: string | null;
+  externalId: string | null;
+  originalFormat: string | null;
+  original: string | null;
+  usage: ValidUsage | null;
+  active: 0 | 1;
 }
 
 const MESSAGE_FIELDS = [
@@ -39,12 +52,21 @@ const MESSAGE_FIELDS = [
   "reasoning",
   "timestamp",
   "metadata",
+  "externalId",
+  "original",
+  "usage",
+  "active",
 ] as const satisfies readonly (keyof MessageInput)[];
+
+/** Longest external id and shape name accepted. */
+const MAX_EXTERNAL_ID_CHARS = 500;
+const MAX_FORMAT_CHARS = 100;
 
 function validMessage(given: MessageInput, field: string, nowSeconds: number): ValidMessage {
   const input = valid.record(given, field, MESSAGE_FIELDS, field);
   const body = valid.content(input.content, `${field}.content`);
   const toolCalls = valid.jsonArray(input.toolCalls, `${field}.toolCalls`);
+  const original = validOriginal(input.original, `${field}.original`);
   return {
     role: valid.role(input.role, `${field}.role`),
     text: body.text,
@@ -58,14 +80,49 @@ function validMessage(given: MessageInput, field: string, nowSeconds: number): V
     finishReason: valid.optionalText(input.finishReason, `${field}.finishReason`, 200),
     reasoning: valid.optionalText(input.reasoning, `${field}.reasoning`, 16 * 1024 * 1024),
     metadata: valid.jsonObject(input.metadata, `${field}.metadata`),
+    externalId: valid.optionalText(input.externalId, `${field}.externalId`, MAX_EXTERNAL_ID_CHARS),
+    originalFormat: original.format,
+    original: original.value,
+    usage:
+      input.usage === undefined || input.usage === null
+        ? null
+        : validUsage(input.usage as UsageInput, `${field}.usage`),
+    active: input.active === undefined || valid.flag(input.active, `${field}.active`) ? 1 : 0,
   };
 }
 
+/** An `original`: null, or `{ format, value }` with any JSON value. */
+function validOriginal(given: unknown, field: string): { format: string | null; value: string | null } {
+  if (given === undefined || given === null) return { format: null, value: null };
+  const original = valid.record(given as Original, field, ["format", "value"] as const, field);
+  const format = valid.requiredText(original.format, `${field}.format`, MAX_FORMAT_CHARS);
+  if (original.value === undefined) throw new InvalidInputError(`${field}.value`, "is required");
+  return { format, value: valid.jsonValue(original.value, `${field}.value`) ?? "null" };
+}
+
+// ON CONFLICT DO NOTHING: the only uniqueness a new row can meet is idx_messages_external (the
+// id is the rowid's next value), so a message whose external id the session has is skipped.
 const INSERT_MESSAGE = `INSERT INTO messages (session_id, role, content, content_parts, tool_name, tool_call_id, tool_calls,
-  timestamp, token_count, finish_reason, reasoning, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+  timestamp, token_count, finish_reason, reasoning, metadata, external_id, original_format, original, active)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`;
+
+const STORED_EXTERNAL = "SELECT id FROM messages WHERE session_id = ? AND external_id = ?";
 
 const UPDATE_SESSION_COUNTERS = `UPDATE sessions SET message_count = message_count + ?, tool_call_count = tool_call_count + ?,
        last_activity_at = max(coalesce(last_activity_at, ?), ?) WHERE id = ?`;
+
+/** Take back from the session's counters what skipped messages had added. */
+const UNCOUNT_SKIPPED = `UPDATE sessions SET message_count = message_count - ?, tool_call_count = tool_call_count - ?
+       WHERE id = ?`;
+
+/** What an append adds to the session's counters. */
+interface Counts {
+  messages: number;
+  toolCalls: number;
+  latest: number;
+  /** When usage carried by the messages is recorded (epoch seconds). */
+  at: number;
+}
 
 /**
  * Append messages in one transaction; returns their ids in order. Every message takes this
@@ -83,13 +140,13 @@ export function* appendMessages(
   if (!Array.isArray(messages)) throw new InvalidInputError("messages", "expected an array");
   const nowSeconds = ((yield NOW) as number) / 1000;
   const rows: ValidMessage[] = [];
-  let toolCalls = 0;
-  let latest = Number.NEGATIVE_INFINITY;
+  const counts: Counts = { messages: 0, toolCalls: 0, latest: Number.NEGATIVE_INFINITY, at: nowSeconds };
   for (let i = 0; i < messages.length; i++) {
     const row = validMessage(messages[i] as MessageInput, `messages[${i}]`, nowSeconds);
     rows.push(row);
-    toolCalls += row.toolCallCount;
-    if (row.timestamp > latest) latest = row.timestamp;
+    counts.messages += row.active;
+    counts.toolCalls += row.active * row.toolCallCount;
+    if (row.timestamp > counts.latest) counts.latest = row.timestamp;
   }
   if (rows.length === 0) {
     // Nothing to store, but the call is still checked as an append: a closed or read-only store,
@@ -100,7 +157,7 @@ export function* appendMessages(
   }
   const write: Effect = {
     kind: "write",
-    body: () => insertMessages(id, rows, toolCalls, latest),
+    body: () => insertMessages(id, rows, counts),
     options: {
       patienceMs,
       what: `the append of ${rows.length} message${rows.length === 1 ? "" : "s"} to session ${JSON.stringify(id)}`,
@@ -109,15 +166,17 @@ export function* appendMessages(
   return (yield write) as number[];
 }
 
-function* insertMessages(id: string, rows: ValidMessage[], toolCalls: number, latest: number): Op<number[]> {
+function* insertMessages(id: string, rows: ValidMessage[], counts: Counts): Op<number[]> {
   // The counter update doubles as the existence check: no row changed, no session.
   const counted = (yield {
     kind: "run",
     sql: UPDATE_SESSION_COUNTERS,
-    params: [rows.length, toolCalls, latest, latest, id],
+    params: [counts.messages, counts.toolCalls, counts.latest, counts.latest, id],
   }) as RunResult;
   if (counted.changes === 0) throw new SessionNotFoundError(id);
   const ids: number[] = [];
+  let skipped = 0;
+  let skippedToolCalls = 0;
   for (const row of rows) {
     const inserted = (yield {
       kind: "run",
@@ -135,11 +194,127 @@ function* insertMessages(id: string, rows: ValidMessage[], toolCalls: number, la
         row.finishReason,
         row.reasoning,
         row.metadata,
+        row.externalId,
+        row.originalFormat,
+        row.original,
+        row.active,
       ],
     }) as RunResult;
+    if (inserted.changes === 0) {
+      // Stored already under this external id: the stored message's id, and nothing counted.
+      ids.push(Number((yield* get(STORED_EXTERNAL, id, row.externalId))?.id));
+      skipped += row.active;
+      skippedToolCalls += row.active * row.toolCallCount;
+      continue;
+    }
     ids.push(inserted.lastInsertRowid);
+    if (row.usage !== null) yield* addUsage(id, row.usage, counts.at);
   }
+  if (skipped > 0 || skippedToolCalls > 0) yield* run(UNCOUNT_SKIPPED, skipped, skippedToolCalls, id);
   return ids;
+}
+
+const PATCH_FIELDS = [
+  "content",
+  "toolName",
+  "toolCallId",
+  "toolCalls",
+  "tokenCount",
+  "finishReason",
+  "reasoning",
+  "metadata",
+  "original",
+  "active",
+] as const satisfies readonly (keyof MessagePatch)[];
+
+/** What a message keeps from its append: a patch naming one is refused rather than ignored. */
+const FIXED_FIELDS = ["role", "timestamp", "externalId", "usage"] as const;
+
+/** The message's state the counters depend on; no row when it is not in that session. */
+const STORED_MESSAGE = `SELECT active, coalesce(json_array_length(tool_calls), 0) AS calls
+  FROM messages WHERE id = ? AND session_id = ?`;
+
+/**
+ * Change a stored message in place (the search index follows through its triggers); the
+ * session's message and tool-call counters move with its active flag and tool calls. Fields
+ * the patch leaves out stay as they are.
+ */
+export function* updateMessage(sessionId: string, messageId: number, patch: MessagePatch): Op<void> {
+  const id = valid.sessionId(sessionId);
+  const message = valid.integerOption(messageId, "messageId", 1, Number.MAX_SAFE_INTEGER);
+  if (message === undefined) throw new InvalidInputError("messageId", "is required");
+  const given = valid.record(patch, "patch", PATCH_FIELDS, "patch");
+  for (const fixed of FIXED_FIELDS) {
+    if (Object.hasOwn(patch, fixed))
+      throw new InvalidInputError(`patch.${fixed}`, "cannot be changed: append a new message instead");
+  }
+  const columns: string[] = [];
+  const values: SqlValue[] = [];
+  const set = (column: string, value: SqlValue) => {
+    columns.push(`${column} = ?`);
+    values.push(value);
+  };
+  if (given.content !== undefined) {
+    const body = valid.content(given.content, "patch.content");
+    set("content", body.text);
+    set("content_parts", body.parts);
+  }
+  if (given.toolName !== undefined)
+    set("tool_name", valid.optionalText(given.toolName, "patch.toolName", 500));
+  if (given.toolCallId !== undefined)
+    set("tool_call_id", valid.optionalText(given.toolCallId, "patch.toolCallId", 500));
+  let toolCalls: number | undefined;
+  if (given.toolCalls !== undefined) {
+    const calls = valid.jsonArray(given.toolCalls, "patch.toolCalls");
+    set("tool_calls", calls.text);
+    toolCalls = calls.length;
+  }
+  if (given.tokenCount !== undefined) set("token_count", valid.count(given.tokenCount, "patch.tokenCount"));
+  if (given.finishReason !== undefined)
+    set("finish_reason", valid.optionalText(given.finishReason, "patch.finishReason", 200));
+  if (given.reasoning !== undefined)
+    set("reasoning", valid.optionalText(given.reasoning, "patch.reasoning", 16 * 1024 * 1024));
+  if (given.metadata !== undefined) set("metadata", valid.jsonObject(given.metadata, "patch.metadata"));
+  if (given.original !== undefined) {
+    const original = validOriginal(given.original, "patch.original");
+    set("original_format", original.format);
+    set("original", original.value);
+  }
+  let active: 0 | 1 | undefined;
+  if (given.active !== undefined) {
+    active = valid.flag(given.active, "patch.active") ? 1 : 0;
+    set("active", active);
+  }
+  yield* write(() => patchMessage(id, message, columns, values, { active, toolCalls }));
+}
+
+function* patchMessage(
+  id: string,
+  message: number,
+  columns: string[],
+  values: SqlValue[],
+  next: { active: 0 | 1 | undefined; toolCalls: number | undefined },
+): Op<void> {
+  const stored = yield* get(STORED_MESSAGE, message, id);
+  if (!stored) {
+    yield* requireSession(id);
+    throw new InvalidInputError("messageId", `session ${JSON.stringify(id)} has no message ${message}`);
+  }
+  if (columns.length === 0) return;
+  yield* run(`UPDATE messages SET ${columns.join(", ")} WHERE id = ?`, ...values, message);
+  const wasActive = Number(stored.active) !== 0 ? 1 : 0;
+  const isActive = next.active ?? wasActive;
+  const calls = Number(stored.calls);
+  const messagesDelta = isActive - wasActive;
+  const callsDelta = isActive * (next.toolCalls ?? calls) - wasActive * calls;
+  if (messagesDelta !== 0 || callsDelta !== 0) {
+    yield* run(
+      "UPDATE sessions SET message_count = message_count + ?, tool_call_count = tool_call_count + ? WHERE id = ?",
+      messagesDelta,
+      callsDelta,
+      id,
+    );
+  }
 }
 
 /** Messages of a session in order: the first `limit`, or the last `last`, between the ids given. */

@@ -125,6 +125,8 @@ export const STORE_OPERATIONS = {
   appendMessage,
   /** Append messages in one transaction (transcript patience); returns their ids in order. */
   appendMessages,
+  /** Change a stored message in place (content, tool calls, original, active flag, …). */
+  updateMessage: messages.updateMessage,
   /** Messages of a session in order. */
   getMessages: messages.getMessages,
   /** Number of stored messages, in one session or in the whole store. */

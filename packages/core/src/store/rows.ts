@@ -2,7 +2,7 @@
  * than breaking a listing (a store may hold rows written by other tools). */
 import type { Row } from "../driver.js";
 import { MESSAGES, SESSION_MODEL_USAGE, SESSIONS, type TableDef } from "../schema/definition.js";
-import type { Json, Message, Role, Session, SessionSummary, UsageRow } from "./types.js";
+import type { Json, Message, Original, Role, Session, SessionSummary, UsageRow } from "./types.js";
 
 /*
  * Some bindings (Deno's node:sqlite, @db/sqlite) read TEXT only up to its first NUL, though the
@@ -158,7 +158,19 @@ export function toMessage(row: Row): Message {
     reasoning: text(row.reasoning),
     active: num(row.active) !== 0,
     metadata: parseJson(row.metadata),
+    externalId: text(row.external_id),
+    original: toOriginal(row),
   };
+}
+
+function toOriginal(row: Row): Original | null {
+  const format = text(row.original_format);
+  if (format === null || row.original === null || row.original === undefined) return null;
+  try {
+    return { format, value: JSON.parse(text(row.original) as string) as Json };
+  } catch {
+    return null;
+  }
 }
 
 /** The columns read for a usage row (of `session_model_usage`, unqualified). */

@@ -129,6 +129,42 @@ export interface MessageInput {
   reasoning?: string | null;
   timestamp?: number;
   metadata?: { [key: string]: Json } | null;
+  /** The producer's id for this message (at most 500 characters), unique within its session:
+   * a message whose externalId the session already holds is not stored again (no row, no
+   * counters, no usage), and the append returns the stored message's id. Within one call the
+   * first of a repeated externalId wins. */
+  externalId?: string | null;
+  /** The item this message was made from, exactly as its producer gave it (a framework's
+   * message, a transcript line), under the name of its shape; read back as given. */
+  original?: Original | null;
+  /** Usage this message reports, recorded with it (as `recordUsage` would) in the same
+   * transaction, and only when the message is stored. */
+  usage?: UsageInput | null;
+  /** false: a row kept in the session but no part of its conversation (an item that is no
+   * message, a popped one): `getMessages` leaves it out unless asked, and the session's message
+   * and tool-call counters leave it out. Default true. */
+  active?: boolean;
+}
+
+/** An item kept as its producer gave it, under the name of its shape. */
+export interface Original {
+  /** The shape's name: "claude-code", "ai-sdk", "openai-agents", … (at most 100 characters). */
+  format: string;
+  value: Json;
+}
+
+/** What `updateMessage` changes in a stored message; fields left out stay as they are. */
+export interface MessagePatch {
+  content?: string | StructuredContent | null;
+  toolName?: string | null;
+  toolCallId?: string | null;
+  toolCalls?: Json[] | null;
+  tokenCount?: number | null;
+  finishReason?: string | null;
+  reasoning?: string | null;
+  metadata?: { [key: string]: Json } | null;
+  original?: Original | null;
+  active?: boolean;
 }
 
 export interface Message {
@@ -145,6 +181,8 @@ export interface Message {
   reasoning: string | null;
   active: boolean;
   metadata: { [key: string]: Json } | null;
+  externalId: string | null;
+  original: Original | null;
 }
 
 /** Options of `getMessages` (null, or an option given as null, means the default). */

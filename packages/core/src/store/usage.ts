@@ -5,7 +5,7 @@
 
 import { MAX_COST_USD } from "../constants.js";
 import type { Row } from "../driver.js";
-import { all, get, now, type Op, read, run, write } from "../engine/effects.js";
+import { get, now, type Op, read, run, write } from "../engine/effects.js";
 import { InvalidInputError } from "../errors.js";
 import { toUsageRow, usageColumns } from "./rows.js";
 import { requireSession } from "./sessions.js";
@@ -72,24 +72,38 @@ const USAGE_FIELDS = [
 
 export function* recordUsage(sessionId: string, given: UsageInput): Op<void> {
   const id = valid.sessionId(sessionId);
-  const usage = valid.record(given, "usage", USAGE_FIELDS, "usage");
-  const key = [
-    valid.requiredText(usage.model, "usage.model", 500),
-    valid.optionalText(usage.provider, "usage.provider", 500) ?? "",
-    valid.optionalText(usage.baseUrl, "usage.baseUrl", 2000) ?? "",
-    valid.optionalText(usage.billingMode, "usage.billingMode", 200) ?? "",
-    valid.optionalText(usage.task, "usage.task", 200) ?? "",
-  ];
-  const added = COUNTERS.map(({ field }) =>
-    field === "costUsd"
-      ? valid.amount(usage.costUsd, "usage.costUsd")
-      : (valid.count(usage[field], `usage.${field}`) ?? 0),
-  );
+  const usage = validUsage(given, "usage");
   const at = (yield* now()) / 1000;
-  yield* write(() => addUsage(id, key, added, at));
+  yield* write(() => addUsage(id, usage, at));
 }
 
-function* addUsage(id: string, key: string[], added: number[], at: number): Op<void> {
+/** A usage record after validation: its row's key and the counters it adds. */
+export interface ValidUsage {
+  key: string[];
+  added: number[];
+}
+
+/** Check a UsageInput (`field` names it in errors: "usage", "messages[2].usage"). */
+export function validUsage(given: UsageInput, field: string): ValidUsage {
+  const usage = valid.record(given, field, USAGE_FIELDS, field);
+  const key = [
+    valid.requiredText(usage.model, `${field}.model`, 500),
+    valid.optionalText(usage.provider, `${field}.provider`, 500) ?? "",
+    valid.optionalText(usage.baseUrl, `${field}.baseUrl`, 2000) ?? "",
+    valid.optionalText(usage.billingMode, `${field}.billingMode`, 200) ?? "",
+    valid.optionalText(usage.task, `${field}.task`, 200) ?? "",
+  ];
+  const added = COUNTERS.map((counter) =>
+    counter.field === "costUsd"
+      ? valid.amount(usage.costUsd, `${field}.costUsd`)
+      : (valid.count(usage[counter.field], `${field}.${counter.field}`) ?? 0),
+  );
+  return { key, added };
+}
+
+/** Add a validated usage record to the session's totals and its usage row, inside the caller's
+ * write transaction (a refusal throws, rolling back what the caller wrote with it). */
+export function* addUsage(id: string, { key, added }: ValidUsage, at: number): Op<void> {
   const guardParams = added.flatMap((value) => [value, value]);
   const { changes } = yield* run(ADD_TO_SESSION, ...added, id, ...guardParams);
   if (changes === 0) {
