@@ -6,7 +6,13 @@
  * unchanged, and only the difference is written: new messages appended, changed ones updated in
  * place, dropped ones marked inactive. Messages before that point are taken as stored.
  */
-import { InvalidInputError, type Json, type Message, type MessageInput } from "@sessiondb/core";
+import {
+  InvalidInputError,
+  type Json,
+  type Message,
+  type MessageInput,
+  type UsageInput,
+} from "@sessiondb/core";
 import { mapUIMessage, uiMessageOf } from "@sessiondb/formats";
 import type { UIMessage } from "ai";
 import { type AnyStore, isSessionNotFound, type Plan, type Result, runInTransaction } from "./plan.js";
@@ -115,6 +121,8 @@ function* savePlan(chatId: string, planned: Planned[], indexOf: Map<string, numb
       else if (!same(stored, row)) {
         yield (s) => s.updateMessage(chatId, stored.id, patchOf(row));
         result.updated++;
+        const usage = newUsage(stored, row);
+        if (usage) yield (s) => s.recordUsage(chatId, usage);
       }
     }
   }
@@ -140,6 +148,18 @@ function* savePlan(chatId: string, planned: Planned[], indexOf: Map<string, numb
     }
   }
   return result;
+}
+
+/**
+ * Usage to record for a message saved again: the SDK continues a response (after a tool
+ * approval, say) with a new stream and replaces the message's metadata usage with that stream's
+ * own, so a usage that differs from the stored message's is a new stream's, counted in full.
+ */
+function newUsage(stored: Message, row: MessageInput): UsageInput | undefined {
+  const before = uiMessageOf(stored);
+  if (!row.usage || !before) return undefined;
+  const had = mapUIMessage(before, "stored").messages[0]?.usage;
+  return JSON.stringify(had ?? null) === JSON.stringify(row.usage) ? undefined : row.usage;
 }
 
 /** Whether `row` (not a UIMessage row) is a tool row of a UIMessage row in the tail. */

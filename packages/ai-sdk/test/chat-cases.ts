@@ -156,6 +156,64 @@ export function chatCases(describe: Suite, it: Test, open: OpenStore): void {
         await close();
       }
     });
+    it("a tool approval: the same message saved waiting, approved, then continued by a second stream", async () => {
+      const { store, close } = await open();
+      try {
+        const chatId = newChatId();
+        const save = (messages: UIMessage[]) => saveChat(store, { chatId, messages });
+        const asked = await turn({
+          history: [],
+          user: "Weather in Oslo?",
+          script: [{ calls: [{ id: "call-9", tool: "weather", input: { city: "Oslo" } }] }],
+          approve: ["weather"],
+          save,
+        });
+        const waiting = asked.messages.at(-1);
+        const part = waiting?.parts.find((p) => p.type === "tool-weather");
+        assert.equal(part && "state" in part ? part.state : undefined, "approval-requested");
+        assert.equal((await rowsOf(store, chatId)).filter((row) => row.role === "tool").length, 0);
+
+        // The client approves, as useChat's addToolApprovalResponse does, and sends the chat back.
+        const approved = (await loadChat(store, chatId)).map((message) => ({
+          ...message,
+          parts: message.parts.map((p) =>
+            p.type === "tool-weather" && p.state === "approval-requested"
+              ? { ...p, state: "approval-responded" as const, approval: { ...p.approval, approved: true } }
+              : p,
+          ),
+        })) as UIMessage[];
+        assert.deepEqual(await save(approved), { appended: 0, updated: 1, removed: 0 });
+        const messageRow = (await rowsOf(store, chatId)).find((row) => row.externalId === waiting?.id);
+
+        const continued = await turn({
+          history: await validateUIMessages({ messages: await loadChat(store, chatId), tools }),
+          script: [{ text: "Oslo is cold today.", tokens: { input: 150, output: 20 } }],
+          approve: ["weather"],
+          save,
+        });
+        assert.equal(continued.messages.length, 2, "the answer continued the same message");
+        assert.deepEqual(await loadChat(store, chatId), asJson(continued.messages));
+        const rows = await rowsOf(store, chatId);
+        assert.equal(
+          rows.find((row) => row.externalId === waiting?.id)?.id,
+          messageRow?.id,
+          "updated in place",
+        );
+        const result = rows.find((row) => row.role === "tool");
+        assert.equal(result?.toolCallId, "call-9");
+        assert.deepEqual(JSON.parse(String(result?.content)), { city: "Oslo", celsius: 14, sky: "clear" });
+        // Each stream's usage once: the first at the approval request, the second when it continued.
+        const [usage] = await store.getUsage(chatId);
+        assert.equal(usage?.callCount, 2);
+        assert.equal(usage?.inputTokens, 99 + 148);
+        assert.equal(usage?.outputTokens, 11 + 20);
+        // Saving the continued chat again changes nothing, counts included.
+        assert.deepEqual(await save(continued.messages), { appended: 0, updated: 0, removed: 0 });
+        assert.equal((await store.getUsage(chatId))[0]?.callCount, 2);
+      } finally {
+        await close();
+      }
+    });
   });
 
   describe("saveChat writes only the difference", () => {

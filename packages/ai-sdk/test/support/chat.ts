@@ -18,10 +18,15 @@ import {
 import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
 import { z } from "zod";
 
-/** What the scripted model says in one step. */
-export type Step =
-  | { text: string; reasoning?: string; hangAfter?: number }
-  | { calls: { id: string; tool: string; input: Json }[]; reasoning?: string };
+/** What the scripted model says in one step, and the tokens it reports (default: 100 + n input,
+ * 2 of them cached, and 10 + n output for the model's n-th call). */
+export type Step = (
+  | { text: string; hangAfter?: number }
+  | { calls: { id: string; tool: string; input: Json }[] }
+) & {
+  reasoning?: string;
+  tokens?: { input: number; output: number };
+};
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 export const tools = {
@@ -70,7 +75,8 @@ function partsOf(step: Step, n: number) {
     }
   }
   const finishReason = { unified: "text" in step ? "stop" : "tool-calls", raw: undefined };
-  parts.push({ type: "finish", finishReason, usage: usage(100 + n, 10 + n) });
+  const tokens = step.tokens ?? { input: 100 + n, output: 10 + n };
+  parts.push({ type: "finish", finishReason, usage: usage(tokens.input, tokens.output) });
   return parts;
 }
 
@@ -113,23 +119,29 @@ export function scriptedModel(script: Step[]): MockLanguageModelV4 {
  * set to the same count sends no more until then). */
 export async function turn(options: {
   history: UIMessage[];
-  user: string;
+  /** The user's new message; none to continue the last assistant message (after an approval). */
+  user?: string;
+  /** Tools that need the user's approval before they run. */
+  approve?: (keyof typeof tools)[];
   script: Step[];
   save: (messages: UIMessage[]) => unknown;
   abortAfter?: number;
 }): Promise<{ messages: UIMessage[]; isAborted: boolean }> {
-  const userMessage: UIMessage = {
-    id: `u-${options.history.length}`,
-    role: "user",
-    parts: [{ type: "text", text: options.user }],
-  };
-  const messages = [...options.history, userMessage];
+  const messages = [...options.history];
+  if (options.user !== undefined) {
+    messages.push({
+      id: `u-${messages.length}`,
+      role: "user",
+      parts: [{ type: "text", text: options.user }],
+    });
+  }
   const controller = new AbortController();
   const result = streamText({
     model: scriptedModel(options.script),
     messages: await convertToModelMessages(messages, { tools }),
     tools,
     stopWhen: stepCountIs(5),
+    toolApproval: Object.fromEntries((options.approve ?? []).map((name) => [name, "user-approval"])),
     abortSignal: controller.signal,
   });
   let ended: { messages: UIMessage[]; isAborted: boolean } | undefined;
