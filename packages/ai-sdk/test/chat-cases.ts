@@ -10,6 +10,7 @@ import { InvalidInputError } from "@sessiondb/core";
 import { type UIMessage, validateUIMessages } from "ai";
 import { type AnyStore, loadChat, saveChat } from "../src/index.js";
 import { tools, turn } from "./support/chat.js";
+import { countingStore } from "./support/counting-store.js";
 
 type Suite = (name: string, body: () => void) => void;
 type Test = (name: string, body: () => Promise<void>) => void;
@@ -347,6 +348,47 @@ export function chatCases(describe: Suite, it: Test, open: OpenStore): void {
         assert.deepEqual(await loadChat(store, chatId, { last: 500 }), messages);
         assert.deepEqual(await loadChat(store, chatId), messages);
         assert.deepEqual(await loadChat(store, "never-saved"), []);
+      } finally {
+        await close();
+      }
+    });
+  });
+
+  describe("cost in proportion to the work", () => {
+    it("on a long chat, saving one new message reads one short page and writes one row; loadChat { last } reads O(last)", async () => {
+      const { store: real, close } = await open();
+      try {
+        const chatId = newChatId();
+        const messages: UIMessage[] = [];
+        for (let i = 0; i < 150; i++) {
+          messages.push(user(`u${i}`, `question ${i}`));
+          messages.push(
+            assistant(`a${i}`, [
+              {
+                type: "tool-weather",
+                toolCallId: `c${i}`,
+                state: "output-available",
+                input: { city: "X" },
+                output: i,
+              },
+              { type: "text", text: `answer ${i}` },
+            ]),
+          );
+        }
+        await saveChat(real, { chatId, messages });
+        const { store, counts } = countingStore(real);
+        const next = [...messages, user("u-new", "one more")];
+        assert.deepEqual(await saveChat(store, { chatId, messages: next }), {
+          appended: 1,
+          updated: 0,
+          removed: 0,
+        });
+        assert.deepEqual(counts, { reads: 1, rowsRead: 8, appended: 1, updated: 0 });
+
+        const { store: reading, counts: read } = countingStore(real);
+        assert.deepEqual(await loadChat(reading, chatId, { last: 50 }), next.slice(-50));
+        assert.equal(read.reads, 1);
+        assert.equal(read.rowsRead, 100);
       } finally {
         await close();
       }
