@@ -16,9 +16,14 @@ export interface Counts {
 export function countingStore(store: AnyStore): { store: AnyStore; counts: Counts } {
   const counts: Counts = { reads: 0, rowsRead: 0, appended: 0, updated: 0 };
   const after = <T>(value: T | Promise<T>, see: (value: T) => void): T | Promise<T> => {
-    if (value instanceof Promise) return value.then((v) => (see(v), v));
-    see(value);
-    return value;
+    if (!(value instanceof Promise)) {
+      see(value);
+      return value;
+    }
+    return value.then((v) => {
+      see(v);
+      return v;
+    });
   };
   const wrap = (real: AnyStore): AnyStore => {
     const s = real as unknown as Record<string, (...args: unknown[]) => unknown>;
