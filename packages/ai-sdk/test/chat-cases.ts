@@ -315,6 +315,19 @@ export function chatCases(describe: Suite, it: Test, open: OpenStore): void {
           ],
         );
         assert.equal((await store.getSession(chatId))?.messageCount, 2);
+
+        // Back to the first answer: its rows come back to life, the second one's go.
+        const first = [q, assistant("a1", [{ ...call, state: "output-available", output: "found" }])];
+        assert.deepEqual(await saveChat(store, { chatId, messages: first }), {
+          appended: 0,
+          updated: 2,
+          removed: 1,
+        });
+        assert.deepEqual(await loadChat(store, chatId), first);
+        assert.deepEqual(
+          (await rowsOf(store, chatId)).map((row) => row.active),
+          [true, true, true, false],
+        );
       } finally {
         await close();
       }
