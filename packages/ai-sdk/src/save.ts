@@ -13,7 +13,7 @@ import {
   type MessageInput,
   type UsageInput,
 } from "@sessiondb/core";
-import { mapUIMessage, uiMessageOf } from "@sessiondb/formats";
+import { mapUIMessage, toolRowKey, uiMessageOf } from "@sessiondb/formats";
 import type { UIMessage } from "ai";
 import { type AnyStore, isSessionNotFound, type Plan, type Result, runInTransaction } from "./plan.js";
 
@@ -126,11 +126,17 @@ function* savePlan(chatId: string, planned: Planned[], indexOf: Map<string, numb
       }
     }
   }
-  // Stored rows of messages the chat no longer holds (or tool outputs a message lost).
+  // Stored rows of messages the chat no longer holds (or tool outputs a message lost). A tool
+  // row's message sits before it: in the tail, or at or before the point of agreement (kept).
+  const owners = new Set<string>();
+  for (const row of tail) {
+    const message = uiMessageOf(row);
+    if (message) owners.add(toolRowKey(message.id, ""));
+  }
   for (const row of tail) {
     if (!row.active || row.externalId === null || kept.has(row.externalId)) continue;
     const message = uiMessageOf(row);
-    if (message === undefined && !byOwner(row, tail)) continue;
+    if (message === undefined && !owners.has(ownerPrefix(row))) continue;
     yield (s) => s.updateMessage(chatId, row.id, { active: false });
     if (message) result.removed++;
   }
@@ -162,12 +168,11 @@ function newUsage(stored: Message, row: MessageInput): UsageInput | undefined {
   return JSON.stringify(had ?? null) === JSON.stringify(row.usage) ? undefined : row.usage;
 }
 
-/** Whether `row` (not a UIMessage row) is a tool row of a UIMessage row in the tail. */
-function byOwner(row: Message, tail: readonly Message[]): boolean {
-  return tail.some((owner) => {
-    const message = uiMessageOf(owner);
-    return message !== undefined && row.externalId?.startsWith(`${message.id}/tool/`) === true;
-  });
+/** The `<message id>/tool/` a tool row's key begins with: its key less its call id. */
+function ownerPrefix(row: Message): string {
+  const key = row.externalId ?? "";
+  const callId = row.toolCallId ?? "";
+  return row.role === "tool" && key.endsWith(callId) ? key.slice(0, key.length - callId.length) : "";
 }
 
 /** The columns a save may change, as a patch (role, timestamp and usage stay as first stored). */
