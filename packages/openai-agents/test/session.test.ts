@@ -1,4 +1,8 @@
-/** The Session cases under vitest (Node 20): better-sqlite3 on a temp file, and a real sqld. */
+/**
+ * The Session cases under vitest: @sessiondb/node on a temp file with its default driver
+ * (better-sqlite3 on Node 20, node:sqlite on Node 24, where the better-sqlite3 build does not
+ * load), and a real sqld through @sessiondb/libsql.
+ */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,8 +17,8 @@ const dir = mkdtempSync(join(tmpdir(), "sessiondb-openai-agents-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 sessionCases(describe, it, hooks, {
-  name: "better-sqlite3",
-  open: async () => openStore(join(dir, "session.db"), { driver: "better-sqlite3" }),
+  name: `@sessiondb/node on Node ${process.versions.node}`,
+  open: async () => openStore(join(dir, "session.db")),
   close: async (store) => void (await store.close()),
 });
 
