@@ -9,6 +9,8 @@
  */
 import {
   type AgentInputItem,
+  type RunContext,
+  type RunContextAwareSession,
   type SessionHistoryRewriteArgs,
   type SessionHistoryRewriteAwareSession,
   type SessionHistoryTransactionArgs,
@@ -24,6 +26,7 @@ import {
 } from "@sessiondb/core";
 import { type AnyStore, Driver, type Operation } from "./drive.js";
 import { itemRows, rowItems } from "./items.js";
+import { RunUsage } from "./usage.js";
 
 /** Options of `new SessionDbSession(…)`. */
 export interface SessionDbSessionOptions {
@@ -43,9 +46,12 @@ const CLEAR_PAGE = 500;
 
 /** A durable Agents SDK Session in a sessiondb store. */
 export class SessionDbSession
-  implements SessionHistoryTransactionAwareSession, SessionHistoryRewriteAwareSession
+  implements SessionHistoryTransactionAwareSession, SessionHistoryRewriteAwareSession, RunContextAwareSession
 {
+  /** The Runner passes its RunContext: its usage is recorded with the items a run writes. */
+  readonly acceptsRunContext = true as const;
   readonly #driver: Driver;
+  readonly #usage = new RunUsage();
   readonly #id: string;
   readonly #record: CreateSessionInput;
   #created: Promise<void> | undefined;
@@ -85,15 +91,18 @@ export class SessionDbSession
     return limit === undefined ? items : items.slice(-limit);
   }
 
-  /** Appends the items in one transaction; a bad item refuses them all (`items[i]` named). */
-  async addItems(items: AgentInputItem[]): Promise<void> {
+  /** Appends the items in one transaction; a bad item refuses them all (`items[i]` named). The
+   * usage the run added since its last write is recorded with the last of them. */
+  async addItems(items: AgentInputItem[], runContext?: RunContext<unknown>): Promise<void> {
     const rows = itemRows(items);
     if (rows.length === 0) return;
+    const counted = this.#withUsage(rows, runContext);
     await this.#ready();
     const id = this.#id;
     await this.#driver.run(function* (s) {
       yield appended(s, id, rows);
     });
+    counted();
   }
 
   /** Takes the newest item out (its row marked inactive), in one transaction: two processes
@@ -156,7 +165,10 @@ export class SessionDbSession
   }
 
   /** Appends or replaces a suffix atomically, once per operation id (see the file's comment). */
-  async applyHistoryTransaction(args: SessionHistoryTransactionArgs): Promise<void> {
+  async applyHistoryTransaction(
+    args: SessionHistoryTransactionArgs,
+    runContext?: RunContext<unknown>,
+  ): Promise<void> {
     const { operationId, transaction } = args ?? ({} as SessionHistoryTransactionArgs);
     if (typeof operationId !== "string" || operationId.trim() === "")
       throw new InvalidInputError("operationId", "must be a non-empty string");
@@ -170,6 +182,7 @@ export class SessionDbSession
     const expected = kind === "replace_suffix" ? transaction.expectedSuffix : [];
     if (kind === "replace_suffix") itemRows(expected, "transaction.expectedSuffix");
     const snapshot = canonical(transaction);
+    const counted = this.#withUsage(rows, runContext);
     await this.#ready();
     const id = this.#id;
     await this.#driver.atomically(function* (s) {
@@ -204,6 +217,18 @@ export class SessionDbSession
       }
       if (rows.length > 0) yield appended(s, id, rows);
     });
+    // Also after a replay: its rows (and their usage) were stored by the first application.
+    counted();
+  }
+
+  /** Puts the usage `runContext` added since this session's last stored write on the last row
+   * (usage goes with a row only when it is stored); the answer marks it counted. */
+  #withUsage(rows: MessageInput[], runContext: RunContext<unknown> | undefined): () => void {
+    const last = rows.at(-1);
+    if (last === undefined) return () => {};
+    const { usage, done } = this.#usage.since(runContext, this.#record.model ?? "unknown");
+    if (usage !== undefined) last.usage = usage;
+    return done;
   }
 
   /** Creates the session record once (an upsert: an existing session keeps its fields). */

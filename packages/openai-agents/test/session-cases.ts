@@ -6,7 +6,7 @@
  * bad input (named by index, nothing stored).
  */
 import assert from "node:assert/strict";
-import type { AgentInputItem } from "@openai/agents-core";
+import { type AgentInputItem, RunContext, Usage } from "@openai/agents-core";
 import type { AsyncStore, Message, Store } from "@sessiondb/core";
 import { InvalidInputError, SessionDbSession } from "../src/index.js";
 
@@ -250,6 +250,58 @@ export function sessionCases(describe: Suite, it: Test, hooks: Hooks, target: St
       assert.match(JSON.stringify(call?.toolCalls), /Bern/);
       await session.replaceHistoryWithCompaction([ITEMS[9] as AgentInputItem, ITEMS[1] as AgentInputItem]);
       assert.deepEqual(await session.getItems(), [ITEMS[9], ITEMS[1]]);
+    });
+
+    it("records the usage a run's context added with each write, counted once", async () => {
+      const session = new SessionDbSession({
+        store,
+        sessionId: freshId("usage"),
+        session: { model: "gpt-x" },
+      });
+      const context = new RunContext();
+      await session.addItems([ITEMS[1] as AgentInputItem], context); // before any request: none
+      context.usage.add(
+        new Usage({
+          requests: 1,
+          inputTokens: 100,
+          outputTokens: 20,
+          totalTokens: 120,
+          inputTokensDetails: { cached_tokens: 40 },
+          outputTokensDetails: { reasoning_tokens: 5 },
+        }),
+      );
+      await session.addItems(ITEMS.slice(2, 4), context);
+      context.usage.add(
+        new Usage({
+          requests: 1,
+          inputTokens: 150,
+          outputTokens: 10,
+          totalTokens: 160,
+          inputTokensDetails: { cached_tokens: 100 },
+        }),
+      );
+      await session.applyHistoryTransaction(
+        { operationId: "u-1", transaction: { type: "append_items", items: [ITEMS[4] as AgentInputItem] } },
+        context,
+      );
+      await session.applyHistoryTransaction(
+        { operationId: "u-1", transaction: { type: "append_items", items: [ITEMS[4] as AgentInputItem] } },
+        context,
+      );
+      await session.addItems([ITEMS[8] as AgentInputItem], context); // nothing new since
+      const usage = await store.getUsage(await session.getSessionId());
+      assert.equal(usage.length, 1);
+      assert.deepEqual(
+        [
+          usage[0]?.model,
+          usage[0]?.callCount,
+          usage[0]?.inputTokens,
+          usage[0]?.cacheReadTokens,
+          usage[0]?.outputTokens,
+          usage[0]?.reasoningTokens,
+        ],
+        ["gpt-x", 2, 110, 140, 30, 5],
+      );
     });
 
     it("a session some other writer started reads back as items", async () => {

@@ -12,7 +12,7 @@ setTracingDisabled(true);
 const [db, sessionId, input] = process.argv.slice(2);
 const store = openStore(db);
 try {
-  const session = new SessionDbSession({ store, sessionId });
+  const session = new SessionDbSession({ store, sessionId, session: { model: "script-model" } });
   const result = await run(weatherAgent(), input, { session });
   process.stdout.write(JSON.stringify({ finalOutput: result.finalOutput, items: await session.getItems() }));
 } finally {
