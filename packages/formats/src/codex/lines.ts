@@ -14,9 +14,9 @@
  * Every row's `externalId` is `line:<n>` (a rollout is only appended to, so a line keeps its
  * number) and its original is the whole line under the format name `"codex"`.
  */
-import type { Json, MessageInput } from "@sessiondb/core";
+import type { Json, MessageInput, UsageInput } from "@sessiondb/core";
 import type { ItemMapper, MappedItem, SessionFacts } from "../mapped.js";
-import { OpenAIItems } from "../openai/items.js";
+import { type ItemPlace, OpenAIItems } from "../openai/items.js";
 import { TokenTotals } from "./usage.js";
 
 /** The name of the format and of its originals. */
@@ -31,9 +31,9 @@ export class CodexLines implements ItemMapper<unknown> {
   readonly #items = new OpenAIItems();
   readonly #totals = new TokenTotals();
   readonly #fileId: string | undefined;
+  /** The model of the turn in progress (turn_context), which token counts are charged to. */
   #model: string | undefined;
   #provider: string | undefined;
-  #knowsModel = false;
 
   constructor(relativePath: string) {
     this.#fileId = UUID.exec(relativePath)?.[1];
@@ -41,67 +41,66 @@ export class CodexLines implements ItemMapper<unknown> {
 
   map(value: unknown, position: number): MappedItem {
     const line = (value !== null && typeof value === "object" && !Array.isArray(value) ? value : {}) as Obj;
-    const externalId = `line:${position}`;
-    const original = { format: CODEX_FORMAT, value: value as Json };
     const at = typeof line.timestamp === "string" ? Date.parse(line.timestamp) / 1000 : Number.NaN;
-    const timestamp = Number.isFinite(at) && at >= 0 ? at : undefined;
-    const payload = (line.payload !== null && typeof line.payload === "object" ? line.payload : {}) as Obj;
-    const row = (message: Omit<MessageInput, "externalId" | "original" | "timestamp">): MessageInput => {
-      const m: MessageInput = { ...message, externalId, original };
-      if (timestamp !== undefined) m.timestamp = timestamp;
-      return m;
+    const place: ItemPlace = {
+      externalId: `line:${position}`,
+      original: { format: CODEX_FORMAT, value: value as Json },
     };
-    const kept = (content: string | null = null) => row({ role: "system", content, active: false });
-    const mapped = this.#line(line.type, payload, kept, row, { externalId, original, timestamp });
+    if (Number.isFinite(at) && at >= 0) place.timestamp = at;
+    const payload = (line.payload !== null && typeof line.payload === "object" ? line.payload : {}) as Obj;
+    const mapped =
+      line.type === "response_item"
+        ? this.#items.map(payload, place)
+        : this.#kept(this.#line(line.type, payload), place);
     if (position === 1 && mapped.session?.id === undefined && this.#fileId !== undefined)
       mapped.session = { ...mapped.session, id: this.#fileId, source: CODEX_FORMAT };
     return mapped;
   }
 
-  #line(
-    type: unknown,
-    payload: Obj,
-    kept: (content?: string | null) => MessageInput,
-    row: (m: Omit<MessageInput, "externalId" | "original" | "timestamp">) => MessageInput,
-    place: Parameters<OpenAIItems["map"]>[1],
-  ): MappedItem {
+  /** What a line that is no Responses item adds: its row's text and usage, session facts. */
+  #line(type: unknown, payload: Obj): Kept {
     switch (type) {
       case "session_meta":
         this.#provider = text(payload.model_provider);
-        return { messages: [kept()], session: sessionFacts(payload) };
+        return { session: sessionFacts(payload) };
       case "turn_context": {
         const model = text(payload.model);
-        const first = !this.#knowsModel && model !== undefined;
-        if (model !== undefined) [this.#model, this.#knowsModel] = [model, true];
         const session: SessionFacts = {};
-        if (first) session.model = model;
+        if (model !== undefined && this.#model === undefined) session.model = model;
+        if (model !== undefined) this.#model = model;
         if (text(payload.cwd) !== undefined) session.cwd = text(payload.cwd);
-        return { messages: [kept()], session };
+        return { session };
       }
-      case "response_item":
-        return this.#items.map(payload, place);
       case "event_msg":
-        return this.#event(payload, kept, row);
+        if (payload.type === "token_count")
+          return { usage: this.#totals.next(payload, this.#model ?? "unknown", this.#provider) };
+        if (payload.type === "thread_name_updated" && text(payload.thread_name) !== undefined)
+          return { session: { title: text(payload.thread_name) } };
+        return {};
       case "compacted":
-        return { messages: [kept(text(payload.message) ?? null)] };
+        return { content: text(payload.message) ?? null };
       default:
-        return { messages: [kept()], unknown: typeof type === "string" ? type : "(none)" };
+        return { unknown: typeof type === "string" ? type : "(none)" };
     }
   }
 
-  #event(
-    payload: Obj,
-    kept: () => MessageInput,
-    row: (m: Omit<MessageInput, "externalId" | "original" | "timestamp">) => MessageInput,
-  ): MappedItem {
-    if (payload.type === "token_count") {
-      const usage = this.#totals.next(payload, this.#model ?? "unknown", this.#provider);
-      return { messages: [row({ role: "system", content: null, active: false, usage: usage ?? null })] };
-    }
-    if (payload.type === "thread_name_updated" && text(payload.thread_name) !== undefined)
-      return { messages: [kept()], session: { title: text(payload.thread_name) } };
-    return { messages: [kept()] };
+  /** The inactive row of a line that is no conversation message. */
+  #kept(kept: Kept, place: ItemPlace): MappedItem {
+    const message: MessageInput = { role: "system", content: kept.content ?? null, active: false, ...place };
+    if (kept.usage !== undefined) message.usage = kept.usage;
+    const mapped: MappedItem = { messages: [message] };
+    if (kept.session !== undefined) mapped.session = kept.session;
+    if (kept.unknown !== undefined) mapped.unknown = kept.unknown;
+    return mapped;
   }
+}
+
+/** What a kept line adds beyond its original. */
+interface Kept {
+  content?: string | null;
+  usage?: UsageInput | undefined;
+  session?: SessionFacts;
+  unknown?: string;
 }
 
 /** What a `session_meta` payload says of its session. */
