@@ -6,9 +6,10 @@
  * bad input (named by index, nothing stored).
  */
 import assert from "node:assert/strict";
-import { type AgentInputItem, RunContext, Usage } from "@openai/agents-core";
+import { type AgentInputItem, RunContext, run, setTracingDisabled, Usage } from "@openai/agents-core";
 import type { AsyncStore, Message, Store } from "@sessiondb/core";
 import { InvalidInputError, SessionDbSession } from "../src/index.js";
+import { weatherAgent } from "./support/script-model.mjs"; // plain JavaScript: the child processes run it too
 
 type Suite = (name: string, body: () => void) => void;
 type Test = (name: string, body: () => Promise<void>, timeoutMs?: number) => void;
@@ -102,6 +103,24 @@ export function sessionCases(describe: Suite, it: Test, hooks: Hooks, target: St
     });
     const rows = async (id: string, includeInactive = false) =>
       (await store.getMessages(id, { includeInactive })) as Message[];
+
+    it("drives the real Runner: a tool call, then a new session object resumes from the store", async () => {
+      setTracingDisabled(true);
+      const sessionId = freshId("runner");
+      const agent = weatherAgent();
+      const first = await run(agent, "What is the weather in Zürich?", {
+        session: new SessionDbSession({ store, sessionId }),
+      });
+      assert.equal(first.finalOutput, "It is 12°C and foggy in Zürich.");
+      const second = await run(agent, "And before?", { session: new SessionDbSession({ store, sessionId }) });
+      assert.equal(second.finalOutput, "You first asked: What is the weather in Zürich? (5 items given)");
+      const stored = await rows(sessionId);
+      assert.deepEqual(
+        stored.map((r) => r.role),
+        ["user", "assistant", "tool", "assistant", "user", "assistant"],
+      );
+      assert.equal(stored[2]?.toolCallId, (stored[1]?.toolCalls?.[0] as { id?: string } | undefined)?.id);
+    });
 
     it("gives every item back deep-equal, and its rows read like any session's", async () => {
       const session = new SessionDbSession({
