@@ -25,23 +25,23 @@ export class Driver {
   /** Runs `body` against the store, each call on its own. */
   run<T>(body: (store: AnyStore) => Operation<T>): Promise<T> {
     const store = this.#store;
-    if (store instanceof AsyncStore) return drain(body(store));
-    try {
-      return Promise.resolve(straight(body(store)));
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    return store instanceof AsyncStore ? drain(body(store)) : settled(() => straight(body(store)));
   }
 
   /** Runs `body` as one transaction: all of it is stored, or none of it. */
   atomically<T>(body: (store: AnyStore) => Operation<T>): Promise<T> {
     const store = this.#store;
     if (store instanceof AsyncStore) return store.transaction((s) => drain(body(s)));
-    return this.run(() =>
-      (function* () {
-        return (store as Store).transaction((s) => straight(body(s)));
-      })(),
-    );
+    return settled(() => store.transaction((s) => straight(body(s))));
+  }
+}
+
+/** A synchronous result or throw as a promise (the Session API is asynchronous). */
+function settled<T>(fn: () => T): Promise<T> {
+  try {
+    return Promise.resolve(fn());
+  } catch (error) {
+    return Promise.reject(error);
   }
 }
 
