@@ -6,7 +6,7 @@
  * through on a synchronous store (a whole transaction inside one `transaction(fn)` call), and
  * awaited step by step on an asynchronous one.
  */
-import { AsyncStore, type Store } from "@sessiondb/core";
+import { AsyncStore, InvalidInputError, type Store } from "@sessiondb/core";
 
 /** Either kind of store, as the operations see it. */
 export type AnyStore = Store | AsyncStore;
@@ -47,7 +47,16 @@ function settled<T>(fn: () => T): Promise<T> {
 
 function straight<T>(op: Operation<T>): T {
   let step = op.next();
-  while (!step.done) step = op.next(step.value);
+  while (!step.done) {
+    // An asynchronous store this core's AsyncStore class does not know: a second copy of
+    // @sessiondb/core is installed, and its answers would be taken for rows.
+    if (typeof (step.value as { then?: unknown } | null)?.then === "function")
+      throw new InvalidInputError(
+        "options.store",
+        "answered with a promise but is no AsyncStore of the @sessiondb/core this package uses (two copies are installed: dedupe them)",
+      );
+    step = op.next(step.value);
+  }
   return step.value;
 }
 
