@@ -23,6 +23,7 @@ const PUBLIC = [
   "@sessiondb/libsql",
   "@sessiondb/formats",
   "@sessiondb/ai-sdk",
+  "@sessiondb/openai-agents",
   "sessiondb",
 ];
 const manifests = new Map(
