@@ -43,7 +43,8 @@ export async function step(ctx: Context, op: ModelOp): Promise<void> {
     case "search":
       return search(ctx, op.search);
     case "read":
-      return read(ctx, op.sid);
+      await read(ctx, op.sid);
+      return page(ctx, op.sid, op.last, op.after);
     case "list":
       return list(ctx, op.includeArchived);
     case "fts":
@@ -108,6 +109,8 @@ async function search(ctx: Context, search: Parameters<typeof expectedHits>[1]):
   const q = queryText(search.query);
   const options = {
     limit: 1000,
+    ...(search.sessionId === undefined ? {} : { sessionId: search.sessionId }),
+    ...(search.since === undefined ? {} : { since: search.since }),
     ...(search.kind === "substring" ? { substring: true } : {}),
     ...(search.roles ? { roles: search.roles as Role[] } : {}),
   };
@@ -227,6 +230,12 @@ async function fts(ctx: Context, action: string, chunk: number): Promise<void> {
   } else if (action === "backfill") {
     await store.backfillFts();
     state.backfilling = false;
+  } else if (action === "tick") {
+    // A tick does one backfill step when one is pending: the window may end there.
+    await store.maintenanceTick();
+    if (state.backfilling) state.backfilling = (await store.ftsStatus()).state === "backfilling";
+  } else if (action === "vacuum") {
+    await store.vacuum();
   } else {
     await store.optimizeFts();
   }
@@ -234,6 +243,26 @@ async function fts(ctx: Context, action: string, chunk: number): Promise<void> {
     (await store.ftsStatus()).state,
     state.backfilling ? "backfilling" : "ready",
     `ftsStatus after ${action}`,
+  );
+}
+
+/** Pages of a session: its last `last` messages, and the two after one picked by position. */
+async function page(ctx: Context, sid: string, last: number, after: number): Promise<void> {
+  const session = ctx.state.sessions.get(sid);
+  if (!session) return;
+  const rows = ctx.state.messages.filter((m) => m.sessionId === sid && m.active);
+  const tail = last === 0 ? [] : rows.slice(-last);
+  same(
+    await outcomeOf(() => ctx.store.getMessages(sid, { last })),
+    { ok: true, value: tail.map(messageView) },
+    `getMessages({ last: ${last} })`,
+  );
+  const afterId = rows.length === 0 ? after : (rows[after % rows.length] as model.ModelMessage).id;
+  const next = rows.filter((m) => m.id > afterId).slice(0, 2);
+  same(
+    await outcomeOf(() => ctx.store.getMessages(sid, { afterId, limit: 2 })),
+    { ok: true, value: next.map(messageView) },
+    `getMessages({ afterId: ${afterId}, limit: 2 })`,
   );
 }
 

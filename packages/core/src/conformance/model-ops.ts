@@ -14,6 +14,9 @@ const BAD_SESSION_ID = "bad\u0001id";
 
 /** No word is a substring of another, nor of a tool name or tool call (see model-search.ts). */
 export const VOCABULARY = ["amber", "basil", "cedar", "delta", "ember", "fjord"] as const;
+/** Terms of nothing searchable (symbols, emoji): dropped from a query on every route. (Format
+ * characters such as U+200B belong here too once every route agrees on them: issue 36, item 4.) */
+const NOTHING_TERMS = ["🚀", "++", "->"] as const;
 /** Substrings of the vocabulary for substring and LIKE searches ("mbe" is in two words). */
 const FRAGMENTS = ["mbe", "asi", "eda", "jor", "elt", "de", "er"] as const;
 
@@ -27,13 +30,13 @@ export type WriteOp =
   | { op: "delete"; sid: string }
   | { op: "usage"; sid: string; usage: NonNullable<AppendInput["usage"]> };
 
-export type FtsAction = "rebuild" | "start" | "step" | "backfill" | "optimize";
+export type FtsAction = "rebuild" | "start" | "step" | "backfill" | "optimize" | "tick" | "vacuum";
 
 export type ModelOp =
   | WriteOp
   | { op: "prune"; sids: string[] }
   | { op: "search"; search: SearchCase }
-  | { op: "read"; sid: string }
+  | { op: "read"; sid: string; last: number; after: number }
   | { op: "list"; includeArchived: boolean }
   | { op: "fts"; action: FtsAction; chunk: number }
   | { op: "tx"; ops: WriteOp[]; throws: boolean }
@@ -90,7 +93,7 @@ function operation(r: Random): ModelOp {
       sids: Array.from({ length: 1 + r.int(3) }, () => (r.chance(0.2) ? "gone" : sid(r))),
     };
   if (roll < 76) return { op: "search", search: searchCase(r) };
-  if (roll < 82) return { op: "read", sid: sid(r) };
+  if (roll < 82) return { op: "read", sid: sid(r), last: r.int(4), after: r.int(1000) };
   if (roll < 84) return { op: "list", includeArchived: r.chance(0.5) };
   if (roll < 92) {
     const action = r.pick<FtsAction>([
@@ -221,6 +224,11 @@ function searchCase(r: Random): SearchCase {
   else if (shape === 2 && kind === "word")
     query = { kind: "and", terms: [{ text: `${r.pick(VOCABULARY)} ${r.pick(VOCABULARY)}`, phrase: true }] };
   else query = { kind: "and", terms: Array.from({ length: 1 + r.int(2) }, term) };
-  if (kind !== "roles") return { kind, query };
-  return { kind, query, roles: r.chance(0.5) ? ["tool"] : ["user", "tool"] };
+  if (query.kind === "and" && r.chance(0.2)) query.terms.push({ text: r.pick(NOTHING_TERMS), phrase: false });
+  const filters = {
+    ...(r.chance(0.2) ? { sessionId: r.pick(SESSION_IDS) } : {}),
+    ...(r.chance(0.2) ? { since: r.pick([1050, 2010]) } : {}),
+  };
+  if (kind !== "roles") return { kind, query, ...filters };
+  return { kind, query, roles: r.chance(0.5) ? ["tool"] : ["user", "tool"], ...filters };
 }

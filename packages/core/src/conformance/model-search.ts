@@ -26,6 +26,10 @@ export interface SearchCase {
   query: Query;
   /** For `roles`: the role filter (always including "tool"). */
   roles?: string[];
+  /** Only this session's messages. */
+  sessionId?: string;
+  /** Only messages from this time on (epoch seconds, inclusive). */
+  since?: number;
 }
 
 /** The query as a user types it. */
@@ -61,9 +65,15 @@ const byTokens: Judge = (fields, leaf) => {
 const bySubstring: Judge = (fields, leaf) =>
   fields.some((f) => f.toLowerCase().includes(leaf.text.toLowerCase()));
 
+/** A term with no letter or digit is no term at all (README, "Search syntax"). */
+const searchable = (leaf: Leaf) => /[a-z0-9]/i.test(leaf.text);
+
 function matches(query: Query, fields: readonly string[], judge: Judge): boolean {
   const has = (leaf: Leaf) => judge(fields, leaf);
-  if (query.kind === "and") return query.terms.every(has);
+  if (query.kind === "and") {
+    const terms = query.terms.filter(searchable);
+    return terms.length > 0 && terms.every(has);
+  }
   if (query.kind === "or") return has(query.left) || has(query.right);
   return has(query.left) && !has(query.right);
 }
@@ -95,6 +105,8 @@ export function expectedHits(state: ModelState, search: SearchCase): Expected {
     if (indexed || scanned) upper.add(id);
   };
   for (const m of state.messages) {
+    if (search.sessionId !== undefined && m.sessionId !== search.sessionId) continue;
+    if (search.since !== undefined && m.timestamp < search.since) continue;
     if (search.kind === "roles") {
       if (search.roles?.includes(m.role) && matches(search.query, wholeFields(m), bySubstring)) {
         lower.add(m.id);
@@ -127,4 +139,4 @@ function routesFor(state: ModelState, search: SearchCase): readonly string[] {
   return search.kind === "word" ? ["fts"] : ["trigram", "like"];
 }
 
-const leaves = (q: Query): Leaf[] => (q.kind === "and" ? q.terms : [q.left, q.right]);
+const leaves = (q: Query): Leaf[] => (q.kind === "and" ? q.terms : [q.left, q.right]).filter(searchable);

@@ -13,30 +13,42 @@
  */
 import process from "node:process";
 import { type ConformanceTarget, isAsyncTarget } from "./harness.js";
-import { checkAgainstModel } from "./model-run.js";
+import { type CheckOptions, checkAgainstModel } from "./model-run.js";
 
 /** The short run: sequences per target (a server target opens slower) and their length. */
 const SHORT_RUNS = 6;
 const SHORT_RUNS_ASYNC = 3;
-const SEQUENCE_LENGTH = 40;
+const SHORT_LENGTH = 40;
+/** A soak's sequences are longer: more state for each operation to meet. */
+const SOAK_LENGTH = 80;
 
-function settings(target: ConformanceTarget) {
-  const env = process.env;
-  const seed = env.SESSIONDB_SEED ? Number(env.SESSIONDB_SEED) : Date.now() % 1_000_000_000;
-  if (!Number.isSafeInteger(seed)) throw new Error(`SESSIONDB_SEED is not an integer: ${env.SESSIONDB_SEED}`);
-  const minutes = Number(env.SESSIONDB_SOAK_MINUTES ?? 0);
-  const soakRuns = Number(env.SESSIONDB_SOAK_RUNS ?? 0);
+/** An environment variable, or undefined where the runtime may not read it (Deno without
+ * `--allow-env` for it). */
+function env(name: string): string | undefined {
+  try {
+    return process.env[name];
+  } catch {
+    return undefined;
+  }
+}
+
+function settings(target: ConformanceTarget): CheckOptions {
+  const seed = env("SESSIONDB_SEED") ? Number(env("SESSIONDB_SEED")) : Date.now() % 1_000_000_000;
+  if (!Number.isSafeInteger(seed))
+    throw new Error(`SESSIONDB_SEED is not an integer: ${env("SESSIONDB_SEED")}`);
+  const minutes = Number(env("SESSIONDB_SOAK_MINUTES") ?? 0);
+  const soakRuns = Number(env("SESSIONDB_SOAK_RUNS") ?? 0);
   if (minutes > 0 || soakRuns > 0) {
     return {
       seed,
       runs: soakRuns || Number.MAX_SAFE_INTEGER,
-      length: SEQUENCE_LENGTH * 2,
-      budgetMs: (minutes || 60 * 24) * 60_000,
+      length: SOAK_LENGTH,
+      budgetMs: (minutes || 24 * 60) * 60_000,
       shrinkMs: 300_000,
     };
   }
   const runs = isAsyncTarget(target) ? SHORT_RUNS_ASYNC : SHORT_RUNS;
-  return { seed, runs, length: SEQUENCE_LENGTH, budgetMs: Number.POSITIVE_INFINITY, shrinkMs: 20_000 };
+  return { seed, runs, length: SHORT_LENGTH, budgetMs: Number.POSITIVE_INFINITY, shrinkMs: 20_000 };
 }
 
 export function modelSuite(target: ConformanceTarget): void {
