@@ -167,64 +167,83 @@ afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
+/** One run: both plans from `seed`, ROUNDS rounds of kills, then both to their end. Returns the
+ * number of kills. */
+async function killRun(driver: string, seed: number): Promise<number> {
+  const r = new Random(seed);
+  const dir = mkdtempSync(join(tmpdir(), "sessiondb-model-kill-"));
+  dirs.push(dir);
+  const db = join(dir, "state.db");
+  const plans = new Map(WRITERS.map((w) => [w, plan(r, w)]));
+  const ledgers = new Map(WRITERS.map((w) => [w, join(dir, `${w}.ledger`)]));
+  for (const w of WRITERS) {
+    const file = join(dir, `${w}.plan.json`);
+    const sessions = sessionsOf(w).map((id) => ({ id, source: "plan", startedAt: STARTED_AT }));
+    const steps = plans
+      .get(w)
+      ?.map((s) => ({ sessionId: s.sessionId, messages: s.messages.map(({ bad: _, ...m }) => m) }));
+    writeFileSync(file, JSON.stringify({ sessions, steps }));
+    writeFileSync(ledgers.get(w) as string, "");
+  }
+  // The sessions exist before any writer runs (a writer killed while it opens creates none).
+  const setup = openStore(db, { driver });
+  for (const id of SESSIONS) setup.createSession({ id, source: "plan", startedAt: STARTED_AT });
+  setup.close();
+  const start = (w: string) =>
+    spawn(process.execPath, [WRITER, db, driver, join(dir, `${w}.plan.json`), ledgers.get(w) as string], {
+      stdio: ["ignore", "ignore", "inherit"],
+    });
+  let kills = 0;
+  for (let round = 0; round <= ROUNDS; round++) {
+    const last = round === ROUNDS;
+    await Promise.all(
+      WRITERS.map(async (w) => {
+        const child = start(w);
+        const ledger = ledgers.get(w) as string;
+        if (last) return gone(child);
+        // Kill it around its frontier: up to nine steps past the last step acknowledged so far
+        // (or while it opens and runs again through the steps it has done already).
+        const frontier = Math.max(-1, ...acks(ledger).keys());
+        const target = frontier + r.int(11) - 1;
+        await waitFor(() => Math.max(-1, ...acks(ledger).keys()) >= target, child, `${w}'s step ${target}`);
+        await new Promise((resolve) => setTimeout(resolve, r.int(5)));
+        if (child.exitCode === null) kills++;
+        child.kill("SIGKILL");
+        return gone(child);
+      }),
+    );
+    const held = check(db, driver, plans, ledgers);
+    if (last) for (const w of WRITERS) expect(held.get(w), `${w} ran its whole plan`).toBe(STEPS);
+  }
+  return kills;
+}
+
 describe("model checker: two writers killed with SIGKILL at random points", () => {
   for (const driver of drivers) {
     it(`${driver}: the store holds each writer's acknowledged prefix, as the model says`, async () => {
-      const seed = process.env.SESSIONDB_SEED
+      const first = process.env.SESSIONDB_SEED
         ? Number(process.env.SESSIONDB_SEED)
         : Date.now() % 1_000_000_000;
-      console.log(`[model kill] ${driver}: seed ${seed} (set SESSIONDB_SEED to replay)`);
-      const r = new Random(seed);
-      const dir = mkdtempSync(join(tmpdir(), "sessiondb-model-kill-"));
-      dirs.push(dir);
-      const db = join(dir, "state.db");
-      const plans = new Map(WRITERS.map((w) => [w, plan(r, w)]));
-      const ledgers = new Map(WRITERS.map((w) => [w, join(dir, `${w}.ledger`)]));
-      for (const w of WRITERS) {
-        const file = join(dir, `${w}.plan.json`);
-        const sessions = sessionsOf(w).map((id) => ({ id, source: "plan", startedAt: STARTED_AT }));
-        const steps = plans
-          .get(w)
-          ?.map((s) => ({ sessionId: s.sessionId, messages: s.messages.map(({ bad: _, ...m }) => m) }));
-        writeFileSync(file, JSON.stringify({ sessions, steps }));
-        writeFileSync(ledgers.get(w) as string, "");
-      }
-      // The sessions exist before any writer runs (a writer killed while it opens creates none).
-      const setup = openStore(db, { driver });
-      for (const id of SESSIONS) setup.createSession({ id, source: "plan", startedAt: STARTED_AT });
-      setup.close();
-      const start = (w: string) =>
-        spawn(process.execPath, [WRITER, db, driver, join(dir, `${w}.plan.json`), ledgers.get(w) as string], {
-          stdio: ["ignore", "ignore", "inherit"],
-        });
+      console.log(`[model kill] ${driver}: seed ${first} (set SESSIONDB_SEED to replay)`);
+      // A soak (npm run soak) runs seed after seed until its minutes or runs are used up.
+      const minutes = Number(process.env.SESSIONDB_SOAK_MINUTES ?? 0);
+      const runs =
+        Number(process.env.SESSIONDB_SOAK_RUNS ?? 0) || (minutes > 0 ? Number.MAX_SAFE_INTEGER : 1);
+      const deadline = Date.now() + minutes * 60_000;
       let kills = 0;
-      for (let round = 0; round <= ROUNDS; round++) {
-        const last = round === ROUNDS;
-        await Promise.all(
-          WRITERS.map(async (w) => {
-            const child = start(w);
-            const ledger = ledgers.get(w) as string;
-            if (last) return gone(child);
-            // Kill it around its frontier: up to nine steps past the last step acknowledged so far
-            // (or while it opens and runs again through the steps it has done already).
-            const frontier = Math.max(-1, ...acks(ledger).keys());
-            const target = frontier + r.int(11) - 1;
-            await waitFor(
-              () => Math.max(-1, ...acks(ledger).keys()) >= target,
-              child,
-              `${w}'s step ${target}`,
-            );
-            await new Promise((resolve) => setTimeout(resolve, r.int(5)));
-            if (child.exitCode === null) kills++;
-            child.kill("SIGKILL");
-            return gone(child);
-          }),
-        );
-        const held = check(db, driver, plans, ledgers);
-        if (last) for (const w of WRITERS) expect(held.get(w), `${w} ran its whole plan`).toBe(STEPS);
+      let n = 0;
+      for (; n < runs && (n === 0 || minutes === 0 || Date.now() < deadline); n++) {
+        try {
+          kills += await killRun(driver, first + n);
+        } catch (error) {
+          throw new Error(
+            `[model kill] ${driver}: seed ${first + n} (SESSIONDB_SEED=${first + n} replays it) failed: ${String(error)}`,
+            { cause: error },
+          );
+        }
       }
       console.log(
-        `[model kill] ${driver}: seed ${seed}: ${ROUNDS} rounds, ${kills} kills, ${2 * STEPS} steps checked`,
+        `[model kill] ${driver}: seed ${first}: ${n} runs, ${n * ROUNDS} rounds, ${kills} kills, ${n * 2 * STEPS} plan steps checked`,
       );
     });
   }
