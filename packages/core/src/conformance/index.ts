@@ -17,6 +17,7 @@ import { filesSuite } from "./files.js";
 import { ftsSuite } from "./fts.js";
 import { type ConformanceTarget, suiteIf } from "./harness.js";
 import { importSessionsSuite } from "./import-sessions.js";
+import { modelSuite } from "./model.js";
 import { openSuite } from "./open.js";
 import { originalsSuite } from "./originals.js";
 import { repairSuite } from "./repair.js";
@@ -66,5 +67,6 @@ export function runConformance(target: ConformanceTarget): void {
     importSessionsSuite(target);
     vacuumSuite(target);
     suiteIf(target, "repair", "repair", repairSuite);
+    modelSuite(target);
   });
 }
