@@ -147,17 +147,20 @@ function* appendBatch(s: AnyStore, key: Key, batch: SessionStoreEntry[], mtime: 
     mtime,
   };
   if (key.subpath !== undefined) record.subpath = key.subpath;
-  if (session === undefined) {
-    const { ended: _ended, metadata, ...fields } = facts;
+  const { ended: _ended, metadata, ...fields } = facts;
+  if (session === undefined)
     yield s.createSession({
       ...fields,
       id,
       source: CLAUDE_AGENT_SDK_SOURCE,
       metadata: { ...metadata, claudeAgentSdk: record as never },
     });
-  } else {
+  else {
+    // Fills in what the session lacks (a main session made bare for its subagent, before its
+    // own first lines came); what it has stays.
+    yield s.createSession({ ...fields, id, source: CLAUDE_AGENT_SDK_SOURCE });
     const patch: { metadata: ReturnType<typeof withRecord>; title?: string } = {
-      metadata: withRecord(session, record),
+      metadata: { ...metadata, ...withRecord(session, record) },
     };
     if (facts.title !== undefined && facts.title !== null) patch.title = facts.title;
     yield s.updateSession(id, patch);

@@ -119,6 +119,8 @@ export function storeCases(describe: Suite, it: Test, hooks: Hooks, target: Stor
       await sdk.append(sub, subEntries.slice(3));
       assert.deepEqual(await sdk.listSubkeys(main), ["subagents/agent-a1b2"]);
       assert.deepEqual(await sdk.load(sub), subEntries.slice(1));
+      const parent = (await store.getSession(sessionId)) as Session;
+      assert.deepEqual([parent.cwd, parent.model, parent.title], ["/srv/app", MODEL, "Zeilen zählen"]);
       const child = (await store.getSession(`${sessionId}/subagents/agent-a1b2`)) as Session;
       assert.equal(child.parentSessionId, sessionId);
       const listed = await sdk.listSessions("-srv-app");
