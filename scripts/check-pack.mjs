@@ -24,6 +24,7 @@ const PUBLIC = [
   "@sessiondb/formats",
   "@sessiondb/ai-sdk",
   "@sessiondb/openai-agents",
+  "@sessiondb/claude-agent-sdk",
   "sessiondb",
 ];
 const manifests = new Map(

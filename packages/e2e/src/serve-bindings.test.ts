@@ -10,6 +10,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { saveChat } from "@sessiondb/ai-sdk";
+import { SessionDbSessionStore } from "@sessiondb/claude-agent-sdk";
 import { openStore } from "@sessiondb/node";
 import { SessionDbSession } from "@sessiondb/openai-agents";
 import chromiumPkg from "@sparticuz/chromium";
@@ -96,6 +97,51 @@ async function writeThroughBindings(db: string): Promise<void> {
       toolName: "find_order",
       resultWord: "shippedzorb",
     };
+
+    const claude = new SessionDbSessionStore({ store });
+    const line = { sessionId: "claude-run", cwd: "/work/app", version: "2.1.0", isSidechain: false };
+    await claude.append({ projectKey: "-work-app", sessionId: "claude-run" }, [
+      {
+        ...line,
+        type: "user",
+        uuid: "c-u1",
+        parentUuid: null,
+        timestamp: "2026-12-01T10:00:00.000Z",
+        message: { role: "user", content: "Why does the build fail?" },
+      },
+      {
+        ...line,
+        type: "assistant",
+        uuid: "c-a1",
+        parentUuid: "c-u1",
+        timestamp: "2026-12-01T10:00:01.000Z",
+        requestId: "req_1",
+        message: {
+          id: "msg_1",
+          role: "assistant",
+          model: "claude-sonnet-4-5",
+          content: [{ type: "tool_use", id: "toolu_1", name: "Bash", input: { command: "npm test" } }],
+          usage: { input_tokens: 10, output_tokens: 5 },
+        },
+      },
+      {
+        ...line,
+        type: "user",
+        uuid: "c-u2",
+        parentUuid: "c-a1",
+        timestamp: "2026-12-01T10:00:02.000Z",
+        message: {
+          role: "user",
+          content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "missingscriptblorp: test" }],
+        },
+      },
+    ]);
+    written["claude-agent-sdk"] = {
+      sessionId: "claude-run",
+      callId: "toolu_1",
+      toolName: "Bash",
+      resultWord: "missingscriptblorp",
+    };
   } finally {
     store.close();
   }
@@ -143,7 +189,7 @@ describe.skipIf(!fs.existsSync(CLI))(
       if (dir) fs.rmSync(dir, { recursive: true, force: true });
     });
 
-    for (const binding of ["ai-sdk", "openai-agents"]) {
+    for (const binding of ["ai-sdk", "openai-agents", "claude-agent-sdk"]) {
       it(`${binding}: the tool call's card holds the result that answered it`, async () => {
         const w = written[binding] as Written;
         const page = await browser.newPage();
