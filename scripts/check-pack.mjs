@@ -5,7 +5,7 @@
  * no test files; its README links only to absolute URLs or its own anchors, and every
  * `@sessiondb/core/docs/<name>.md` it names is in core's package; its
  * package.json has the license and keywords npm shows; and its type declarations import only
- * what a consumer has installed (its dependencies and node: modules), so `skipLibCheck: false`
+ * what a consumer has installed (its dependencies, required peers and node: modules), so `skipLibCheck: false`
  * compiles without extra @types packages.
  * Exits 1 with one line per problem.
  *
@@ -21,6 +21,9 @@ const PUBLIC = [
   "@sessiondb/bun",
   "@sessiondb/deno",
   "@sessiondb/libsql",
+  "@sessiondb/formats",
+  "@sessiondb/ai-sdk",
+  "@sessiondb/openai-agents",
   "sessiondb",
 ];
 const manifests = new Map(
@@ -71,7 +74,11 @@ for (const pack of packs) {
   const { dir, manifest } = manifests.get(pack.name);
   if (manifest.license !== "MIT") problems.push(`${pack.name}: license is not "MIT"`);
   if (!manifest.keywords?.length) problems.push(`${pack.name}: no keywords`);
-  const installed = new Set(Object.keys(manifest.dependencies ?? {}));
+  // A required peer dependency (a binding's framework) is installed wherever the package is.
+  const requiredPeers = Object.keys(manifest.peerDependencies ?? {}).filter(
+    (name) => !manifest.peerDependenciesMeta?.[name]?.optional,
+  );
+  const installed = new Set([...Object.keys(manifest.dependencies ?? {}), ...requiredPeers]);
   for (const file of files.filter((f) => f.endsWith(".d.ts"))) {
     // Comments hold examples ("import … from") that are not imports.
     const text = readFileSync(join(dir, file), "utf8")

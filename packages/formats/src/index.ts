@@ -1,2 +1,21 @@
-/** @sessiondb/formats — work in progress (skeleton). */
+/**
+ * @sessiondb/formats — other programs' message shapes as sessiondb rows, one module per shape,
+ * shared by the framework bindings and the importers.
+ */
+
+// The AI SDK's UIMessage (ai-sdk/): used by @sessiondb/ai-sdk.
+export {
+  AI_SDK_FORMAT,
+  mapUIMessage,
+  toolRowKey,
+  type UIMessageJson,
+  type UIPartJson,
+  uiMessageMapper,
+  uiMessageOf,
+} from "./ai-sdk/index.js";
+// Codex rollout files (codex/): read by the importer.
+export { codex } from "./codex/index.js";
 export type { ItemMapper, LineFormat, MappedItem, SessionFacts } from "./mapped.js";
+// OpenAI Agents / Responses items (openai/): used by @sessiondb/openai-agents and by codex/.
+export type { ItemPlace } from "./openai/index.js";
+export { OPENAI_AGENTS_FORMAT, OpenAIItems, openaiAgentsMapper } from "./openai/index.js";

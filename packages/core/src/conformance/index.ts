@@ -13,6 +13,7 @@ import { backupSuite } from "./backup.js";
 import { badInputSuite } from "./bad-input.js";
 import { deleteSessionsSuite } from "./delete-sessions.js";
 import { diskFullSuite } from "./disk-full.js";
+import { durabilitySuite } from "./durability.js";
 import { filesSuite } from "./files.js";
 import { ftsSuite } from "./fts.js";
 import { type ConformanceTarget, suiteIf } from "./harness.js";
@@ -50,6 +51,7 @@ export { childLockHolder } from "./lock-holder.js";
 export function runConformance(target: ConformanceTarget): void {
   target.describe(`sessiondb conformance (${target.name})`, () => {
     openSuite(target);
+    durabilitySuite(target);
     storeApiSuite(target);
     originalsSuite(target);
     statsSuite(target);
