@@ -16,7 +16,7 @@ import { type ConformanceTarget, isAsyncTarget } from "./harness.js";
 import { type CheckOptions, checkAgainstModel } from "./model-run.js";
 
 /** The short run: sequences per target (a server target opens slower) and their length. */
-const SHORT_RUNS = 10;
+const SHORT_RUNS = 6;
 const SHORT_RUNS_ASYNC = 3;
 const SHORT_LENGTH = 40;
 /** A soak's sequences are longer: more state for each operation to meet. */
