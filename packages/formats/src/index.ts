@@ -15,6 +15,16 @@ export {
 } from "./ai-sdk/index.js";
 // Codex rollout files (codex/): read by the importer.
 export { codex } from "./codex/index.js";
+// The importer (import/): importFrom(store, format, roots?) and the formats it takes by name.
+export {
+  type ImportOptions,
+  type ImportProblem,
+  type ImportProgress,
+  type ImportResult,
+  type ImportTarget,
+  importFrom,
+  lineFormats,
+} from "./import/index.js";
 export type { ItemMapper, LineFormat, MappedItem, SessionFacts } from "./mapped.js";
 // OpenAI Agents / Responses items (openai/): used by @sessiondb/openai-agents and by codex/.
 export type { ItemPlace } from "./openai/index.js";
