@@ -76,6 +76,7 @@ export function importCases(describe: Suite, it: Test, runtime: string, open: (p
         assert.equal(store.getSession(CHILD_ID)?.parentSessionId, PARENT_ID);
         assert.equal(store.getSession(PARENT_ID)?.title, "Fix East Asian width");
         assert.equal(store.getSession(PARENT_ID)?.source, "codex");
+        assert.equal(store.getSession(PARENT_ID)?.model, "gpt-5-codex");
         const usage = store
           .getUsage(PARENT_ID)
           .map((u) => [u.model, u.inputTokens, u.outputTokens])

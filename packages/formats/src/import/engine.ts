@@ -180,13 +180,17 @@ class FileImporter {
       for (const [k, v] of Object.entries(mapped.session ?? {}))
         if (v !== undefined && (!(k in run.facts) || k === "title")) Object.assign(run.facts, { [k]: v });
       run.pending.push(...mapped.messages);
-      if (!run.session && run.facts.id !== undefined) {
-        const opened = await this.open(run, last);
-        if (opened === "later") return "later";
+      if (run.pending.length >= CHUNK_ROWS) {
+        // The session is created at its first chunk: the facts of the lines before it (the
+        // model of a turn context after the first line) are in it.
+        if (!run.session && run.facts.id !== undefined && (await this.open(run, last)) === "later")
+          return "later";
+        if (run.session) await this.flush(run);
       }
-      if (run.pending.length >= CHUNK_ROWS) await this.flush(run);
     }
     if (end.complete < size) this.result.partial++;
+    if (!run.session && run.facts.id !== undefined && (await this.open(run, last)) === "later")
+      return "later";
     if (!run.session) {
       if (run.pending.length > 0)
         this.problem(file, undefined, "no line names the session's id; nothing was imported");
