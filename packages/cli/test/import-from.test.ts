@@ -9,7 +9,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { cli, json, runOn, startCli, TARGETS, tempDir, withStore } from "./helpers.js";
+import { cli, json, startCli, TARGETS, tempDir, withStore } from "./helpers.js";
 
 const FIXTURES = fileURLToPath(new URL("../../formats/test/fixtures/codex", import.meta.url));
 const PARENT = "0195a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b";
