@@ -154,6 +154,39 @@ export const METRICS: Record<string, MetricDef> = {
   ),
 };
 
+/** sessiondb beside the hand-written store (suites/peers.ts), both durabilities; goals from
+ * issue 37. Ingest ratios are theirs over ours per call (≥ 1: we are faster), read ratios ours
+ * over theirs (≤ 1: we are faster or smaller). */
+const PEER_INGEST_GOALS = { full: { single: 0.85, batch: 1 }, normal: { single: 1, batch: 1 } } as const;
+for (const durability of ["full", "normal"] as const) {
+  const side = durability === "full" ? "WAL + FULL" : "WAL + NORMAL";
+  for (const kind of ["single", "batch"] as const) {
+    const what = `peers ${kind === "single" ? "single appends" : "batches"}, ${side}`;
+    METRICS[`peers.${durability}.${kind}.store.rows`] = { label: `${what}: sessiondb`, unit: "rows/s" };
+    METRICS[`peers.${durability}.${kind}.peer.rows`] = { label: `${what}: hand-written`, unit: "rows/s" };
+    METRICS[`peers.${durability}.${kind}.ratio`] = ratio(
+      `${what}: sessiondb / hand-written (throughput, slowest 10 % left out)`,
+      "higher",
+      0.2,
+      PEER_INGEST_GOALS[durability][kind],
+    );
+  }
+}
+Object.assign(METRICS, {
+  "peers.search.first.store.p50": ms("peers first page of 20 (migration): sessiondb p50"),
+  "peers.search.first.peer.p50": ms("peers first page of 20 (migration): hand-written p50"),
+  "peers.search.first.ratio": ratio("peers first page of 20: sessiondb / hand-written", "lower", 0.5, 1.1),
+  "peers.search.every.store": ms("peers every hit (migration): sessiondb cursor walk, median"),
+  "peers.search.every.peer": ms("peers every hit (migration): hand-written query, median"),
+  "peers.search.every.ratio": ratio("peers every hit: sessiondb / hand-written", "lower", 0.5),
+  "peers.resume.store.p50": ms("peers last 50 on an open store: sessiondb p50"),
+  "peers.resume.peer.p50": ms("peers last 50 on an open store: hand-written p50"),
+  "peers.resume.ratio": ratio("peers last 50: sessiondb / hand-written", "lower", 0.25),
+  "peers.size.store": { label: "peers pages in use: sessiondb", unit: "MiB" },
+  "peers.size.peer": { label: "peers pages in use: hand-written", unit: "MiB" },
+  "peers.size.ratio": ratio("peers pages in use: sessiondb / hand-written", "lower", 0.05),
+} satisfies Record<string, MetricDef>);
+
 /** The search queries, one block of rows each. */
 export const SEARCH_KINDS = ["word", "phrase", "substring", "cjk", "filtered"] as const;
 for (const kind of SEARCH_KINDS) {

@@ -9,7 +9,8 @@ export const LARGE_STORE = 200_000;
 
 /**
  * Suites that repeat a job over the whole store (FTS rebuild and backfill, with and without a
- * writer; backups; prune, vacuum and import, on a copy of their own). On a large store they run
+ * writer; backups; prune, vacuum and import, on a copy of their own; the hand-written peer filled
+ * with the whole corpus). On a large store they run
  * on one target only — the first file target, the
  * one that builds the corpus — since each takes minutes there and the question they answer
  * (does a writer stall, does memory grow) is the store's, not the binding's. Every other suite
@@ -21,6 +22,8 @@ export const WHOLE_STORE_SUITES = [
   "writer under load",
   "backup",
   "prune and vacuum then import",
+  // A second store of the whole corpus, filled row by row (3.5 GB more at 1M).
+  "peers",
 ] as const;
 
 /** Cursor pages of the every-hit walk on a large store (at 1M the whole walk of a common word

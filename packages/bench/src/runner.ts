@@ -17,6 +17,7 @@ import { backupSuite } from "./suites/backup.js";
 import { coldOpenInProcess, coldOpenProcess } from "./suites/cold.js";
 import type { SuiteContext } from "./suites/context.js";
 import { ftsThroughput, writerUnderLoad } from "./suites/fts.js";
+import { peersSuite } from "./suites/peers.js";
 import { pruneSuite } from "./suites/prune.js";
 import { resumeSuite } from "./suites/resume.js";
 import { searchLatency } from "./suites/search.js";
@@ -102,6 +103,7 @@ const suites: Array<[string, () => unknown]> = [
   ["resume", () => resumeSuite(engine, ctx)],
   ["search", () => searchLatency(engine, ctx)],
   ["append", () => appendSuite(engine, ctx)],
+  ["peers", () => peersSuite(engine, ctx)],
   ["fts throughput", () => ftsThroughput(engine, ctx)],
   ["writer under load", () => writerUnderLoad(engine, ctx)],
   ["backup", () => backupSuite(engine, ctx)],

@@ -85,6 +85,7 @@ export type {
 export type { StoreCounts, StoreStats } from "./store/stats.js";
 export {
   type CreateSessionInput,
+  type Durability,
   type GetMessagesOptions,
   type IntegrityProblem,
   type IntegrityReport,

@@ -36,6 +36,7 @@ import { loadJobs, onDemand } from "./on-demand.js";
 import { isInMemoryPath } from "./sqlite-path.js";
 import { createContext, type StoreContext } from "./store/context.js";
 import {
+  applyDurability,
   configureConnection,
   diskFullAt,
   hasRollbackJournal,
@@ -55,7 +56,7 @@ import {
 } from "./store/operations.js";
 import { openSettings, storeDriver, storePath } from "./store/options.js";
 import { checkGuard, createPolicy, type PolicyEnvironment, readPatience } from "./store/policy.js";
-import type { StoreOptions } from "./store/types.js";
+import type { Durability, StoreOptions } from "./store/types.js";
 import * as valid from "./store/validate.js";
 
 /** Open (creating or upgrading when writable) the store at `path` through `driver`. */
@@ -88,6 +89,9 @@ export class Store {
   readonly driverName: string;
   /** Schema reconcile problems from this open; non-empty means the store is behind this build. */
   readonly schemaWarnings: readonly string[];
+  /** What this connection's commits survive: "normal" only when `durability: "normal"` was asked
+   * for and the store is writable in WAL mode, else "full" (see `Durability`). */
+  readonly durability: Durability;
 
   readonly #ctx: StoreContext;
 
@@ -163,6 +167,7 @@ export class Store {
       const opened = runSync(this.#ctx, openSchema());
       this.journalMode = opened.journalMode;
       this.schemaWarnings = opened.warnings;
+      this.durability = applyDurability(ready, settings.durability, this.readOnly, opened.journalMode);
       repairPending = opened.repairPending;
     } catch (error) {
       try {

@@ -13,6 +13,14 @@ export {
   uiMessageMapper,
   uiMessageOf,
 } from "./ai-sdk/index.js";
+// Claude Code transcript lines (claude-code/): read by the importer and @sessiondb/claude-agent-sdk.
+export {
+  CLAUDE_CODE_FORMAT,
+  ClaudeCodeLines,
+  childSessionId,
+  claudeCode,
+  type LineSession,
+} from "./claude-code/index.js";
 // Codex rollout files (codex/): read by the importer.
 export { codex } from "./codex/index.js";
 // The importer (import/): importFrom(store, format, roots?) and the formats it takes by name.

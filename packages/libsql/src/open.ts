@@ -30,6 +30,10 @@ export interface LibsqlStoreOptions extends Omit<AsyncStoreOptions, "admission">
   /** file: URLs only: write a WAL-mode file even though libSQL's SQLite (3.45.1) has the
    * WAL-reset bug — only if no other process writes that file. */
   allowUnsafeWal?: boolean | null | undefined;
+  /** Not offered: a server decides how its commits reach its disk (sqld's own settings), and
+   * libSQL's file: connections keep the client library's. Any value but null is refused, rather
+   * than a durability asked for and silently not given. */
+  durability?: null | undefined;
 }
 
 const URL_SCHEMES = /^(libsql|https?|wss?|file):/i;
@@ -57,7 +61,13 @@ export async function openStore(url: string, options?: LibsqlStoreOptions | null
       `expected an object or nothing, got ${Array.isArray(options) ? "an array" : typeof options}`,
     );
   }
-  const { authToken, requestTimeoutMs, allowUnsafeWal, ...storeOptions } = options ?? {};
+  const { authToken, requestTimeoutMs, allowUnsafeWal, durability, ...storeOptions } = options ?? {};
+  if (durability !== undefined && durability !== null) {
+    throw new InvalidInputError(
+      "openStore.durability",
+      "a libSQL server decides how its commits reach its disk (its own settings, not a client's); leave durability out. It is an option of the embedded stores (@sessiondb/node, bun, deno)",
+    );
+  }
   if (authToken !== undefined && typeof authToken !== "string") {
     throw new InvalidInputError("openStore.authToken", "expected a string");
   }

@@ -100,6 +100,13 @@ export function storeCases(describe: Suite, it: Test, hooks: Hooks): void {
       assert.equal((token as InvalidInputError).field, "openStore.authToken");
       const timeout = await rejection(openStore("http://127.0.0.1:1", { requestTimeoutMs: -1 }));
       assert.equal((timeout as InvalidInputError).field, "openStore.requestTimeoutMs");
+      // The embedded stores' durability choice is no client's to make on a server: refused, not
+      // silently ignored.
+      for (const durability of ["normal", "full"]) {
+        const refused = await rejection(openStore("http://127.0.0.1:1", { durability: durability as never }));
+        assert.equal((refused as InvalidInputError).field, "openStore.durability");
+        assert.match((refused as Error).message, /server decides/);
+      }
     });
   });
 

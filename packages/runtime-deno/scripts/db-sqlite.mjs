@@ -160,7 +160,7 @@ function runOn(module, library, expect) {
     "--allow-read",
     "--allow-write",
     "--allow-run",
-    "--allow-env=TMPDIR,TMP,TEMP,SESSIONDB_DB_SQLITE,SESSIONDB_DB_SQLITE_EXPECT,DENO_SQLITE_PATH,DENO_SQLITE_LOCAL,NODE_V8_COVERAGE",
+    "--allow-env=TMPDIR,TMP,TEMP,SESSIONDB_DB_SQLITE,SESSIONDB_DB_SQLITE_EXPECT,DENO_SQLITE_PATH,DENO_SQLITE_LOCAL,NODE_V8_COVERAGE,SESSIONDB_SEED,SESSIONDB_SOAK_RUNS,SESSIONDB_SOAK_MINUTES",
     "--allow-ffi",
     ...(module.local ? ["--import-map", IMPORT_MAP] : []),
     "test/db-sqlite.test.ts",

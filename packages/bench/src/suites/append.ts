@@ -20,6 +20,7 @@
 import { copyFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { MessageInput } from "@sessiondb/core";
+import { alternate } from "../alternate.js";
 import { type Engine, type RawDb, SIDE_FILES } from "../engine.js";
 import {
   RAW_INSERT_MESSAGE_SQL,
@@ -28,15 +29,15 @@ import {
   rawUpdateArgs,
   sampleMessages,
 } from "../raw-append.js";
-import { latency, now, trimmedMean } from "../stats.js";
+import { latency, trimmedMean } from "../stats.js";
 import type { SuiteContext } from "./context.js";
 
-/** Calls per side before the other side's turn: about 5–10 ms of single appends, or two
+/** Calls per side before the other side's turn (the peers suite takes the same turns): about 5–10 ms of single appends, or two
  * batches (a batch takes 10–30 ms, and longer turns let the machine's other load fall on one
  * side's turn more than the other's). */
-const BLOCK = { single: 10, batch: 2 } as const;
+export const BLOCK = { single: 10, batch: 2 } as const;
 /** Share of each side's slowest calls the ratio leaves out (see above). */
-const SLOWEST_SHARE = 0.1;
+export const SLOWEST_SHARE = 0.1;
 
 function rawAppender(db: RawDb, sessionId: string): (messages: MessageInput[]) => void {
   const update = db.prepare(RAW_UPDATE_SESSION_SQL);
@@ -86,19 +87,7 @@ export function appendSuite(engine: Engine, ctx: SuiteContext): void {
       ["single", ctx.plan.singles, 1],
       ["batch", ctx.plan.batches, ctx.plan.batchSize],
     ] as const) {
-      const lat = { store: [] as number[], raw: [] as number[] };
-      const block = BLOCK[kind];
-      for (let done = 0; done < count; done += block) {
-        const order = (done / block) % 2 === 0 ? (["store", "raw"] as const) : (["raw", "store"] as const);
-        for (const side of order) {
-          for (let i = done; i < Math.min(count, done + block); i++) {
-            const batch = messages.slice((i * size) % messages.length, ((i * size) % messages.length) + size);
-            const t0 = now();
-            sides[side](batch);
-            lat[side].push(now() - t0);
-          }
-        }
-      }
+      const lat = alternate(sides, ["store", "raw"], messages, count, size, BLOCK[kind]);
       const rows = (samples: number[]) => (samples.length * size * 1000) / samples.reduce((a, b) => a + b, 0);
       const s = latency(lat.store);
       const r = latency(lat.raw);

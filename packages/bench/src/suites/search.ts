@@ -42,7 +42,7 @@ const QUERIES = {
 
 /** Paging through every hit of a common word: cursor pages of the largest size against one raw
  * query returning all of them (rank order, snippets). */
-const WALK = { query: "migration", limit: 1000 } as const;
+export const WALK = { query: "migration", limit: 1000 } as const;
 
 /** The worst case: one row of a million `z`, found by a substring search for ten of them
  * (unbounded, this search did not finish in 100 s: snippet() is quadratic in a row's matches). */
@@ -63,7 +63,7 @@ function newBench(ctx: SuiteContext): Bench {
 }
 
 /** Latency statistics of `fn` alone, in a Bench of its own. */
-async function latencyOf(ctx: SuiteContext, fn: () => void) {
+export async function latencyOf(ctx: SuiteContext, fn: () => void) {
   const bench = newBench(ctx);
   bench.add("task", fn);
   await bench.run();
@@ -108,6 +108,19 @@ async function worstCase(store: Store, ctx: SuiteContext): Promise<void> {
   }
 }
 
+/** Every hit of `query` through the store's cursor pages of WALK.limit (at most `pages` of them). */
+export function walkHits(store: Store, query: string, pages?: number): { hits: number; pages: number } {
+  let cursor: string | undefined;
+  const walked = { hits: 0, pages: 0 };
+  do {
+    const page = store.search(query, { limit: WALK.limit, ...(cursor ? { cursor } : {}) });
+    walked.hits += page.hits.length;
+    walked.pages++;
+    cursor = page.nextCursor;
+  } while (cursor && (pages === undefined || walked.pages < pages));
+  return walked;
+}
+
 /** Every hit of a common word: the store's cursor walk against one raw query, alternating
  * (`plan.rounds` rounds; the median ratio of the rounds is kept). With `plan.walkPages` (large
  * stores) the walk stops after that many pages and the raw query returns as many hits. */
@@ -120,14 +133,8 @@ function walkAll(store: Store, raw: RawDb, ctx: SuiteContext): void {
   let counts = { store: 0, raw: 0, pages: 0 };
   const sides = {
     store: () => {
-      let cursor: string | undefined;
-      counts = { ...counts, store: 0, pages: 0 };
-      do {
-        const page = store.search(WALK.query, { limit: WALK.limit, ...(cursor ? { cursor } : {}) });
-        counts.store += page.hits.length;
-        counts.pages++;
-        cursor = page.nextCursor;
-      } while (cursor && (pages === undefined || counts.pages < pages));
+      const walked = walkHits(store, WALK.query, pages);
+      counts = { ...counts, store: walked.hits, pages: walked.pages };
     },
     raw: () => {
       counts.raw = statement.all(WALK.query).length;

@@ -473,6 +473,9 @@ function openRows(f: Fixture, path: string): Row[] {
     ...optionRows("openStore", "journalMode", [...BAD_CHOICES, "WAL", "memory", "off"], (o) =>
       withHost(o as never),
     ),
+    ...optionRows("openStore", "durability", [...BAD_CHOICES, "FULL", "off", "extra"], (o) =>
+      withHost(o as never),
+    ),
     ...optionRows("openStore", "sqliteVersion", ["abc", "3", "", 3.51, HUGE, {}], (o) =>
       withHost(o as never),
     ),

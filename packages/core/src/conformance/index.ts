@@ -13,10 +13,12 @@ import { backupSuite } from "./backup.js";
 import { badInputSuite } from "./bad-input.js";
 import { deleteSessionsSuite } from "./delete-sessions.js";
 import { diskFullSuite } from "./disk-full.js";
+import { durabilitySuite } from "./durability.js";
 import { filesSuite } from "./files.js";
 import { ftsSuite } from "./fts.js";
 import { type ConformanceTarget, suiteIf } from "./harness.js";
 import { importSessionsSuite } from "./import-sessions.js";
+import { modelSuite } from "./model.js";
 import { openSuite } from "./open.js";
 import { originalsSuite } from "./originals.js";
 import { repairSuite } from "./repair.js";
@@ -49,6 +51,7 @@ export { childLockHolder } from "./lock-holder.js";
 export function runConformance(target: ConformanceTarget): void {
   target.describe(`sessiondb conformance (${target.name})`, () => {
     openSuite(target);
+    durabilitySuite(target);
     storeApiSuite(target);
     originalsSuite(target);
     statsSuite(target);
@@ -66,5 +69,6 @@ export function runConformance(target: ConformanceTarget): void {
     importSessionsSuite(target);
     vacuumSuite(target);
     suiteIf(target, "repair", "repair", repairSuite);
+    modelSuite(target);
   });
 }

@@ -67,6 +67,23 @@ export function originalsSuite(target: ConformanceTarget): void {
       assert.equal(await store.messageCount("s"), 3);
     });
 
+    test("a second write of an external id leaves the session's last activity as it was", async ({
+      open,
+    }) => {
+      // Found by the model checker: the skipped message's timestamp moved lastActivityAt.
+      const store = await open();
+      await store.createSession({ id: "s", source: "import" });
+      await store.appendMessages("s", [fromLine("u1", "one", { timestamp: 1000 })]);
+      await store.appendMessages("s", [fromLine("u1", "one", { timestamp: 5000 })]);
+      assert.equal((await store.getSession("s"))?.lastActivityAt, 1000);
+      await store.appendMessages("s", [
+        fromLine("u1", "one", { timestamp: 6000 }),
+        fromLine("u2", "two", { timestamp: 2000 }),
+        { role: "user", content: "three", timestamp: 1500 },
+      ]);
+      assert.equal((await store.getSession("s"))?.lastActivityAt, 2000);
+    });
+
     test("the same external id in two sessions is two messages", async ({ open }) => {
       const store = await open();
       await store.createSession({ id: "a", source: "import" });

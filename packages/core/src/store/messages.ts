@@ -108,8 +108,15 @@ const INSERT_MESSAGE = `INSERT INTO messages (session_id, role, content, content
 
 const STORED_EXTERNAL = "SELECT id FROM messages WHERE session_id = ? AND external_id = ?";
 
+/** Binds: messages, tool calls, then the latest timestamp three times (null: leave the last
+ * activity as it is), then the session id. */
 const UPDATE_SESSION_COUNTERS = `UPDATE sessions SET message_count = message_count + ?, tool_call_count = tool_call_count + ?,
-       last_activity_at = max(coalesce(last_activity_at, ?), ?) WHERE id = ?`;
+       last_activity_at = CASE WHEN ? IS NULL THEN last_activity_at ELSE max(coalesce(last_activity_at, ?), ?) END
+       WHERE id = ?`;
+
+/** The last activity of rows with an external id, once they are known to be stored. */
+const TOUCH_SESSION =
+  "UPDATE sessions SET last_activity_at = max(coalesce(last_activity_at, ?), ?) WHERE id = ?";
 
 /** Take back from the session's counters what skipped messages had added. */
 const UNCOUNT_SKIPPED = `UPDATE sessions SET message_count = message_count - ?, tool_call_count = tool_call_count - ?
@@ -119,7 +126,9 @@ const UNCOUNT_SKIPPED = `UPDATE sessions SET message_count = message_count - ?, 
 interface Counts {
   messages: number;
   toolCalls: number;
-  latest: number;
+  /** The latest timestamp of the rows without an external id (stored for sure), or null; a row
+   * with one may be skipped, and then must not move the session's last activity either. */
+  latest: number | null;
   /** When usage carried by the messages is recorded (epoch seconds). */
   at: number;
 }
@@ -140,13 +149,14 @@ export function* appendMessages(
   if (!Array.isArray(messages)) throw new InvalidInputError("messages", "expected an array");
   const nowSeconds = ((yield NOW) as number) / 1000;
   const rows: ValidMessage[] = [];
-  const counts: Counts = { messages: 0, toolCalls: 0, latest: Number.NEGATIVE_INFINITY, at: nowSeconds };
+  const counts: Counts = { messages: 0, toolCalls: 0, latest: null, at: nowSeconds };
   for (let i = 0; i < messages.length; i++) {
     const row = validMessage(messages[i] as MessageInput, `messages[${i}]`, nowSeconds);
     rows.push(row);
     counts.messages += row.active;
     counts.toolCalls += row.active * row.toolCallCount;
-    if (row.timestamp > counts.latest) counts.latest = row.timestamp;
+    if (row.externalId === null && (counts.latest === null || row.timestamp > counts.latest))
+      counts.latest = row.timestamp;
   }
   if (rows.length === 0) {
     // Nothing to store, but the call is still checked as an append: a closed or read-only store,
@@ -171,12 +181,13 @@ function* insertMessages(id: string, rows: ValidMessage[], counts: Counts): Op<n
   const counted = (yield {
     kind: "run",
     sql: UPDATE_SESSION_COUNTERS,
-    params: [counts.messages, counts.toolCalls, counts.latest, counts.latest, id],
+    params: [counts.messages, counts.toolCalls, counts.latest, counts.latest, counts.latest, id],
   }) as RunResult;
   if (counted.changes === 0) throw new SessionNotFoundError(id);
   const ids: number[] = [];
   let skipped = 0;
   let skippedToolCalls = 0;
+  let latestExternal: number | null = null;
   for (const row of rows) {
     const inserted = (yield {
       kind: "run",
@@ -209,8 +220,12 @@ function* insertMessages(id: string, rows: ValidMessage[], counts: Counts): Op<n
     }
     ids.push(inserted.lastInsertRowid);
     if (row.usage !== null) yield* addUsage(id, row.usage, counts.at);
+    if (row.externalId !== null && (latestExternal === null || row.timestamp > latestExternal))
+      latestExternal = row.timestamp;
   }
   if (skipped > 0 || skippedToolCalls > 0) yield* run(UNCOUNT_SKIPPED, skipped, skippedToolCalls, id);
+  if (latestExternal !== null && (counts.latest === null || latestExternal > counts.latest))
+    yield* run(TOUCH_SESSION, latestExternal, latestExternal, id);
   return ids;
 }
 

@@ -42,6 +42,7 @@ import { runMigrations, storedSchemaVersion } from "../schema/migrations.js";
 import { findMissingSchema, reconcileSchema } from "../schema/reconcile.js";
 import { isInMemoryPath } from "../sqlite-path.js";
 import { readPatience } from "./policy.js";
+import type { Durability } from "./types.js";
 
 /** Refuse paths that cannot be a store before SQLite gets to create or misread anything. */
 export function preflight(path: string, readOnly: boolean, host: Host | undefined): void {
@@ -84,6 +85,25 @@ export function configureConnection(conn: SqliteConnection, readOnly: boolean): 
   // carries SQLite's extended code on every binding (Deno's node:sqlite gives exec failures only
   // a message), and a -shm that a full disk cannot hold reads as STORE_FULL everywhere.
   conn.prepare("PRAGMA synchronous = FULL").run();
+}
+
+/**
+ * Relax the writer's `synchronous=FULL` to NORMAL when `durability: "normal"` was asked for and
+ * the open left the store in WAL mode, the one mode where NORMAL risks only the last commits
+ * (to an OS crash or power loss), never the file. Any other mode keeps FULL: in DELETE mode a
+ * power loss mid-commit under NORMAL can corrupt the database, and a connection that opened in
+ * DELETE and later follows a sibling into WAL stays FULL too (the safe side). Returns what the
+ * connection commits with.
+ */
+export function applyDurability(
+  conn: SqliteConnection,
+  asked: Durability,
+  readOnly: boolean,
+  mode: SqliteJournalMode,
+): Durability {
+  if (asked !== "normal" || readOnly || mode !== "wal") return "full";
+  conn.prepare("PRAGMA synchronous = NORMAL").run();
+  return "normal";
 }
 
 /** What an open found. */

@@ -1,7 +1,8 @@
 /**
  * What `createStore`/`openStore` accept, checked before anything touches the file system: the
  * driver, the path and every StoreOptions field. A wrong type, an unknown journal mode or a
- * non-finite or oversized wait is an InvalidInputError naming the option; nothing is created.
+ * non-finite or oversized wait, an unknown durability is an InvalidInputError naming the option;
+ * nothing is created.
  */
 import { APPEND_PATIENCE_MS, MAX_PATH_CHARS, OPEN_PATIENCE_MS, WRITE_PATIENCE_MS } from "../constants.js";
 import type { SqliteDriver } from "../driver.js";
@@ -10,7 +11,7 @@ import type { Host } from "../host/host.js";
 import { type JournalMode, type JournalPolicyOptions, parseSqliteVersion } from "../journal.js";
 import type { RecoveryBackoffOptions } from "../locks/recovery-backoff.js";
 import type { RepairOptions } from "../repair/types.js";
-import type { StoreOptions } from "./types.js";
+import type { Durability, StoreOptions } from "./types.js";
 import * as valid from "./validate.js";
 
 /** StoreOptions after validation, defaults applied. */
@@ -23,6 +24,8 @@ export interface OpenSettings {
   host: Host | undefined;
   now: () => number;
   policy: JournalPolicyOptions;
+  /** The durability asked for; what the connection gets also depends on the mode (open.ts). */
+  durability: Durability;
 }
 
 const STORE_OPTION_KEYS = [
@@ -36,9 +39,11 @@ const STORE_OPTION_KEYS = [
   "repairFtsOnOpen",
   "host",
   "now",
+  "durability",
 ] as const satisfies readonly (keyof StoreOptions)[];
 
 const JOURNAL_MODES: readonly JournalMode[] = ["wal", "delete"];
+const DURABILITIES: readonly Durability[] = ["full", "normal"];
 
 /** The methods core calls on a host; a value without them would fail later, mid-open. */
 const HOST_METHODS = [
@@ -128,7 +133,7 @@ function sqliteVersion(value: unknown): string | undefined {
 }
 
 /** The settings both stores share (patience, admission wait, recovery, clock). */
-export type CommonSettings = Omit<OpenSettings, "host" | "policy">;
+export type CommonSettings = Omit<OpenSettings, "host" | "policy" | "durability">;
 
 const COMMON_KEYS = [
   "readOnly",
@@ -197,6 +202,7 @@ export function openSettings(value: unknown): OpenSettings {
       allowUnsafeWal: valid.flagOption(o.allowUnsafeWal, "openStore.allowUnsafeWal"),
       sqliteVersion: sqliteVersion(o.sqliteVersion),
     },
+    durability: valid.choiceOption(o.durability, "openStore.durability", DURABILITIES) ?? "full",
   };
 }
 

@@ -49,7 +49,20 @@ export interface StoreOptions extends JournalPolicyOptions {
   host?: Host | null | undefined;
   /** Clock in ms (tests). */
   now?: (() => number) | null | undefined;
+  /** What an acknowledged write survives (default "full"; see `Durability`). */
+  durability?: Durability | null | undefined;
 }
+
+/**
+ * What an acknowledged write survives. "full" (`synchronous=FULL`): every commit is fsynced
+ * before the call returns, so nothing acknowledged is lost to anything. "normal"
+ * (`synchronous=NORMAL`, WAL mode only): commits reach the WAL file without an fsync, which
+ * SQLite fsyncs at each checkpoint; a crash of the process (`kill -9` included) loses nothing
+ * acknowledged, as the OS holds the written pages, but an OS crash or power loss can take the
+ * commits since the last checkpoint — never the file's consistency. In DELETE mode NORMAL could
+ * corrupt the file on power loss, so such a store keeps "full" (`store.durability` says which).
+ */
+export type Durability = "full" | "normal";
 
 /** A session to create. The optional fields take null as "none", as a session reads back. */
 export interface CreateSessionInput {

@@ -100,6 +100,33 @@ const EPISODES: Record<string, Body> = {
     await checkBackups(ep);
   },
 
+  /**
+   * kill -9 writers that asked for `durability: "normal"` (synchronous=NORMAL: no fsync per
+   * commit), each caught inside an append where it can be, one writer per runtime: nothing
+   * acknowledged may be lost, as only an OS crash or power loss can take back an unsynced WAL
+   * commit. Each open must report the durability its mode allows (NORMAL in WAL, FULL in DELETE).
+   */
+  async "kill9-normal"(ep) {
+    const normal = { pace: 0, durability: "normal" };
+    const live = await writers(ep, availableRuntimes().length, normal);
+    const victims = [...live];
+    let caught = 0;
+    for (const victim of victims) {
+      await sleep(ep.rng.int(ms(300), ms(800)));
+      const until = Date.now() + 500;
+      while (!inFlight(victim) && Date.now() < until) await sleep(1);
+      if (inFlight(victim)) caught++;
+      victim.kill9();
+      await victim.exited;
+      live.push(ep.spawn("writer", ep.pickRuntime([victim.runtime.id]), normal));
+    }
+    ep.note(`${caught}/${victims.length} writers were killed with an append in flight`);
+    await sleep(ms(500));
+    await ep.stopAll();
+    checkDurability(ep, "normal");
+    await ep.check();
+  },
+
   /** SIGTERM every writer while openers and churners keep going: graceful close, nothing in flight. */
   async sigterm(ep) {
     const ws = await writers(ep, 3, { pace: 3 });
@@ -493,6 +520,25 @@ async function strayDescriptor(ep: Episode, durationMs: number): Promise<Process
     ep.note(line);
   }
   return { expectDamage: true };
+}
+
+/** Every writer open reported the durability its journal mode gives `asked`: "normal" only in WAL
+ * mode, else "full"; and the WAL arm's writers did commit with it (else the episode proved
+ * nothing about it). */
+function checkDurability(ep: Episode, asked: "normal"): void {
+  let relaxed = 0;
+  for (const role of ep.roles.filter((r) => r.role === "writer")) {
+    for (const e of role.events().filter((e) => e.t === "ready")) {
+      const expected = e.journalMode === "wal" ? asked : "full";
+      if (e.durability !== expected)
+        ep.fail(
+          `${role.name} (${role.runtime.id}) opened in ${String(e.journalMode)} mode with durability ${String(e.durability)}; expected ${expected}`,
+        );
+      if (e.durability === asked) relaxed++;
+    }
+  }
+  if (ep.arm === "wal" && relaxed === 0) ep.fail(`no writer committed with durability ${asked}`);
+  ep.note(`${relaxed} writer opens committed with durability ${asked}`);
 }
 
 /** Why the chmod episode cannot run here, if it cannot. */

@@ -81,6 +81,7 @@ export async function loadAdapter(cfg) {
   if (runtime === "node" && cfg.driver) base.driver = cfg.driver;
   if (cfg.sqliteVersion) base.sqliteVersion = cfg.sqliteVersion;
   if (cfg.patience) base.patience = cfg.patience;
+  if (cfg.durability) base.durability = cfg.durability;
   const adapter = {
     mod,
     runtime,
@@ -121,7 +122,11 @@ async function loadServerAdapter(cfg) {
  * harness needs the start to tell that from a wrong mode.
  */
 export function openedIn(adapter, store) {
-  return { journalMode: store.journalMode, openStartedAt: adapter.openStartedAt };
+  return {
+    journalMode: store.journalMode,
+    durability: store.durability,
+    openStartedAt: adapter.openStartedAt,
+  };
 }
 
 /** Stop requests: SIGTERM or the stop file. `stopping()` is checked between operations. */
