@@ -72,6 +72,57 @@ describe.each(TARGETS)("import --from codex ($name)", (target) => {
   });
 });
 
+const CLAUDE_FIXTURES = fileURLToPath(new URL("../../formats/test/fixtures/claude-code", import.meta.url));
+const CLAUDE_MAIN = "3f2a9c1e-7b4d-4e8a-9c2f-1a2b3c4d5e6f";
+
+describe.each(TARGETS)("import --from claude-code ($name)", (target) => {
+  it("imports a project folder with its subagent (read before its parent), usage per model as the files count it", () => {
+    const home = tempDir();
+    fs.cpSync(CLAUDE_FIXTURES, path.join(home, ".claude", "projects"), { recursive: true });
+    const db = path.join(home, "s.db");
+    const run = (args: string[]) =>
+      cli(["--db", db, ...args], { runtime: target.runtime, env: { ...target.env, HOME: home } });
+    const first = run(["import", "--from", "claude-code", "--json"]);
+    expect(first.code, first.stderr).toBe(8);
+    expect(json(first)).toMatchObject({
+      files: { total: 2, read: 2, unchanged: 0 },
+      sessions: { created: 2, grown: 0 },
+      messages: 27,
+      partial: 1,
+      unknown: { "world-state": 1 },
+      problems: [{ line: 20 }],
+    });
+    expect(json(run(["import", "--from", "claude-code", "--json"])).messages).toBe(0);
+    const { sessions } = json(run(["sessions", "list", "--json"]));
+    expect(
+      sessions.map((s: { id: string; messageCount: number; parentSessionId: string | null }) => [
+        s.id,
+        s.messageCount,
+        s.parentSessionId,
+      ]),
+    ).toEqual([
+      [`${CLAUDE_MAIN}/subagents/agent-a1b2c3d`, 4, CLAUDE_MAIN],
+      [CLAUDE_MAIN, 13, null],
+    ]);
+    const usage = json(run(["usage", "--json"]));
+    expect(
+      usage.byModel.map(
+        (m: { model: string; calls: number; input: number; output: number; cache: number }) => [
+          m.model,
+          m.calls,
+          m.input,
+          m.output,
+          m.cache,
+        ],
+      ),
+    ).toEqual([
+      ["claude-opus-4-5-20251101", 2, 15, 280, 12_200],
+      ["claude-haiku-4-5-20251001", 2, 60, 42, 0],
+      ["claude-sonnet-4-5-20250929", 1, 3, 50, 7000],
+    ]);
+  });
+});
+
 describe("import --from codex while the source grows", () => {
   it("an import while another process appends picks the rest up next time, nothing twice", async () => {
     const { root, db } = codexHome();
