@@ -8,6 +8,7 @@
  * the plain, source-filtered listing pages through the Store directly.
  */
 import type { Session, SessionSummary } from "@sessiondb/core";
+import { addUsd, exactUsd } from "../money.js";
 import type { CliStore } from "../server.js";
 
 /** Sessions per list page. */
@@ -70,7 +71,7 @@ const SORT_KEY: Record<Exclude<SessionSort, "started">, (s: SessionSummary) => n
   activity: (s) => s.lastActiveAt,
   messages: (s) => s.messageCount,
   tokens: tokensOf,
-  cost: (s) => s.estimatedCostUsd,
+  cost: (s) => exactUsd(s.estimatedCostUsd),
 };
 
 /** One page of the session list. */
@@ -195,7 +196,7 @@ export async function usageReport(
       t.output += s.outputTokens;
       t.cache += s.cacheReadTokens + s.cacheWriteTokens;
       t.reasoning += s.reasoningTokens;
-      t.cost += s.estimatedCostUsd;
+      t.cost = addUsd(t.cost, s.estimatedCostUsd);
     }
     for (const row of await store.getUsage(s.id)) {
       const t = into(models, row.model || "(unknown)");
@@ -205,7 +206,7 @@ export async function usageReport(
       t.output += row.outputTokens;
       t.cache += row.cacheReadTokens + row.cacheWriteTokens;
       t.reasoning += row.reasoningTokens;
-      t.cost += row.costUsd;
+      t.cost = addUsd(t.cost, row.costUsd);
       for (const group of groups) group.calls += row.callCount;
     }
   }
