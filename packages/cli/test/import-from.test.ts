@@ -67,6 +67,11 @@ describe.each(TARGETS)("import --from codex ($name)", (target) => {
       [PARENT, "gpt-5-codex", 13, null],
       ["0195a1b2-ffff-7e5f-8a9b-0c1d2e3f4a5c", "gpt-5-codex", 2, PARENT],
     ]);
+    // Codex records no cost: estimated from list prices (gpt-5 and gpt-5-codex at 1.25 / 10 /
+    // 0.125 USD per million), marked so, and summed exactly: 0.002975 + 0.004775 + 0.00125.
+    const usage = json(run(["usage", "--json"]));
+    expect([usage.total.cost, usage.total.estimatedCost]).toEqual([0.009, 0.009]);
+    expect(run(["usage"]).stdout).toContain("of it estimated from list prices");
     const found = json(run(["search", "日本語", "--json"]));
     expect(JSON.stringify(found)).toContain(PARENT);
   });
@@ -106,18 +111,18 @@ describe.each(TARGETS)("import --from claude-code ($name)", (target) => {
     ]);
     const usage = json(run(["usage", "--json"]));
     expect(
-      usage.byModel.map(
-        (m: { model: string; calls: number; input: number; output: number; cache: number }) => [
+      usage.byModel
+        .map((m: { model: string; calls: number; input: number; output: number; cache: number }) => [
           m.model,
           m.calls,
           m.input,
           m.output,
           m.cache,
-        ],
-      ),
+        ])
+        .sort(),
     ).toEqual([
-      ["claude-opus-4-5-20251101", 2, 15, 280, 12_200],
       ["claude-haiku-4-5-20251001", 2, 60, 42, 0],
+      ["claude-opus-4-5-20251101", 2, 15, 280, 12_200],
       ["claude-sonnet-4-5-20250929", 1, 3, 50, 7000],
     ]);
   });

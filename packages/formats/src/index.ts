@@ -37,3 +37,5 @@ export type { ItemMapper, LineFormat, MappedItem, SessionFacts } from "./mapped.
 // OpenAI Agents / Responses items (openai/): used by @sessiondb/openai-agents and by codex/.
 export type { ItemPlace } from "./openai/index.js";
 export { OPENAI_AGENTS_FORMAT, OpenAIItems, openaiAgentsMapper } from "./openai/index.js";
+// List prices (prices/): cost estimates for usage a format records without one.
+export { ESTIMATED, estimateUsage, type ModelPrice, PRICES_AS_OF, priceOf } from "./prices/index.js";

@@ -77,14 +77,17 @@ export function importCases(describe: Suite, it: Test, runtime: string, open: (p
         assert.equal(store.getSession(PARENT_ID)?.title, "Fix East Asian width");
         assert.equal(store.getSession(PARENT_ID)?.source, "codex");
         assert.equal(store.getSession(PARENT_ID)?.model, "gpt-5-codex");
+        // Codex records no cost: each usage row's is estimated from the price table, and says so
+        // (in millionths of a dollar).
         const usage = store
           .getUsage(PARENT_ID)
-          .map((u) => [u.model, u.inputTokens, u.outputTokens])
+          .map((u) => [u.model, u.billingMode, u.inputTokens, u.outputTokens, Math.round(u.costUsd * 1e6)])
           .sort();
         assert.deepEqual(usage, [
-          ["gpt-5", 700, 200],
-          ["gpt-5-codex", 1300, 300],
+          ["gpt-5", "estimated", 700, 200, 2_975], // (700 × 1.25 + 200 × 10 + 800 × 0.125) / 1e6
+          ["gpt-5-codex", "estimated", 1300, 300, 4_775], // (1300 × 1.25 + 300 × 10 + 1200 × 0.125) / 1e6
         ]);
+        assert.deepEqual(first.unpriced, {});
 
         const again = await importFrom(store, codex, undefined, { home: dir });
         assert.deepEqual(again.files, { total: 2, read: 0, unchanged: 2 });

@@ -37,6 +37,9 @@ function summary(from: string, r: ImportResult): string {
   const unknown = Object.entries(r.unknown);
   if (unknown.length > 0)
     parts.push(`kept lines of unknown types: ${unknown.map(([t, n]) => `${t} (${n})`).join(", ")}`);
+  const unpriced = Object.keys(r.unpriced);
+  if (unpriced.length > 0)
+    parts.push(`no list price for ${unpriced.join(", ")}: their cost is not estimated`);
   return visible(parts.join("; "));
 }
 

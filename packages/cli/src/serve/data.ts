@@ -145,10 +145,25 @@ export interface Totals {
   cache: number;
   reasoning: number;
   cost: number;
+  /** The part of `cost` that is an estimate from list prices (usage rows whose billing mode is
+   * "estimated": an importer's, for a format that records no cost). */
+  estimatedCost: number;
   calls: number;
 }
 
-const zero = (): Totals => ({ sessions: 0, input: 0, output: 0, cache: 0, reasoning: 0, cost: 0, calls: 0 });
+/** The billing mode of usage whose cost is estimated from a price table (@sessiondb/formats). */
+const ESTIMATED = "estimated";
+
+const zero = (): Totals => ({
+  sessions: 0,
+  input: 0,
+  output: 0,
+  cache: 0,
+  reasoning: 0,
+  cost: 0,
+  estimatedCost: 0,
+  calls: 0,
+});
 
 /** Days the per-day chart spans at most (the most recent ones). */
 export const MAX_DAYS = 366;
@@ -207,7 +222,12 @@ export async function usageReport(
       t.cache += row.cacheReadTokens + row.cacheWriteTokens;
       t.reasoning += row.reasoningTokens;
       t.cost = addUsd(t.cost, row.costUsd);
-      for (const group of groups) group.calls += row.callCount;
+      const estimated = row.billingMode === ESTIMATED ? row.costUsd : 0;
+      t.estimatedCost = addUsd(t.estimatedCost, estimated);
+      for (const group of groups) {
+        group.calls += row.callCount;
+        group.estimatedCost = addUsd(group.estimatedCost, estimated);
+      }
     }
   }
   // Every day from the first to the last with recorded usage (quiet days show as gaps), at most

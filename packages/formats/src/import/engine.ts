@@ -10,6 +10,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import type { CreateSessionInput, Json, MessageInput, Session } from "@sessiondb/core";
 import type { LineFormat, SessionFacts } from "../mapped.js";
+import { estimateUsage } from "../prices/index.js";
 import { CURSOR_KEY, cursorOf, type FileCursor, hashLine, unchanged } from "./cursor.js";
 import { fileLines } from "./lines.js";
 import { type SessionFile, sessionFiles } from "./walk.js";
@@ -52,6 +53,8 @@ export interface ImportOptions {
   onProgress?: (progress: ImportProgress) => void;
   /** The home directory the format's default roots are under (default: the user's). */
   home?: string;
+  /** Usage without a cost of its own gets one estimated from the price table (default true). */
+  estimateCosts?: boolean;
 }
 
 export interface ImportResult {
@@ -64,6 +67,8 @@ export interface ImportResult {
   problems: ImportProblem[];
   /** Files whose last line had no newline yet: left for the next run. */
   partial: number;
+  /** Usage records of models the price table does not have, by model: stored without a cost. */
+  unpriced: Record<string, number>;
 }
 
 /** Rows per appendMessages call: one short transaction each. */
@@ -101,6 +106,7 @@ export async function importFrom(
     unknown: {},
     problems: [],
     partial: 0,
+    unpriced: {},
   };
   const files: SessionFile[] = [];
   for (const root of where) {
@@ -179,7 +185,7 @@ class FileImporter {
         this.result.unknown[mapped.unknown] = (this.result.unknown[mapped.unknown] ?? 0) + 1;
       for (const [k, v] of Object.entries(mapped.session ?? {}))
         if (v !== undefined && (!(k in run.facts) || k === "title")) Object.assign(run.facts, { [k]: v });
-      run.pending.push(...mapped.messages);
+      for (const row of mapped.messages) run.pending.push(this.priced(row));
       if (run.pending.length >= CHUNK_ROWS) {
         // The session is created at its first chunk: the facts of the lines before it (the
         // model of a turn context after the first line) are in it.
@@ -260,6 +266,17 @@ class FileImporter {
       this.progress();
       await tick();
     }
+  }
+
+  /** The row with its usage's cost estimated, when it records none. */
+  priced(row: MessageInput): MessageInput {
+    const usage = row.usage;
+    if (!usage || usage.costUsd !== undefined || usage.billingMode || this.options.estimateCosts === false)
+      return row;
+    const estimated = estimateUsage(usage);
+    if (estimated) return { ...row, usage: estimated };
+    this.result.unpriced[usage.model] = (this.result.unpriced[usage.model] ?? 0) + 1;
+    return row;
   }
 
   progress(): void {
