@@ -14,11 +14,16 @@
  * descriptor, as the thread is about to block again.
  */
 import * as fs from "node:fs";
+import type { StoreOptions } from "@sessiondb/core";
 import type { SqliteConnection, SqliteDriver } from "@sessiondb/core/driver";
-import type { Patience } from "./open.js";
 import { visible } from "./visible.js";
 
 /** How long a command waits for a lock: while it opens the store, and once it is open. */
+
+/** How long a store is waited for when it is locked: the patience budgets of the store's open,
+ * writes and appends. */
+export type Patience = { [K in keyof NonNullable<StoreOptions["patience"]>]-?: number };
+
 export interface LockBudgets {
   openMs: number;
   /** The wait of the command's reads and writes (`import`'s appends included). */

@@ -11,7 +11,7 @@ import * as url from "node:url";
 import type { StoreOptions } from "@sessiondb/core";
 import { displayUrl } from "@sessiondb/core/driver";
 import { NeedsFileError, StoreMissingError, UsageError } from "./exit.js";
-import { whileOpening } from "./lock-wait.js";
+import { type Patience, whileOpening } from "./lock-wait.js";
 import { fileError } from "./paths.js";
 import type { Runtime } from "./runtime.js";
 import { type CliStore, openServerStore } from "./server.js";
@@ -110,10 +110,6 @@ export function localStoreFile(options: GlobalOptions): string | undefined {
 export function shownLocation(where: StoreLocation): string {
   return where.kind === "file" ? where.path : where.shown;
 }
-
-/** How long a store is waited for when it is locked: the patience budgets of the store's open,
- * writes and appends. */
-export type Patience = { [K in keyof NonNullable<StoreOptions["patience"]>]-?: number };
 
 /** The CLI's waits without --wait: the library's defaults, handed to it explicitly, so that what
  * --help and the lock-wait notice say is what the store does even if the library's defaults

@@ -9,8 +9,8 @@ import { asyncDouble } from "../test/support/async-executor.js";
 import { tempDir, testDriver } from "../test/support/driver.js";
 import { type AsyncStore, connectWithOpenPatience, createAsyncStore } from "./async-store.js";
 import type { SqliteConnection } from "./driver.js";
-import type { AsyncStatements } from "./engine/run-async.js";
 import { InvalidInputError, SessionDbError, SqliteError, StoreBusyError } from "./errors.js";
+import type { AsyncStatements } from "./executor.js";
 import { acquireAdmission, lockFileAdmission } from "./locks/admission.js";
 import { createStore } from "./store.js";
 

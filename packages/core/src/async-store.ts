@@ -8,14 +8,9 @@
 
 import { ADMISSION_TIMEOUT_MS } from "./constants.js";
 import { get, type Op } from "./engine/effects.js";
-import {
-  type AsyncAdmission,
-  type AsyncEnvironment,
-  type AsyncExecutor,
-  type AsyncScope,
-  runAsync,
-} from "./engine/run-async.js";
+import { type AsyncEnvironment, type AsyncScope, runAsync } from "./engine/run-async.js";
 import { InvalidInputError } from "./errors.js";
+import type { AsyncAdmission, AsyncExecutor } from "./executor.js";
 import { repairAtOpen } from "./fts/recovery.js";
 import type { SqliteJournalMode } from "./journal.js";
 import { withPatienceAsync } from "./locks/patience.js";

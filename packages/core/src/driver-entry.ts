@@ -33,6 +33,7 @@ export {
   nodeSqliteApiDriver,
 } from "./drivers/node-sqlite-api.js";
 export type {
+  AdmissionHolder,
   AdmissionLease,
   AsyncAdmission,
   AsyncAdmissionAnswer,
@@ -40,8 +41,8 @@ export type {
   AsyncStatements,
   AsyncTransactionOptions,
   ExecuteResult,
-} from "./engine/run-async.js";
+} from "./executor.js";
 export { lazyNodeFsHost } from "./host/fs-host.js";
-export { type AdmissionHolder, lockFileAdmission } from "./locks/admission.js";
+export { lockFileAdmission } from "./locks/admission.js";
 export { defineRuntime, type RuntimeDefinition } from "./runtime.js";
 export { resultCodeFromMessage, resultCodeFromName, resultCodeFromNumber } from "./sqlite-codes.js";

@@ -162,3 +162,8 @@ export function defineDriver(raw: RawDriver): SqliteDriver {
   }
   return driver;
 }
+
+/** Every mode `PRAGMA journal_mode` reports, lower-cased. A store's mode is one of the policy's
+ * two unless something else set it, e.g. "memory" for ":memory:". */
+export const SQLITE_JOURNAL_MODES = ["delete", "truncate", "persist", "memory", "wal", "off"] as const;
+export type SqliteJournalMode = (typeof SQLITE_JOURNAL_MODES)[number];

@@ -35,6 +35,7 @@ export {
   StoreReadOnlyError,
   UnsafeSqliteError,
 } from "./errors.js";
+export type { AdmissionHolder } from "./executor.js";
 export type {
   BackfillProgress,
   FtsStatus,
@@ -52,7 +53,7 @@ export {
   type JournalPolicyOptions,
   type SqliteJournalMode,
 } from "./journal.js";
-export { type AdmissionHolder, admissionLockPath, readAdmissionHolder } from "./locks/admission.js";
+export { admissionLockPath, readAdmissionHolder } from "./locks/admission.js";
 export type {
   DeleteSessionsOptions,
   DeleteSessionsProgress,
@@ -66,7 +67,6 @@ export type {
   ImportSessionsResult,
 } from "./maintenance/import-sessions.js";
 export type { VacuumOptions, VacuumProgress, VacuumResult } from "./maintenance/vacuum.js";
-export { repairStore } from "./on-demand.js";
 export type {
   AdapterRepairOptions,
   RepairAttempt,
@@ -76,6 +76,7 @@ export type {
   RepairStrategy,
   TableCounts,
 } from "./repair/types.js";
+export { repairStore } from "./repair-on-demand.js";
 export type {
   RuntimeName,
   RuntimeRepairOptions,

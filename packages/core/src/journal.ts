@@ -13,17 +13,14 @@
  * The SQLite version is passed in rather than read here, so tests and the e2e DELETE arm can pin
  * a vulnerable version and exercise the real policy.
  */
-import type { SqliteConnection } from "./driver.js";
+import { SQLITE_JOURNAL_MODES, type SqliteConnection, type SqliteJournalMode } from "./driver.js";
 import { get, type Op } from "./engine/effects.js";
 import { isContention, UnsafeSqliteError } from "./errors.js";
 
 /** The modes sessiondb's journal policy chooses between. */
 export type JournalMode = "wal" | "delete";
 
-/** Every mode `PRAGMA journal_mode` reports, lower-cased. A store's mode is one of the policy's
- * two unless something else set it, e.g. "memory" for ":memory:". */
-export const SQLITE_JOURNAL_MODES = ["delete", "truncate", "persist", "memory", "wal", "off"] as const;
-export type SqliteJournalMode = (typeof SQLITE_JOURNAL_MODES)[number];
+export { SQLITE_JOURNAL_MODES, type SqliteJournalMode } from "./driver.js";
 
 /** A journal mode as SQLite reported it (one of SQLITE_JOURNAL_MODES, whatever the case). */
 export function journalModeOf(value: unknown): SqliteJournalMode {

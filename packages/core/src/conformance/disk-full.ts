@@ -9,7 +9,7 @@ import { closeSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, 
 import { join } from "node:path";
 import { CHECKPOINT_EVERY_WRITES } from "../constants.js";
 import type { Host } from "../host/host.js";
-import { repairStore } from "../on-demand.js";
+import { repairStore } from "../repair-on-demand.js";
 import { createStore, type Store } from "../store.js";
 import { assert, type ConformanceTarget, SAFE_SQLITE, throwsCodeSync } from "./harness.js";
 import { type Tmpfs, tmpfsUnavailable, withTmpfs } from "./tmpfs.js";

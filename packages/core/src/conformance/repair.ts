@@ -23,8 +23,8 @@ import {
 import { dirname } from "node:path";
 import { STORE_FILE_MODE } from "../constants.js";
 import { lockExclusive } from "../locks/exclusive.js";
-import { repairStore } from "../on-demand.js";
 import type { RepairOptions, RepairReport } from "../repair/types.js";
+import { repairStore } from "../repair-on-demand.js";
 import { ackedCount, holdAppender, waitForAcks } from "./appender.js";
 import { assert, type ConformanceTarget, type FileFixture, fileFixtureTest, SAFE_SQLITE } from "./harness.js";
 

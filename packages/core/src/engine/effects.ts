@@ -12,11 +12,21 @@
  * generator function object created at run time a prototype object of its own, and measured
  * that way one small read cost 4 µs more than its statements.
  */
-import type { Row, RunResult, SqlValue } from "../driver.js";
-import type { SqliteJournalMode } from "../journal.js";
+import type { Row, RunResult, SqliteJournalMode, SqlValue } from "../driver.js";
 import type { PatienceOptions } from "../locks/patience.js";
-import type { WriteOptions } from "../store/context.js";
-import type { StorePolicy } from "../store/policy.js";
+
+/** Options of a `write` (or `snapshot`) body. */
+export interface WriteOptions {
+  /** Patience budget in ms for BUSY/LOCKED (default: the write patience). */
+  patienceMs?: number;
+  /** What the write stores, for the error when it cannot be (e.g. `the append of 3 messages to
+   * session "s1"`). */
+  what?: string;
+  /** Reads only: the operation handles SQLITE_CORRUPT itself (search falls back to LIKE and
+   * detaches a corrupt index), so the runner passes it through instead of classifying it as
+   * structural corruption, which would make the store read-only for good. */
+  ownsCorruption?: boolean;
+}
 
 export type Effect =
   | {
@@ -216,11 +226,6 @@ export function* patient<T>(body: () => Op<T>, patience: Omit<PatienceOptions, "
 
 /** The `policy` effect (one object: asked on every write). */
 export const POLICY: Effect = { kind: "policy" };
-
-/** The store's policy state. */
-export function* policy(): Op<StorePolicy> {
-  return (yield POLICY) as StorePolicy;
-}
 
 /** Refuse the call unless the store is open (or writable); `outside`: the method's name, refused
  * inside `store.transaction`. */

@@ -8,7 +8,7 @@ import { readJournalMode } from "../journal.js";
 import { acquireAdmission } from "../locks/admission.js";
 import { holdLocally } from "../locks/local-holds.js";
 import { sleepAsync, sleepSync, withPatience } from "../locks/patience.js";
-import type { StoreContext, WriteOptions } from "../store/context.js";
+import type { StoreContext } from "../store/context.js";
 import {
   checkGuard,
   classifyFailure,
@@ -17,7 +17,7 @@ import {
   readPatience,
   tooBigInput,
 } from "../store/policy.js";
-import type { AdmissionOutcome, Effect, Op } from "./effects.js";
+import type { AdmissionOutcome, Effect, Op, WriteOptions } from "./effects.js";
 
 /** Run `op` to completion; its result or its error. */
 export function runSync<T>(ctx: StoreContext, op: Op<T>): T {

@@ -8,7 +8,7 @@
  */
 
 import { WRITE_PATIENCE_MS } from "../constants.js";
-import { exec, get, type Op, policy, read, run, transaction, write } from "../engine/effects.js";
+import { exec, get, type Op, POLICY, read, run, transaction, write } from "../engine/effects.js";
 import { SqliteError } from "../errors.js";
 import type { FtsIndexDef } from "./projection.js";
 import { loadSnapshot, presentIndexes } from "./state.js";
@@ -85,6 +85,13 @@ function* probeIndexes(defs: readonly FtsIndexDef[]): Op<never> {
   throw new ProbeFinished(false);
 }
 
+/** What fail-open reads and sets of the store's policy state (store/policy.ts), named here so
+ * that the policy, which calls fail-open, is the only one of the two that knows the other. */
+interface FailOpenState {
+  readonly readOnly: boolean;
+  failingOpen: boolean;
+}
+
 /**
  * Fail-open: if `error` is FTS-scoped corruption (by code or message, or a plain CORRUPT the
  * probe reproduces on the FTS objects alone), detach the index in one transaction and return
@@ -92,7 +99,7 @@ function* probeIndexes(defs: readonly FtsIndexDef[]): Op<never> {
  * the retry itself is the final proof (a structural failure fails it again). Never rebuilds.
  */
 export function* failOpen(error: unknown): Op<boolean> {
-  const state = yield* policy();
+  const state = (yield POLICY) as FailOpenState;
   // The detach is itself a write, whose failure would call fail-open again: no re-entry.
   if (state.readOnly || state.failingOpen) return false;
   const kind = classifyFtsError(error);

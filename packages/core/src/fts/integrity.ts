@@ -7,8 +7,9 @@
  * Another connection holding the write lock (the check is an INSERT command) is contention, not
  * a finding: it is thrown, so the caller's patience waits for it and then reports StoreBusyError.
  */
-import { get, type Op, policy, run } from "../engine/effects.js";
+import { get, type Op, run } from "../engine/effects.js";
 import { isContention } from "../errors.js";
+import { policy } from "../store/policy.js";
 import type { IntegrityProblem } from "../store/types.js";
 import { rankCommandSql } from "./projection.js";
 import { backfillWindow, isStale, loadSnapshot, presentIndexes } from "./state.js";

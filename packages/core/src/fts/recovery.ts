@@ -14,9 +14,10 @@
  * (`maintenanceTick`, `backfillFts`, the next rebuild); nothing is lost or indexed twice.
  */
 import { BACKFILL_MAX_CHUNK_IDS } from "../constants.js";
-import { admitted, now, type Op, policy, read, write } from "../engine/effects.js";
+import { admitted, now, type Op, read, write } from "../engine/effects.js";
 import { InvalidInputError, StoreFullError } from "../errors.js";
 import type { StorePolicy } from "../store/policy.js";
+import { policy } from "../store/policy.js";
 import { healMarkersTx, seed } from "./backfill.js";
 import { type BackfillProgress, backfillLoop } from "./backfill-loop.js";
 import { FTS_INDEXES, triggerNames } from "./projection.js";

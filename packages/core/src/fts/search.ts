@@ -5,9 +5,9 @@
  * pasted megabyte of one character must not freeze a search (see search-sql.ts and query.ts).
  */
 import type { Row } from "../driver.js";
-import { all, allVarying, exec, get, type Op, policy, remember, snapshot, write } from "../engine/effects.js";
+import { all, allVarying, exec, get, type Op, remember, snapshot, write } from "../engine/effects.js";
 import { hasResultCode } from "../errors.js";
-import { classifyFailure } from "../store/policy.js";
+import { classifyFailure, policy } from "../store/policy.js";
 import { text } from "../store/rows.js";
 import { FTS_SNIPPET_MAX_CHARS } from "./constants.js";
 import { classifyFtsError } from "./corruption.js";

@@ -17,23 +17,13 @@
  */
 import { ADMISSION_POLL_MS, STORE_FILE_MODE } from "../constants.js";
 import type { SqliteConnection, SqliteDriver } from "../driver.js";
-import type { AsyncAdmission, AsyncAdmissionAnswer } from "../engine/run-async.js";
 import { isContention, SqliteError, type SqliteResultCode } from "../errors.js";
+import type { AdmissionHolder, AsyncAdmission, AsyncAdmissionAnswer } from "../executor.js";
 import type { Host } from "../host/host.js";
 import { isInMemoryPath } from "../sqlite-path.js";
 import { beginTransaction, rollbackQuietly } from "../transaction.js";
 import { localHolder } from "./local-holds.js";
 import { sleepSync } from "./patience.js";
-
-/** Who took the lock: diagnostics only, never used to decide anything. */
-export interface AdmissionHolder {
-  pid: number;
-  runtime: string;
-  host?: string;
-  driver: string;
-  /** ISO timestamp. */
-  acquiredAt: string;
-}
 
 export type Admission =
   | { admitted: true; release(): void }

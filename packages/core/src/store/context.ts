@@ -15,18 +15,6 @@ import type { StorePolicy } from "./policy.js";
  * cover a repeated search, whose prepare costs ~50 µs (5–10 % of a CJK search). */
 export const VARYING_STATEMENTS = 16;
 
-export interface WriteOptions {
-  /** Patience budget in ms for BUSY/LOCKED (default: the write patience). */
-  patienceMs?: number;
-  /** What the write stores, for the error when it cannot be (e.g. `the append of 3 messages to
-   * session "s1"`). */
-  what?: string;
-  /** Reads only: the operation handles SQLITE_CORRUPT itself (search falls back to LIKE and
-   * detaches a corrupt index), so the runner passes it through instead of classifying it as
-   * structural corruption, which would make the store read-only for good. */
-  ownsCorruption?: boolean;
-}
-
 export interface StoreContext {
   /** The store's single connection. */
   readonly conn: SqliteConnection;

@@ -4,9 +4,10 @@
  * that cannot even read because the file is damaged is itself a problem of that kind, not a
  * throw: the caller asked whether the store is sound, and this is the answer.
  */
-import { all, guard, type Op, patient, policy, read } from "../engine/effects.js";
+import { all, guard, type Op, patient, read } from "../engine/effects.js";
 import { hasResultCode, StoreCorruptError } from "../errors.js";
 import { ftsIntegrityProblems } from "../fts/integrity.js";
+import { policy } from "./policy.js";
 import type { IntegrityProblem, IntegrityReport } from "./types.js";
 
 /** Errors that mean "the file is damaged" rather than "something else went wrong". */

@@ -11,16 +11,7 @@ import {
   STORE_FILE_MODE,
 } from "../constants.js";
 import type { Row, SqliteConnection } from "../driver.js";
-import {
-  all,
-  get,
-  local,
-  type Op,
-  patient,
-  policy,
-  run,
-  writeWithoutForeignKeys,
-} from "../engine/effects.js";
+import { all, get, local, type Op, patient, run, writeWithoutForeignKeys } from "../engine/effects.js";
 import {
   hasResultCode,
   isDiskFull,
@@ -41,7 +32,7 @@ import { SCHEMA_FINGERPRINT } from "../schema/fingerprint.js";
 import { runMigrations, storedSchemaVersion } from "../schema/migrations.js";
 import { findMissingSchema, reconcileSchema } from "../schema/reconcile.js";
 import { isInMemoryPath } from "../sqlite-path.js";
-import { readPatience } from "./policy.js";
+import { policy, readPatience } from "./policy.js";
 import type { Durability } from "./types.js";
 
 /** Refuse paths that cannot be a store before SQLite gets to create or misread anything. */

@@ -6,7 +6,7 @@
  * signature. Every entry validates its arguments before its first statement.
  */
 import { BACKFILL_MAX_CHUNK_IDS, DEFAULT_BACKFILL_CHUNK_IDS } from "../constants.js";
-import { external, guard, local, type Op, POLICY, policy, snapshot, write } from "../engine/effects.js";
+import { external, guard, local, type Op, POLICY, snapshot, write } from "../engine/effects.js";
 import { timedBackfillStep } from "../fts/backfill.js";
 import { type BackfillProgress, backfillLoop } from "../fts/backfill-loop.js";
 import { FTS_MERGE_PAGES } from "../fts/constants.js";
@@ -17,7 +17,7 @@ import { type FtsStatus, ftsStatus } from "../fts/status.js";
 import { backfillPending, mergeIndexes, optimizeIndexes, startBackfill } from "../fts/upkeep.js";
 import { checkIntegrity } from "./integrity.js";
 import * as messages from "./messages.js";
-import { classifyFailure, type StorePolicy } from "./policy.js";
+import { classifyFailure, policy, type StorePolicy } from "./policy.js";
 import * as sessions from "./sessions.js";
 import { stats } from "./stats.js";
 import type { MessageInput } from "./types.js";

@@ -7,7 +7,7 @@
  * holder's record, a hot rollback journal); an async engine leaves them out.
  */
 import { CHECKPOINT_EVERY_WRITES, FILE_RECHECK_AFTER_MS } from "../constants.js";
-import { type Effect, local, type Op, POLICY } from "../engine/effects.js";
+import { type Effect, local, type Op, POLICY, type WriteOptions } from "../engine/effects.js";
 import {
   hasResultCode,
   InvalidInputError,
@@ -21,7 +21,6 @@ import { failOpen } from "../fts/corruption.js";
 import type { PatienceOptions } from "../locks/patience.js";
 import { RecoveryBackoff, type RecoveryBackoffOptions } from "../locks/recovery-backoff.js";
 import type { StepMemory } from "../maintenance/paced.js";
-import type { WriteOptions } from "./context.js";
 
 /** What the environment knows that the operations cannot ask SQLite. */
 export interface PolicyEnvironment {
@@ -40,6 +39,11 @@ export interface PolicyEnvironment {
   fileMoved?(reuseMs?: number): string | undefined;
   /** Extra read patience (a read-only connection waiting out a hot rollback journal). */
   readWait?: Pick<PatienceOptions, "retryable" | "describeHolder">;
+}
+
+/** The store's policy state, as the runner answers the `policy` effect. */
+export function* policy(): Op<StorePolicy> {
+  return (yield POLICY) as StorePolicy;
 }
 
 /** One store's policy state and settings. */
