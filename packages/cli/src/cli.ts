@@ -8,6 +8,7 @@ import { parseCommandArgs } from "./args.js";
 import type { Command, OptionSpec } from "./command.js";
 import { backup } from "./commands/backup.js";
 import { check } from "./commands/check.js";
+import { demo } from "./commands/demo.js";
 import { doctor } from "./commands/doctor.js";
 import { exportCommand } from "./commands/export.js";
 import { ftsBackfill, ftsOptimize, ftsRebuild, ftsStatus } from "./commands/fts.js";
@@ -63,6 +64,7 @@ export const COMMANDS: readonly Command[] = [
   repair,
   vacuum,
   serve,
+  demo,
 ];
 
 const GLOBAL_OPTIONS: OptionSpec = {

@@ -21,7 +21,7 @@ import { fileURLToPath } from "node:url";
 import { gunzipSync } from "node:zlib";
 
 export const REPO = fileURLToPath(new URL("../../../", import.meta.url));
-export const PUBLIC = ["core", "runtime-node", "runtime-bun", "runtime-deno", "libsql", "cli"];
+export const PUBLIC = ["core", "runtime-node", "runtime-bun", "runtime-deno", "libsql", "formats", "cli"];
 
 /** The host Node (Node 20 here and on CI): the one `npm test` was started with. */
 export const HOST_NODE = process.env.SESSIONDB_HOST_NODE || "/usr/bin/node";

@@ -23,7 +23,19 @@ export {
 } from "./claude-code/index.js";
 // Codex rollout files (codex/): read by the importer.
 export { codex } from "./codex/index.js";
+// The importer (import/): importFrom(store, format, roots?) and the formats it takes by name.
+export {
+  type ImportOptions,
+  type ImportProblem,
+  type ImportProgress,
+  type ImportResult,
+  type ImportTarget,
+  importFrom,
+  lineFormats,
+} from "./import/index.js";
 export type { ItemMapper, LineFormat, MappedItem, SessionFacts } from "./mapped.js";
 // OpenAI Agents / Responses items (openai/): used by @sessiondb/openai-agents and by codex/.
 export type { ItemPlace } from "./openai/index.js";
 export { OPENAI_AGENTS_FORMAT, OpenAIItems, openaiAgentsMapper } from "./openai/index.js";
+// List prices (prices/): cost estimates for usage a format records without one.
+export { ESTIMATED, estimateUsage, type ModelPrice, PRICES_AS_OF, priceOf } from "./prices/index.js";

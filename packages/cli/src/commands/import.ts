@@ -1,7 +1,7 @@
 import * as fs from "node:fs";
 import type { CreateSessionInput, ImportSessionInput, MessageInput } from "@sessiondb/core";
 import type { Command } from "../command.js";
-import { EXIT, ExitError } from "../exit.js";
+import { EXIT, ExitError, UsageError } from "../exit.js";
 import { count, plural, print, printJson } from "../format.js";
 import { Interrupt } from "../interrupt.js";
 import { type ParsedLine, parseLine, type SessionRecord } from "../jsonl.js";
@@ -334,7 +334,7 @@ class Importer {
 export const importCommand: Command = {
   name: "import",
   summary: "import a JSONL export (each session whole; bad sessions are left out)",
-  usage: "import FILE|- [--dry-run] [--json]",
+  usage: "import FILE|- [--dry-run] [--json]  |  import --from FORMAT [PATH…] [--watch] [--json]",
   help: [
     "Reads the format `sessiondb export` writes (see `sessiondb export --help`); creates the store",
     "if it does not exist. The file is read twice: first every line is checked, then each session",
@@ -351,11 +351,34 @@ export const importCommand: Command = {
     "",
     "Exit 8 when any line was bad (the good sessions are imported all the same). Exit 2 for an",
     "empty file, a folder, or a file that is the store, one of its files or a SQLite database.",
+    "",
+    "--from FORMAT [PATH…] imports another agent's sessions where it keeps them (codex:",
+    "~/.codex/sessions), or from the folders or files named. Each file is only read. Rows keep the",
+    "producer's ids, so running it again adds only what is new: a file unchanged since the last",
+    "run is skipped on its size and time, and a last line still being written waits for the next",
+    "run. Broken lines are reported as FILE:LINE (exit 8); the rest of their session comes in.",
+    "",
+    "  --from FORMAT   the agent whose sessions to import",
+    "  --watch         import again every second until Ctrl-C (exit 0): new lines appear in",
+    "                  search and serve within seconds; no lock is held between two runs",
   ].join("\n"),
-  options: { "dry-run": { type: "boolean" } },
-  args: { min: 1, max: 1, names: "FILE" },
+  options: { "dry-run": { type: "boolean" }, from: { type: "string" }, watch: { type: "boolean" } },
+  args: { min: 0, max: Number.MAX_SAFE_INTEGER, names: "FILE" },
   json: true,
-  async run({ values, positionals, runtime }) {
+  async run(context) {
+    const { values, positionals, runtime } = context;
+    if (values.from !== undefined) {
+      if (values["dry-run"]) throw new UsageError("--dry-run does not go with --from");
+      const { importFromCommand } = await import("./import-from.js");
+      return importFromCommand(context);
+    }
+    if (values.watch) throw new UsageError("--watch goes with --from FORMAT");
+    if (positionals.length !== 1)
+      throw new UsageError(
+        positionals.length === 0
+          ? "import needs FILE (or - for stdin), or --from FORMAT"
+          : "import takes one FILE",
+      );
     const file = positionals[0] as string;
     const source = await importSource(file, localStoreFile(values));
     let checked: Plan;

@@ -15,6 +15,7 @@ import {
   time,
   usd,
 } from "../format.js";
+import { exactCost } from "../money.js";
 import { openFor, parseNonNegativeInt, parsePositiveInt } from "../open.js";
 import { PAGER_HELP, PAGER_OPTION, page } from "../pager.js";
 import { tokensOf } from "../serve/data.js";
@@ -165,7 +166,7 @@ export const sessionsList: Command = {
         total = counted ? (await everything()).length : offset + sessions.length;
       }
       if (values.json) {
-        printJson({ sessions, total });
+        printJson({ sessions: sessions.map(exactCost), total });
         return EXIT.OK;
       }
       if (sessions.length === 0) {
@@ -375,7 +376,7 @@ export const sessionsShow: Command = {
       }
       const messages = await readMessages(store, id, chosen);
       if (values.json) {
-        printJson({ session, messages });
+        printJson({ session: exactCost(session), messages });
         return EXIT.OK;
       }
       const width = terminalWidth();

@@ -1,6 +1,7 @@
 import type { Command } from "../command.js";
 import { EXIT } from "../exit.js";
 import { bytes, count, pairs, print, printJson, usd } from "../format.js";
+import { exactUsd } from "../money.js";
 import { fileSizes, openFor } from "../open.js";
 import { detectRuntime } from "../runtime.js";
 import { driverOf } from "../server.js";
@@ -31,6 +32,7 @@ export const stats: Command = {
         journalMode: store.journalMode,
         sizeBytes: size,
         ...counts,
+        costUsd: exactUsd(counts.costUsd),
         fts,
       };
       if (values.json) {

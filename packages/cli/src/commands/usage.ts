@@ -24,7 +24,8 @@ function rowsOf(entries: Array<[string, Totals]>, group: Group): string[][] {
       count(t.cache),
       count(t.reasoning),
       count(tokens(t)),
-      usd(t.cost),
+      // "~": the cost is, in part or whole, estimated from list prices.
+      `${t.estimatedCost > 0 ? "~" : ""}${usd(t.cost)}`,
     ]);
 }
 
@@ -45,7 +46,9 @@ export const usage: Command = {
     "Per model, a session counts once under each model it used, with that model's calls; per day",
     "and source, the session's totals count once. Days without sessions are left out; at most the",
     "last 366 days with usage are listed (narrow the range with --since/--until).",
-    "--json prints { total, byDay, byModel, bySource } with every group.",
+    "--json prints { total, byDay, byModel, bySource } with every group. Costs are sums exact to",
+    "what was recorded; `estimatedCost` is the part estimated from list prices (usage imported",
+    'from a format that records no cost: billing mode "estimated"); in the table, "~" marks it.',
   ].join("\n"),
   options: {
     by: { type: "string" },
@@ -83,7 +86,9 @@ export const usage: Command = {
         return EXIT.OK;
       }
       const t = report.total;
-      const summary = `${plural(t.sessions, "session")} · ${count(tokens(t))} tokens (${count(t.input)} in, ${count(t.output)} out, ${count(t.cache)} cache, ${count(t.reasoning)} reasoning) · ${usd(t.cost)}`;
+      const estimate =
+        t.estimatedCost > 0 ? ` (${usd(t.estimatedCost)} of it estimated from list prices)` : "";
+      const summary = `${plural(t.sessions, "session")} · ${count(tokens(t))} tokens (${count(t.input)} in, ${count(t.output)} out, ${count(t.cache)} cache, ${count(t.reasoning)} reasoning) · ${usd(t.cost)}${estimate}`;
       const group = by as Group;
       const entries = group === "day" ? report.byDay : group === "model" ? report.byModel : report.bySource;
       const rows = rowsOf(entries, group);

@@ -8,6 +8,7 @@
  * the plain, source-filtered listing pages through the Store directly.
  */
 import type { Session, SessionSummary } from "@sessiondb/core";
+import { addUsd, exactUsd } from "../money.js";
 import type { CliStore } from "../server.js";
 
 /** Sessions per list page. */
@@ -70,7 +71,7 @@ const SORT_KEY: Record<Exclude<SessionSort, "started">, (s: SessionSummary) => n
   activity: (s) => s.lastActiveAt,
   messages: (s) => s.messageCount,
   tokens: tokensOf,
-  cost: (s) => s.estimatedCostUsd,
+  cost: (s) => exactUsd(s.estimatedCostUsd),
 };
 
 /** One page of the session list. */
@@ -144,10 +145,25 @@ export interface Totals {
   cache: number;
   reasoning: number;
   cost: number;
+  /** The part of `cost` that is an estimate from list prices (usage rows whose billing mode is
+   * "estimated": an importer's, for a format that records no cost). */
+  estimatedCost: number;
   calls: number;
 }
 
-const zero = (): Totals => ({ sessions: 0, input: 0, output: 0, cache: 0, reasoning: 0, cost: 0, calls: 0 });
+/** The billing mode of usage whose cost is estimated from a price table (@sessiondb/formats). */
+const ESTIMATED = "estimated";
+
+const zero = (): Totals => ({
+  sessions: 0,
+  input: 0,
+  output: 0,
+  cache: 0,
+  reasoning: 0,
+  cost: 0,
+  estimatedCost: 0,
+  calls: 0,
+});
 
 /** Days the per-day chart spans at most (the most recent ones). */
 export const MAX_DAYS = 366;
@@ -195,7 +211,7 @@ export async function usageReport(
       t.output += s.outputTokens;
       t.cache += s.cacheReadTokens + s.cacheWriteTokens;
       t.reasoning += s.reasoningTokens;
-      t.cost += s.estimatedCostUsd;
+      t.cost = addUsd(t.cost, s.estimatedCostUsd);
     }
     for (const row of await store.getUsage(s.id)) {
       const t = into(models, row.model || "(unknown)");
@@ -205,8 +221,13 @@ export async function usageReport(
       t.output += row.outputTokens;
       t.cache += row.cacheReadTokens + row.cacheWriteTokens;
       t.reasoning += row.reasoningTokens;
-      t.cost += row.costUsd;
-      for (const group of groups) group.calls += row.callCount;
+      t.cost = addUsd(t.cost, row.costUsd);
+      const estimated = row.billingMode === ESTIMATED ? row.costUsd : 0;
+      t.estimatedCost = addUsd(t.estimatedCost, estimated);
+      for (const group of groups) {
+        group.calls += row.callCount;
+        group.estimatedCost = addUsd(group.estimatedCost, estimated);
+      }
     }
   }
   // Every day from the first to the last with recorded usage (quiet days show as gaps), at most

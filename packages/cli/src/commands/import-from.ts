@@ -1,0 +1,102 @@
+/**
+ * `sessiondb import --from <format> [PATH…]`: another agent's sessions (Claude Code, Codex, …)
+ * read from where it keeps them, through @sessiondb/formats' importFrom. Loaded only for this
+ * mode. Re-running adds only what is new; `--watch` runs it again every second until stopped,
+ * each run a series of short transactions, so no write lock is held between two runs.
+ */
+import * as fs from "node:fs";
+import type { ImportResult } from "@sessiondb/formats";
+import type { CommandContext } from "../command.js";
+import { EXIT, UsageError } from "../exit.js";
+import { plural, print, printJson } from "../format.js";
+import { Interrupt } from "../interrupt.js";
+import { openFor } from "../open.js";
+import { fileError } from "../paths.js";
+import { Progress } from "../progress.js";
+import { visible } from "../visible.js";
+
+/** How long --watch waits between two runs. */
+const WATCH_EVERY_MS = 1000;
+
+const wait = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+
+function summary(from: string, r: ImportResult): string {
+  const parts = [
+    `imported ${plural(r.messages, "message")} from ${plural(r.files.read, "file")} (${from})`,
+    `${plural(r.sessions.created, "new session")}, ${r.sessions.grown} grown`,
+  ];
+  if (r.files.unchanged > 0) parts.push(`${plural(r.files.unchanged, "file")} unchanged`);
+  if (r.partial > 0) parts.push(`${plural(r.partial, "half-written last line")} left for the next run`);
+  const unknown = Object.entries(r.unknown);
+  if (unknown.length > 0)
+    parts.push(`kept lines of unknown types: ${unknown.map(([t, n]) => `${t} (${n})`).join(", ")}`);
+  const unpriced = Object.keys(r.unpriced);
+  if (unpriced.length > 0)
+    parts.push(`no list price for ${unpriced.join(", ")}: their cost is not estimated`);
+  return visible(parts.join("; "));
+}
+
+export async function importFromCommand({ values, positionals, runtime }: CommandContext): Promise<number> {
+  const from = values.from as string;
+  const { importFrom, lineFormats } = await import("@sessiondb/formats");
+  const format = lineFormats.get(from);
+  if (!format)
+    throw new UsageError(
+      `--from ${JSON.stringify(from)}: not a format this version imports; it imports ${[...lineFormats.keys()].join(", ")}`,
+    );
+  for (const path of positionals) {
+    try {
+      fs.statSync(path);
+    } catch (error) {
+      throw fileError(error, `cannot read ${path}`, "nothing was imported");
+    }
+  }
+  const { store } = await openFor(runtime, values, "create");
+  const stop = new Interrupt();
+  const watch = values.watch === true;
+  let problems = 0;
+  try {
+    do {
+      const bar =
+        !values.json && !watch && process.stderr.isTTY
+          ? new Progress({ label: "import", unit: "files" })
+          : undefined;
+      let result: ImportResult;
+      try {
+        result = await importFrom(store, format, positionals, {
+          signal: stop.signal,
+          onProgress: (p) => bar?.update(p.files, p.filesTotal),
+        });
+        bar?.finish();
+      } catch (error) {
+        if (!stop.aborted) throw error;
+        bar?.finish("interrupted");
+        if (watch) break;
+        throw stop.error(
+          "interrupted; what was written is kept, and the next import goes on from there (nothing is stored twice)",
+        );
+      }
+      problems += result.problems.length;
+      if (values.json) printJson({ format: from, ...result });
+      else {
+        for (const p of result.problems)
+          process.stderr.write(
+            `${visible(`${p.file}${p.line !== undefined ? `:${p.line}` : ""}: ${p.message}`)}\n`,
+          );
+        if (!watch || result.messages > 0 || result.problems.length > 0) print(summary(from, result));
+      }
+      if (watch) await wait(WATCH_EVERY_MS, stop.signal);
+    } while (watch && !stop.aborted);
+  } finally {
+    await store.close();
+  }
+  // --watch runs until it is stopped, which is how it is meant to end: exit 0.
+  return problems > 0 && !watch ? EXIT.BAD_INPUT : EXIT.OK;
+}

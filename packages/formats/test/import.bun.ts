@@ -1,0 +1,6 @@
+/** The importer cases under `bun test`: bun:sqlite. */
+import { describe, it } from "bun:test";
+import { openStore } from "@sessiondb/bun";
+import { importCases } from "./import-cases.js";
+
+importCases(describe, it, "Bun", (path) => openStore(path));
