@@ -63,7 +63,7 @@ function newBench(ctx: SuiteContext): Bench {
 }
 
 /** Latency statistics of `fn` alone, in a Bench of its own. */
-export async function latencyOf(ctx: SuiteContext, fn: () => void) {
+async function latencyOf(ctx: SuiteContext, fn: () => void) {
   const bench = newBench(ctx);
   bench.add("task", fn);
   await bench.run();
