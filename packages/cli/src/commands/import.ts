@@ -1,5 +1,10 @@
 import * as fs from "node:fs";
-import type { CreateSessionInput, ImportSessionInput, MessageInput } from "@sessiondb/core";
+import {
+  type CreateSessionInput,
+  companionsOf,
+  type ImportSessionInput,
+  type MessageInput,
+} from "@sessiondb/core";
 import type { Command } from "../command.js";
 import { EXIT, ExitError } from "../exit.js";
 import { count, plural, print, printJson } from "../format.js";
@@ -59,9 +64,11 @@ async function* sourceLines(source: ImportSource): AsyncGenerator<[number, Parse
     yield [line, text instanceof TooLongLine ? { kind: "error", message: text.message } : parseLine(text)];
 }
 
-/** Remove the store file an import created and wrote nothing to, with SQLite's files beside it. */
+/** Remove the store file an import created and wrote nothing to, with the files SQLite and
+ * sessiondb made beside it. */
 function removeEmptyStore(storeFile: string): void {
-  for (const suffix of ["-wal", "-shm", "-journal", ""]) fs.rmSync(`${storeFile}${suffix}`, { force: true });
+  for (const { path } of companionsOf(storeFile)) fs.rmSync(path, { force: true });
+  fs.rmSync(storeFile, { force: true });
 }
 
 /** Tracks which session each line belongs to, the same way in both passes. */
