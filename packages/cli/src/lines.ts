@@ -7,24 +7,43 @@
  * Lines end at `\n`, and a `\r` that ends a line is dropped (CRLF files). Each line is decoded from
  * UTF-8 on its own: the byte 0x0A never occurs inside a multi-byte character, so a cut there
  * never splits one. Blank lines count for the numbering (so line numbers match an editor's) but
- * are not yielded; a byte-order mark at the start of the first line is dropped.
+ * are not yielded; a byte-order mark at the start of the first line is dropped. A line longer
+ * than the runtime's longest string (~512 Mi characters on V8) cannot be decoded at all: it is
+ * yielded as a `TooLongLine`, for the caller to report like any other bad line and go on.
  */
 
 const NEWLINE = 0x0a;
 const CARRIAGE_RETURN = 0x0d;
 
+/** A line whose text is longer than this runtime can hold as one string. */
+export class TooLongLine {
+  constructor(readonly bytes: number) {}
+
+  get message(): string {
+    return `the line is ${this.bytes} bytes long, more than this runtime can hold as one string`;
+  }
+}
+
 /** The non-blank lines of `chunks`, each with its line number (from 1). */
 export async function* numberedLines(
   chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
-): AsyncGenerator<[number, string]> {
+): AsyncGenerator<[number, string | TooLongLine]> {
   /** The start of a line that goes on in a later chunk (a line longer than a chunk spans many). */
   let pending: Buffer[] = [];
   let line = 0;
-  const text = (bytes: Buffer): string => {
+  const text = (bytes: Buffer): string | TooLongLine => {
     line++;
     const end =
       bytes.length > 0 && bytes[bytes.length - 1] === CARRIAGE_RETURN ? bytes.length - 1 : bytes.length;
-    const decoded = bytes.toString("utf8", 0, end);
+    let decoded: string;
+    try {
+      decoded = bytes.toString("utf8", 0, end);
+    } catch (error) {
+      // Node says ERR_STRING_TOO_LONG, Deno a RangeError: the only way a decode of bytes fails.
+      if (error instanceof RangeError || (error as { code?: unknown }).code === "ERR_STRING_TOO_LONG")
+        return new TooLongLine(end);
+      throw error;
+    }
     return line === 1 ? decoded.replace(/^\uFEFF/, "") : decoded;
   };
   for await (const chunk of chunks) {
@@ -38,13 +57,13 @@ export async function* numberedLines(
       pending = [];
       start = end + 1;
       const value = text(whole);
-      if (value.trim()) yield [line, value];
+      if (typeof value !== "string" || value.trim()) yield [line, value];
     }
     if (start < bytes.length) pending.push(bytes.subarray(start));
   }
   if (pending.length > 0) {
     const value = text(Buffer.concat(pending));
-    if (value.trim()) yield [line, value];
+    if (typeof value !== "string" || value.trim()) yield [line, value];
   }
 }
 

@@ -13,27 +13,12 @@ import { saveChat } from "@sessiondb/ai-sdk";
 import { SessionDbSessionStore } from "@sessiondb/claude-agent-sdk";
 import { openStore } from "@sessiondb/node";
 import { SessionDbSession } from "@sessiondb/openai-agents";
-import chromiumPkg from "@sparticuz/chromium";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchChromium } from "./browser.js";
 
 const CLI = fileURLToPath(new URL("../../cli/dist/bin.js", import.meta.url));
 const NODE = process.env.SESSIONDB_HOST_NODE || process.execPath;
-/** Chromium's Lambda defaults run one process and turn off web security; these keep it from
- * calling home (the test talks to 127.0.0.1 only). */
-const UNWANTED_ARGS = new Set([
-  "--single-process",
-  "--disable-web-security",
-  "--allow-running-insecure-content",
-]);
-const QUIET_ARGS = [
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--disable-quic",
-  "--no-first-run",
-];
-
 /** What each binding wrote: the session, the tool call's id, and a word only its result holds. */
 interface Written {
   sessionId: string;
@@ -176,11 +161,7 @@ describe.skipIf(!fs.existsSync(CLI))(
       const db = path.join(dir, "bindings.db");
       await writeThroughBindings(db);
       base = await startServe(db);
-      browser = await chromium.launch({
-        executablePath: await chromiumPkg.executablePath(),
-        args: [...chromiumPkg.args.filter((a) => !UNWANTED_ARGS.has(a)), ...QUIET_ARGS],
-        headless: true,
-      });
+      browser = await launchChromium();
     }, 180_000);
 
     afterAll(async () => {

@@ -1,11 +1,16 @@
 import * as fs from "node:fs";
-import type { CreateSessionInput, ImportSessionInput, MessageInput } from "@sessiondb/core";
+import {
+  type CreateSessionInput,
+  companionsOf,
+  type ImportSessionInput,
+  type MessageInput,
+} from "@sessiondb/core";
 import type { Command } from "../command.js";
 import { EXIT, ExitError, UsageError } from "../exit.js";
 import { count, plural, print, printJson } from "../format.js";
 import { Interrupt } from "../interrupt.js";
 import { type ParsedLine, parseLine, type SessionRecord } from "../jsonl.js";
-import { numberedLines, readChunks } from "../lines.js";
+import { numberedLines, readChunks, TooLongLine } from "../lines.js";
 import { localStoreFile, openFor } from "../open.js";
 import {
   fileError,
@@ -51,9 +56,19 @@ const isUnnamed = (key: string) => key.startsWith("\u0000");
  * can be read only once (stdin, a FIFO), kept as they came for the second pass. */
 type ImportSource = string | readonly Buffer[];
 
-/** The numbered non-blank lines of the source. */
-function sourceLines(source: ImportSource): AsyncGenerator<[number, string]> {
-  return numberedLines(typeof source === "string" ? fs.createReadStream(source) : source);
+/** The numbered non-blank lines of the source, parsed; one too long to read is a bad line. */
+async function* sourceLines(source: ImportSource): AsyncGenerator<[number, ParsedLine]> {
+  for await (const [line, text] of numberedLines(
+    typeof source === "string" ? fs.createReadStream(source) : source,
+  ))
+    yield [line, text instanceof TooLongLine ? { kind: "error", message: text.message } : parseLine(text)];
+}
+
+/** Remove the store file an import created and wrote nothing to, with the files SQLite and
+ * sessiondb made beside it. */
+function removeEmptyStore(storeFile: string): void {
+  for (const { path } of companionsOf(storeFile)) fs.rmSync(path, { force: true });
+  fs.rmSync(storeFile, { force: true });
 }
 
 /** Tracks which session each line belongs to, the same way in both passes. */
@@ -81,9 +96,8 @@ async function plan(source: ImportSource): Promise<Plan> {
   const ignored = new Map<string, number>();
   const attribution = new Attribution();
   let lines = 0;
-  for await (const [line, text] of sourceLines(source)) {
+  for await (const [line, parsed] of sourceLines(source)) {
     lines++;
-    const parsed = parseLine(text);
     const owner = attribution.owner(line, parsed);
     if (parsed.kind !== "error")
       for (const key of parsed.ignored) ignored.set(key, (ignored.get(key) ?? 0) + 1);
@@ -285,8 +299,7 @@ class Importer {
   async *#items(source: ImportSource): AsyncGenerator<ImportSessionInput> {
     const groups = new Map<string, Partial<Group> & Pick<Group, "messages">>();
     const attribution = new Attribution();
-    for await (const [line, text] of sourceLines(source)) {
-      const parsed = parseLine(text);
+    for await (const [line, parsed] of sourceLines(source)) {
       const owner = attribution.owner(line, parsed);
       const info = owner === undefined ? undefined : this.#plan.sessions.get(owner);
       if (owner === undefined || !info || info.errors.length > 0) continue;
@@ -408,7 +421,10 @@ export const importCommand: Command = {
     };
     // With no good session there is nothing to write: the store is not opened (nor created).
     if (!values["dry-run"] && good.length > 0) {
+      const storeFile = localStoreFile(values);
+      const created = storeFile !== undefined && !fs.existsSync(storeFile);
       const { store } = await openFor(runtime, values, "create");
+      let empty = false;
       try {
         // A bar on a terminal only: elsewhere stderr carries the problems found, nothing else.
         const bar =
@@ -441,9 +457,13 @@ export const importCommand: Command = {
           failed: o.failed + bad.length,
           errors: [...problems, ...o.errors].sort((a, b) => a.line - b.line),
         };
+        // Every session the file passed was refused by the store: the store this import created
+        // holds nothing (asked of the store, in case another process wrote to it meanwhile).
+        empty = created && o.imported === 0 && (await store.listSessions({ limit: 1 })).length === 0;
       } finally {
         await store.close();
       }
+      if (empty && storeFile !== undefined) removeEmptyStore(storeFile);
     }
     const ignored = Object.fromEntries(checked.ignored);
     if (values.json) {

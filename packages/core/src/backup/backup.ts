@@ -18,7 +18,7 @@ import type { StoreContext } from "../store/context.js";
 import { filePath } from "../store/options.js";
 import { beginTransaction, rollbackQuietly } from "../transaction.js";
 import { type BackupMethod, onlineCopy, vacuumInto } from "./copy.js";
-import { checkDestination, permissionRefusal, publishCopy } from "./destination.js";
+import { checkDestination, folderRefusal, permissionRefusal, publishCopy } from "./destination.js";
 import { removeDatabaseFile, temporaryName } from "./files.js";
 
 /** Where a running backup stands. */
@@ -114,7 +114,7 @@ export async function backupStore(
   try {
     host.writeFileAtomic(temporary, "");
   } catch (error) {
-    throw permissionRefusal(destination, error) ?? error;
+    throw folderRefusal(destination, error) ?? error;
   }
   try {
     let method: BackupMethod;

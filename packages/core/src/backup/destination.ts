@@ -79,14 +79,38 @@ function judge(driver: SqliteDriver, host: Host, path: string): Verdict {
 const REFUSALS = new Set(["EACCES", "EPERM", "EROFS"]);
 
 /** `error` as the destination's refusal when the file system (or Deno's permissions: its
- * `NotCapable`) would not let this process look at or write the destination; else undefined. */
+ * `NotCapable`) would not let this process look at or write the destination, or the name is a
+ * loop of symbolic links; else undefined. The error's own message is not repeated: it may name
+ * the temporary file the copy is written to first, which the user never asked for. */
 export function permissionRefusal(destination: string, error: unknown): BackupDestinationError | undefined {
-  const { code, name, message } = (error ?? {}) as { code?: unknown; name?: unknown; message?: unknown };
+  const { code, name } = (error ?? {}) as { code?: unknown; name?: unknown };
+  if (code === "ELOOP" || name === "FilesystemLoop") {
+    return new BackupDestinationError(destination, "not-a-file", "is a loop of symbolic links (ELOOP)", {
+      cause: error,
+    });
+  }
   if (name !== "NotCapable" && !(typeof code === "string" && REFUSALS.has(code))) return undefined;
   return new BackupDestinationError(
     destination,
     "not-permitted",
-    `is not this process's to write (${String(message)})`,
+    `is not this process's to write (${typeof code === "string" ? code : String(name)})`,
+    { cause: error },
+  );
+}
+
+/** The temporary copy could not even be created in the destination's folder: a refusal of the
+ * folder (a pseudo file system such as /proc takes no new file: ENOENT, EINVAL). */
+export function folderRefusal(destination: string, error: unknown): BackupDestinationError | undefined {
+  const known = permissionRefusal(destination, error);
+  if (known) return known;
+  const { code, name } = (error ?? {}) as { code?: unknown; name?: unknown };
+  const why =
+    typeof code === "string" && /^E[A-Z]+$/.test(code) ? code : name === "NotFound" ? "ENOENT" : undefined;
+  if (why === undefined) return undefined;
+  return new BackupDestinationError(
+    destination,
+    "not-permitted",
+    `is in a folder that takes no new file (${why})`,
     {
       cause: error,
     },

@@ -281,6 +281,26 @@ export function backupSuite(target: ConformanceTarget): void {
       assert.equal(copy.messageCount(), 50);
     });
 
+    test("a symlink loop and a folder of /proc that takes no file are refused, typed, naming no temporary file", async (f) => {
+      const store = f.open({ sqliteVersion: SAFE_SQLITE });
+      seed(store, 5);
+      symlinkSync("loop.db", f.file("loop.db"));
+      const files = listing(f);
+      for (const overwrite of [false, true]) {
+        const loop = await refused(store.backup(f.file("loop.db"), { overwrite }), "not-a-file");
+        assert.doesNotMatch(loop.message, /\.tmp-/);
+      }
+      assert.deepEqual(listing(f), files);
+      // Not asked with existsSync: Deno wants --allow-all for /proc, and refuses even the look.
+      if (process.platform === "linux") {
+        const proc = await refused(store.backup("/proc/self/x.db"), "not-permitted");
+        assert.doesNotMatch(proc.message, /\.tmp-/);
+      } else {
+        console.log(`[conformance] ${target.name}: /proc/self/x.db not tried: this system is not Linux`);
+      }
+      assert.equal(store.messageCount(), 5);
+    });
+
     test("a destination that begins with file: is a file of that name, never a SQLite URI", async (f) => {
       const store = f.open({ sqliteVersion: SAFE_SQLITE });
       seed(store, 20);

@@ -135,6 +135,32 @@ export function ftsSuite(target: ConformanceTarget): void {
       assert.equal(await store.messageCount(), 7);
     });
 
+    test("a format character (U+200B, U+2060, U+00AD) is no term of its own on any route", async ({
+      open,
+    }) => {
+      const store = await open();
+      await store.createSession({ id: "fc", source: "test" });
+      const id = await store.appendMessage("fc", { role: "user", content: "please deploy the gateway" });
+      const routes = [{}, { substring: true }, { roles: ["user", "tool"] as const }];
+      for (const mark of ["\u200B", "\u2060", "\u00AD", "\u00A0", "\uFEFF"]) {
+        for (const query of [`deploy ${mark}`, `deploy${mark}`, `${mark}deploy ${mark}${mark}`]) {
+          for (const options of routes) {
+            const result = await store.search(query, {
+              ...options,
+              roles: options.roles && [...options.roles],
+            });
+            assert.deepEqual(
+              result.hits.map((h) => h.messageId),
+              [id],
+              `${JSON.stringify(query)} ${JSON.stringify(options)} on the ${result.route} route`,
+            );
+          }
+        }
+        const alone = await store.search(mark, { substring: true });
+        assert.deepEqual(alone.hits, [], `${JSON.stringify(mark)} alone is nothing to search for`);
+      }
+    });
+
     test("a tool-role search scans full content beyond the indexed prefix", async ({ open }) => {
       const store = await open();
       await seed(store);

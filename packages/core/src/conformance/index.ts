@@ -22,6 +22,7 @@ import { modelSuite } from "./model.js";
 import { openSuite } from "./open.js";
 import { originalsSuite } from "./originals.js";
 import { repairSuite } from "./repair.js";
+import { repairRowsSuite } from "./repair-rows.js";
 import { searchBoundsSuite } from "./search-bounds.js";
 import { searchPagingSuite } from "./search-paging.js";
 import { statsSuite } from "./stats.js";
@@ -69,6 +70,7 @@ export function runConformance(target: ConformanceTarget): void {
     importSessionsSuite(target);
     vacuumSuite(target);
     suiteIf(target, "repair", "repair", repairSuite);
+    suiteIf(target, "repair", "repair of a row's bytes", repairRowsSuite);
     modelSuite(target);
   });
 }

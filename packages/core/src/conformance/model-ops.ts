@@ -14,9 +14,9 @@ const BAD_SESSION_ID = "bad\u0001id";
 
 /** No word is a substring of another, nor of a tool name or tool call (see model-search.ts). */
 export const VOCABULARY = ["amber", "basil", "cedar", "delta", "ember", "fjord"] as const;
-/** Terms of nothing searchable (symbols, emoji): dropped from a query on every route. (Format
- * characters such as U+200B belong here too once every route agrees on them: issue 36, item 4.) */
-const NOTHING_TERMS = ["🚀", "++", "->"] as const;
+/** Terms of nothing searchable (symbols, emoji, format characters): dropped from a query on
+ * every route. */
+const NOTHING_TERMS = ["🚀", "++", "->", "\u200B", "\u2060", "\u00AD"] as const;
 /** Substrings of the vocabulary for substring and LIKE searches ("mbe" is in two words). */
 const FRAGMENTS = ["mbe", "asi", "eda", "jor", "elt", "de", "er"] as const;
 

@@ -32,10 +32,13 @@ export interface ParsedQuery {
 
 type Token = { op: "AND" | "OR" | "NOT" } | { text: string; prefix: boolean };
 
-/** Punctuation and symbols at a word's edge: FTS5 syntax (`-`, `:`, `(`, `*`, `^`, `+`) or typos. */
-const EDGE_PUNCTUATION = /^[\p{P}\p{S}]+|[\p{P}\p{S}]+$/gu;
-/** A term needs at least one letter, digit or mark; punctuation alone finds nothing. */
-const HAS_CONTENT = /[^\s\p{P}\p{S}]/u;
+/** Punctuation and symbols at a word's edge: FTS5 syntax (`-`, `:`, `(`, `*`, `^`, `+`) or typos;
+ * and format characters (U+200B zero-width space, U+2060 word joiner, U+00AD soft hyphen), which
+ * the word index never holds: left on a term, the substring and LIKE routes would look for them. */
+const EDGE_PUNCTUATION = /^[\p{P}\p{S}\p{Cf}]+|[\p{P}\p{S}\p{Cf}]+$/gu;
+/** A term needs at least one letter, digit or mark; punctuation or format characters alone find
+ * nothing. */
+const HAS_CONTENT = /[^\s\p{P}\p{S}\p{Cf}]/u;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /** Cut to the length cap (a cut pair becomes a lone surrogate, removed with the others) and

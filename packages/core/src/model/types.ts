@@ -251,6 +251,10 @@ export type IntegrityProblem =
   /** The database file is damaged: a line of PRAGMA integrity_check, or a read that failed as
    * corrupt. Restore a backup or run repairStore ("sessiondb repair"). */
   | { kind: "database"; message: string }
+  /** A row refers to a row of `parent` that does not exist (PRAGMA foreign_key_check): its own
+   * bytes were changed on disk. Restore a backup or run repairStore ("sessiondb repair"), which
+   * counts such a row lost. */
+  | { kind: "orphan-row"; table: string; rowid: number; parent: string; message: string }
   /** A full-text index is damaged or out of step with its source rows (`index` names it when
    * known). store.rebuildFts() ("sessiondb fts rebuild") restores it from the rows. */
   | { kind: "fts-index"; index?: string; message: string }

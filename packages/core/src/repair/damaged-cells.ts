@@ -58,6 +58,49 @@ export function damagedRows(
   return rows;
 }
 
+const MISSING_FROM_INDEX = /row (\d+) missing from index (\S+)/g;
+
+/** Rows whose own bytes changed without breaking their page: integrity_check names each as
+ * "row N missing from index I" (its index entries still hold the old key) and foreign_key_check
+ * names it as an orphan (the changed key refers to no row). A row merely orphaned by the loss of
+ * its parent row keeps index entries that agree with it, so it is not named here and is kept.
+ * Added to `rows`; nothing is added when the file cannot answer. */
+export function addChangedRows(
+  driver: SqliteDriver,
+  path: string,
+  problems: readonly string[],
+  rows: DamagedRows,
+): void {
+  const named = [...problems.join("\n").matchAll(MISSING_FROM_INDEX)];
+  if (named.length === 0) return;
+  try {
+    const conn = driver.open(path, { readOnly: true });
+    try {
+      const tableOf = new Map<string, string>();
+      for (const row of conn.prepare("SELECT name, tbl_name FROM sqlite_schema WHERE type = 'index'").all())
+        tableOf.set(String(row.name), String(row.tbl_name));
+      const orphans = new Set(
+        conn
+          .prepare("PRAGMA foreign_key_check")
+          .all()
+          .map((row) => `${String(row.table)} ${Number(row.rowid)}`),
+      );
+      for (const match of named) {
+        const table = tableOf.get(match[2] ?? "");
+        const rowid = Number(match[1]);
+        if (table === undefined || !CANONICAL.includes(table) || !orphans.has(`${table} ${rowid}`)) continue;
+        const set = rows.get(table) ?? new Set<number>();
+        set.add(rowid);
+        rows.set(table, set);
+      }
+    } finally {
+      conn.close();
+    }
+  } catch {
+    // a schema or table that does not read: the strategies' own checks still judge the rows
+  }
+}
+
 /** Root page → name of each of the store's own tables in the file at `path`. */
 function rootPages(driver: SqliteDriver, path: string): Map<number, string> {
   const roots = new Map<number, string>();

@@ -17,7 +17,7 @@ import { abortPoint } from "../event-loop.js";
 import { dirnameOf, type Host } from "../host/host.js";
 import { lockExclusive } from "../locks/exclusive.js";
 import { assess, message } from "./assess.js";
-import { damagedRows, describeDamagedRows } from "./damaged-cells.js";
+import { addChangedRows, damagedRows, describeDamagedRows } from "./damaged-cells.js";
 import { salvage } from "./salvage.js";
 import { copyForRepair } from "./scratch.js";
 import { rebuildIndex, reindex, vacuum } from "./strategies.js";
@@ -169,6 +169,7 @@ export async function repairStore(path: string, options: RepairOptions): Promise
     }
     // Rows the check found damaged in their own cells: no strategy may keep them as sound.
     const damaged = repaired ? new Map() : damagedRows(driver, host, scratch, before.problems);
+    if (!repaired) addChangedRows(driver, scratch, before.problems, damaged);
     for (const { strategy, run, copiesRows } of repaired ? [] : IN_PLACE) {
       await abortPoint(signal);
       if (copiesRows && damaged.size > 0) {

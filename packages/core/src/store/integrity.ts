@@ -1,6 +1,7 @@
 /**
- * `store.checkIntegrity()`: PRAGMA integrity_check, then the FTS indexes' own check, each
- * problem typed by what it means for the caller (model/types.ts, IntegrityProblem). A check
+ * `store.checkIntegrity()`: PRAGMA integrity_check and foreign_key_check, then the FTS indexes'
+ * own check, each problem typed by what it means for the caller (model/types.ts,
+ * IntegrityProblem). A check
  * that cannot even read because the file is damaged is itself a problem of that kind, not a
  * throw: the caller asked whether the store is sound, and this is the answer.
  */
@@ -28,6 +29,9 @@ export function* checkIntegrity(): Op<IntegrityReport> {
       patient(databaseProblems, { budgetMs: patience.writeMs, jitter: "write" }),
     )),
   );
+  // integrity_check does not look at foreign keys: a row whose session_id bytes were changed on
+  // disk reads as a sound row of a session that does not exist.
+  problems.push(...(yield* attempt("database", "foreign_key_check", orphanRows)));
   problems.push(...(yield* attempt("fts-index", "FTS integrity", () => read(ftsIntegrityProblems))));
   return { ok: problems.length === 0, problems };
 }
@@ -51,4 +55,19 @@ function* databaseProblems(): Op<IntegrityProblem[]> {
     .map((row) => String(Object.values(row)[0]))
     .filter((line) => line !== "ok")
     .map((message): IntegrityProblem => ({ kind: "database", message }));
+}
+
+function* orphanRows(): Op<IntegrityProblem[]> {
+  return (yield* all("PRAGMA foreign_key_check")).map((row): IntegrityProblem => {
+    const table = String(row.table);
+    const rowid = Number(row.rowid);
+    const parent = String(row.parent);
+    return {
+      kind: "orphan-row",
+      table,
+      rowid,
+      parent,
+      message: `${table} row ${rowid} refers to a row of ${parent} that does not exist`,
+    };
+  });
 }
