@@ -16,7 +16,7 @@ import type { ConformanceStore } from "./conformance/harness.js";
 import { runConformance } from "./conformance/index.js";
 import { nodeFsHost } from "./host/node-fs.js";
 import { lockFileAdmission } from "./locks/admission.js";
-import type { StoreOptions } from "./store/types.js";
+import type { StoreOptions } from "./model/types.js";
 
 /** What a server engine does for its own connection: a short busy timeout (the store's patience
  * retries around it), foreign keys on, and WAL for a writable database it creates. Its database

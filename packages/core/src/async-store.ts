@@ -21,6 +21,8 @@ import type {
   ImportSessionsResult,
 } from "./maintenance/import-sessions.js";
 import type { VacuumOptions, VacuumResult } from "./maintenance/vacuum.js";
+import type { StoreOptions } from "./model/types.js";
+import * as valid from "./model/validate.js";
 import { onDemand } from "./on-demand.js";
 import { NoStoreThere, noStoreError, type OpenOutcome, openSchema } from "./store/open.js";
 import {
@@ -34,8 +36,6 @@ import {
 import { asyncSettings } from "./store/options.js";
 import { checkGuard, createPolicy } from "./store/policy.js";
 import { BodyContext, CallQueue } from "./store/transaction-calls.js";
-import type { StoreOptions } from "./store/types.js";
-import * as valid from "./store/validate.js";
 
 /** Options of `createAsyncStore`: the Store's own (the file options — host, journal mode, WAL
  * safety — belong to the engine and are ignored), and the engine's FTS admission. */

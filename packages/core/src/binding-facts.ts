@@ -31,7 +31,7 @@ export function readSqliteVersion(conn: SqliteConnection): string {
 
 /** Whether this connection's binding reads a TEXT value holding a NUL whole (asked every
  * time). Some (Deno's node:sqlite, @db/sqlite) stop at the first NUL although the whole value
- * is stored; on those, reads select TEXT columns through a guard (store/rows.ts). */
+ * is stored; on those, reads select TEXT columns through a guard (model/rows.ts). */
 export function probeReadsTextWhole(conn: SqliteConnection): boolean {
   return conn.prepare("SELECT 'a' || char(0) || 'b' AS v").get()?.v === "a\u0000b";
 }

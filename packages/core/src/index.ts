@@ -67,23 +67,6 @@ export type {
   ImportSessionsResult,
 } from "./maintenance/import-sessions.js";
 export type { VacuumOptions, VacuumProgress, VacuumResult } from "./maintenance/vacuum.js";
-export type {
-  AdapterRepairOptions,
-  RepairAttempt,
-  RepairLoss,
-  RepairOptions,
-  RepairReport,
-  RepairStrategy,
-  TableCounts,
-} from "./repair/types.js";
-export { repairStore } from "./repair-on-demand.js";
-export type {
-  RuntimeName,
-  RuntimeRepairOptions,
-  RuntimeStoreOptions,
-  SessionDbRuntime,
-} from "./runtime.js";
-export type { StoreCounts, StoreStats } from "./store/stats.js";
 export {
   type CreateSessionInput,
   type Durability,
@@ -105,5 +88,22 @@ export {
   type UpdateSessionInput,
   type UsageInput,
   type UsageRow,
-} from "./store/types.js";
+} from "./model/types.js";
+export type {
+  AdapterRepairOptions,
+  RepairAttempt,
+  RepairLoss,
+  RepairOptions,
+  RepairReport,
+  RepairStrategy,
+  TableCounts,
+} from "./repair/types.js";
+export { repairStore } from "./repair-on-demand.js";
+export type {
+  RuntimeName,
+  RuntimeRepairOptions,
+  RuntimeStoreOptions,
+  SessionDbRuntime,
+} from "./runtime.js";
+export type { StoreCounts, StoreStats } from "./store/stats.js";
 export { createStore, Store } from "./store.js";

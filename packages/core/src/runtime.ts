@@ -10,10 +10,10 @@ import type { SqliteDriver } from "./driver.js";
 import { DriverUnavailableError } from "./errors.js";
 import type { Host } from "./host/host.js";
 import { isWalResetVulnerable } from "./journal.js";
+import type { StoreOptions } from "./model/types.js";
 import type { AdapterRepairOptions, RepairReport } from "./repair/types.js";
 import { repairStore as repairWith } from "./repair-on-demand.js";
 import { adapterOptions, adapterRepairOptions, repairInput } from "./store/options.js";
-import type { StoreOptions } from "./store/types.js";
 import { createStore, type Store } from "./store.js";
 
 /** The JavaScript runtimes sessiondb has adapters for. */

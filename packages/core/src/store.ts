@@ -32,6 +32,8 @@ import type {
   ImportSessionsResult,
 } from "./maintenance/import-sessions.js";
 import type { VacuumOptions, VacuumResult } from "./maintenance/vacuum.js";
+import type { Durability, StoreOptions } from "./model/types.js";
+import * as valid from "./model/validate.js";
 import { loadJobs, onDemand } from "./on-demand.js";
 import { isInMemoryPath } from "./sqlite-path.js";
 import { createContext, type StoreContext } from "./store/context.js";
@@ -56,8 +58,6 @@ import {
 } from "./store/operations.js";
 import { openSettings, storeDriver, storePath } from "./store/options.js";
 import { checkGuard, createPolicy, type PolicyEnvironment, readPatience } from "./store/policy.js";
-import type { Durability, StoreOptions } from "./store/types.js";
-import * as valid from "./store/validate.js";
 
 /** Open (creating or upgrading when writable) the store at `path` through `driver`. */
 export function createStore(driver: SqliteDriver, path: string, options?: StoreOptions | null): Store {

@@ -2,7 +2,7 @@
  * Where a single append's time goes, and the fixed cost of a search, by subtraction: variants
  * that each add one thing, on fresh files of their own, taking turns of 10 calls in a rotating
  * order (so the machine's other load hits all alike). Prints one JSON line of trimmed means (µs,
- * each variant's slowest tenth left out). Not part of `npm run bench`; the README's profile table
+ * each variant's slowest tenth left out). Not part of `npm run bench`; HISTORY.md's profile table
  * comes from it.
  * Usage: <runtime> dist/proc/profile.js <target> <dir> [appends per variant]
  *

@@ -9,7 +9,7 @@ import { readdirSync } from "node:fs";
 import { MAX_SEARCH_FILTER_VALUES, MAX_SESSION_ID_CHARS } from "../constants.js";
 import type { OpenFlags, SqliteConnection, SqliteDriver, SqlValue } from "../driver.js";
 import { SqliteError } from "../errors.js";
-import type { StoreOptions } from "../store/types.js";
+import type { StoreOptions } from "../model/types.js";
 import { createStore } from "../store.js";
 import {
   assert,

@@ -6,7 +6,7 @@
  */
 import { existsSync } from "node:fs";
 import type { SqliteConnection, SqliteDriver } from "../driver.js";
-import type { StoreOptions } from "../store/types.js";
+import type { StoreOptions } from "../model/types.js";
 import { createStore, type Store } from "../store.js";
 import {
   assert,

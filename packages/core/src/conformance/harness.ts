@@ -18,8 +18,8 @@ import type {
   ImportSessionsResult,
 } from "../maintenance/import-sessions.js";
 import type { VacuumOptions, VacuumResult } from "../maintenance/vacuum.js";
+import type { StoreOptions } from "../model/types.js";
 import type { AsyncMethods, BackfillFtsOptions, StoreOperations } from "../store/operations.js";
-import type { StoreOptions } from "../store/types.js";
 import { createStore, type Store } from "../store.js";
 import type { ChildAppender } from "./appender.js";
 

@@ -7,7 +7,7 @@
  * row is reported lost, and the repaired store's checkIntegrity agrees with foreign_key_check.
  */
 import { closeSync, openSync, readFileSync, writeSync } from "node:fs";
-import { repairStore } from "../on-demand.js";
+import { repairStore } from "../repair-on-demand.js";
 import { assert, type ConformanceTarget, type FileFixture, fileFixtureTest, SAFE_SQLITE } from "./harness.js";
 
 const PER_SESSION = 100;

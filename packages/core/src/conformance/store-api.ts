@@ -1,6 +1,6 @@
 /** Conformance: sessions, messages, usage, counts and bad input through the public API. */
 import { MAX_CONTENT_CHARS, MAX_SESSION_ID_CHARS } from "../constants.js";
-import type { Json } from "../store/types.js";
+import type { Json } from "../model/types.js";
 import { assert, type ConformanceTarget, fixtureTest, scalar, throwsCode } from "./harness.js";
 
 export function storeApiSuite(target: ConformanceTarget): void {

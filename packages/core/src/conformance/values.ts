@@ -4,7 +4,7 @@
  * JSON with `__proto__` keys — and input whose getters throw is refused with nothing stored.
  */
 import { MAX_COST_USD, MAX_EPOCH_SECONDS } from "../constants.js";
-import type { Json } from "../store/types.js";
+import type { Json } from "../model/types.js";
 import {
   assert,
   type ConformanceStore,

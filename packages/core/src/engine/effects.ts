@@ -198,7 +198,7 @@ export function* remember<T>(key: string, body: () => Op<T>): Op<T> {
   return (yield { kind: "remember", key, body }) as T;
 }
 
-/** Whether the connection reads TEXT past a NUL (store/rows.ts picks its select lists by it). */
+/** Whether the connection reads TEXT past a NUL (model/rows.ts picks its select lists by it). */
 export function* readsTextWhole(): Op<boolean> {
   return (yield { kind: "readsTextWhole" }) as boolean;
 }

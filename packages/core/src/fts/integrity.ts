@@ -9,8 +9,8 @@
  */
 import { get, type Op, run } from "../engine/effects.js";
 import { isContention } from "../errors.js";
+import type { IntegrityProblem } from "../model/types.js";
 import { policy } from "../store/policy.js";
-import type { IntegrityProblem } from "../store/types.js";
 import { rankCommandSql } from "./projection.js";
 import { backfillWindow, isStale, loadSnapshot, presentIndexes } from "./state.js";
 

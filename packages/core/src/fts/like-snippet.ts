@@ -2,7 +2,7 @@
  * Snippets for LIKE hits (pure), shaped like FTS5's `snippet()`: a window of text around the
  * first match, every match wrapped in the same « » markers, and … where the window cuts the text.
  */
-import { utf8Text } from "../store/rows.js";
+import { utf8Text } from "../model/rows.js";
 import {
   LIKE_SNIPPET_BEFORE_CHARS,
   LIKE_SNIPPET_CHARS,

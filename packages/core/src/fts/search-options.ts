@@ -6,8 +6,8 @@
  */
 import { MAX_SEARCH_FILTER_VALUES, MAX_SEARCH_LIMIT, MAX_SOURCE_CHARS } from "../constants.js";
 import { InvalidInputError } from "../errors.js";
-import { ROLES, type Role } from "../store/types.js";
-import * as valid from "../store/validate.js";
+import { ROLES, type Role } from "../model/types.js";
+import * as valid from "../model/validate.js";
 import { DEFAULT_SEARCH_LIMIT } from "./constants.js";
 import { decodeCursor, type SearchCursor, searchFingerprint } from "./cursor.js";
 import type { SearchRoute } from "./route.js";

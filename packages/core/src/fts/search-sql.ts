@@ -4,7 +4,7 @@
  * spliced into the text.
  */
 import type { SqlValue } from "../driver.js";
-import { nulSafeColumn } from "../store/rows.js";
+import { nulSafeColumn } from "../model/rows.js";
 import {
   LIKE_WINDOW_BEFORE_BYTES,
   LIKE_WINDOW_BYTES,

@@ -20,8 +20,8 @@
  */
 import { PACE_MIN_PAUSE_MS } from "../constants.js";
 import { all, get, guard, now, type Op } from "../engine/effects.js";
+import * as valid from "../model/validate.js";
 import { removeSessionIfPresent } from "../store/sessions.js";
-import * as valid from "../store/validate.js";
 import { paced, type StepMemory, type StepTiming, timedWrite } from "./paced.js";
 
 /** Where a running `deleteSessions` stands. */

@@ -22,11 +22,11 @@
 import { PACE_MIN_PAUSE_MS } from "../constants.js";
 import { awaited, get, guard, now, type Op, POLICY, write } from "../engine/effects.js";
 import { InvalidInputError } from "../errors.js";
+import type { CreateSessionInput, MessageInput } from "../model/types.js";
+import * as valid from "../model/validate.js";
 import { appendMessages } from "../store/messages.js";
 import type { StorePolicy } from "../store/policy.js";
 import { CREATE_FIELDS, createSession, endSession, updateSession } from "../store/sessions.js";
-import type { CreateSessionInput, MessageInput } from "../store/types.js";
-import * as valid from "../store/validate.js";
 import { paced, type StepMemory, type StepTiming, timedWrite } from "./paced.js";
 
 /** One session to import: what `createSession`, `appendMessages`, `updateSession` and

@@ -16,7 +16,7 @@
 import { PACE_MIN_PAUSE_MS } from "../constants.js";
 import { exec, get, guard, local, now, type Op, read } from "../engine/effects.js";
 import { DriverUnavailableError, hasResultCode } from "../errors.js";
-import * as valid from "../store/validate.js";
+import * as valid from "../model/validate.js";
 import { paced, type StepMemory, type StepTiming, timedWrite } from "./paced.js";
 
 /** Where a running vacuum stands, in pages of the free list it found (or that grew meanwhile). */

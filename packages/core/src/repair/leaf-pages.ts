@@ -13,7 +13,7 @@
  * since nothing then says which pages hold live rows.
  */
 
-import { utf8Text } from "../store/rows.js";
+import { utf8Text } from "../model/rows.js";
 
 /** A value as a record stores it. */
 export type RecordValue = null | number | bigint | string | Uint8Array;

@@ -10,8 +10,8 @@
 import { probeReadsTextWhole } from "../binding-facts.js";
 import type { Row, SqliteConnection, SqliteDriver, SqlValue } from "../driver.js";
 import type { Host } from "../host/host.js";
+import { nulSafeColumn, text } from "../model/rows.js";
 import { MESSAGES, SESSION_MODEL_USAGE, SESSIONS, type TableDef } from "../schema/definition.js";
-import { nulSafeColumn, text } from "../store/rows.js";
 import { createStore } from "../store.js";
 import { beginTransaction, commitTransaction } from "../transaction.js";
 import { message } from "./assess.js";

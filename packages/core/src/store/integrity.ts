@@ -1,15 +1,15 @@
 /**
  * `store.checkIntegrity()`: PRAGMA integrity_check and foreign_key_check, then the FTS indexes'
- * own check, each
- * problem typed by what it means for the caller (store/types.ts, IntegrityProblem). A check
+ * own check, each problem typed by what it means for the caller (model/types.ts,
+ * IntegrityProblem). A check
  * that cannot even read because the file is damaged is itself a problem of that kind, not a
  * throw: the caller asked whether the store is sound, and this is the answer.
  */
 import { all, guard, type Op, patient, read } from "../engine/effects.js";
 import { hasResultCode, StoreCorruptError } from "../errors.js";
 import { ftsIntegrityProblems } from "../fts/integrity.js";
+import type { IntegrityProblem, IntegrityReport } from "../model/types.js";
 import { policy } from "./policy.js";
-import type { IntegrityProblem, IntegrityReport } from "./types.js";
 
 /** Errors that mean "the file is damaged" rather than "something else went wrong". */
 function readsAsCorrupt(error: unknown): boolean {

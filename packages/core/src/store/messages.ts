@@ -6,9 +6,7 @@
 import type { Row, RunResult, SqlValue } from "../driver.js";
 import { type Effect, get, guard, NOW, type Op, read, run, write } from "../engine/effects.js";
 import { InvalidInputError, SessionNotFoundError } from "../errors.js";
-import { messageColumns, toMessage } from "./rows.js";
-import { requireSession } from "./sessions.js";
-import { selectText } from "./text-reads.js";
+import { messageColumns, toMessage } from "../model/rows.js";
 import type {
   GetMessagesOptions,
   Message,
@@ -16,9 +14,11 @@ import type {
   MessagePatch,
   Original,
   UsageInput,
-} from "./types.js";
+} from "../model/types.js";
+import * as valid from "../model/validate.js";
+import { requireSession } from "./sessions.js";
+import { selectText } from "./text-reads.js";
 import { addUsage, type ValidUsage, validUsage } from "./usage.js";
-import * as valid from "./validate.js";
 
 /** A message after validation: the column values to insert. */
 interface ValidMessage {

@@ -15,14 +15,14 @@ import { runSearch } from "../fts/search.js";
 import type { SearchOptions, SearchResult } from "../fts/search-options.js";
 import { type FtsStatus, ftsStatus } from "../fts/status.js";
 import { backfillPending, mergeIndexes, optimizeIndexes, startBackfill } from "../fts/upkeep.js";
+import type { MessageInput } from "../model/types.js";
+import * as valid from "../model/validate.js";
 import { checkIntegrity } from "./integrity.js";
 import * as messages from "./messages.js";
 import { classifyFailure, policy, type StorePolicy } from "./policy.js";
 import * as sessions from "./sessions.js";
 import { stats } from "./stats.js";
-import type { MessageInput } from "./types.js";
 import * as usage from "./usage.js";
-import * as valid from "./validate.js";
 
 /** Append messages with the transcript patience. */
 function* appendMessages(sessionId: string, list: MessageInput[]): Op<number[]> {

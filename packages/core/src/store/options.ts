@@ -10,9 +10,9 @@ import { InvalidInputError } from "../errors.js";
 import type { Host } from "../host/host.js";
 import { type JournalMode, type JournalPolicyOptions, parseSqliteVersion } from "../journal.js";
 import type { RecoveryBackoffOptions } from "../locks/recovery-backoff.js";
+import type { Durability, StoreOptions } from "../model/types.js";
+import * as valid from "../model/validate.js";
 import type { RepairOptions } from "../repair/types.js";
-import type { Durability, StoreOptions } from "./types.js";
-import * as valid from "./validate.js";
 
 /** StoreOptions after validation, defaults applied. */
 export interface OpenSettings {

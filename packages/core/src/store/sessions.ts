@@ -7,16 +7,16 @@ import { MAX_SOURCE_CHARS } from "../constants.js";
 import type { SqlValue } from "../driver.js";
 import { all, get, now, type Op, read, run, write } from "../engine/effects.js";
 import { InvalidInputError, SessionNotFoundError } from "../errors.js";
-import { previewOf, sessionColumns, toSession, toSessionSummary } from "./rows.js";
-import { selectText } from "./text-reads.js";
+import { previewOf, sessionColumns, toSession, toSessionSummary } from "../model/rows.js";
 import type {
   CreateSessionInput,
   ListSessionsOptions,
   Session,
   SessionSummary,
   UpdateSessionInput,
-} from "./types.js";
-import * as valid from "./validate.js";
+} from "../model/types.js";
+import * as valid from "../model/validate.js";
+import { selectText } from "./text-reads.js";
 
 /** Throw SessionNotFoundError unless the session exists. */
 export function* requireSession(id: string): Op<void> {

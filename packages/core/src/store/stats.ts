@@ -10,8 +10,8 @@
 import { all, get, guard, type Op, snapshot } from "../engine/effects.js";
 import type { FtsStatus } from "../fts/index.js";
 import { readFtsStatus } from "../fts/status.js";
+import type { Role } from "../model/types.js";
 import { MESSAGES, ROLE_INDEX_TERM, SESSIONS } from "../schema/definition.js";
-import type { Role } from "./types.js";
 
 /** Counts across the whole store (archived sessions included). */
 export interface StoreCounts {

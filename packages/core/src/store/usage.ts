@@ -7,11 +7,11 @@ import { MAX_COST_USD } from "../constants.js";
 import type { Row } from "../driver.js";
 import { get, now, type Op, read, run, write } from "../engine/effects.js";
 import { InvalidInputError } from "../errors.js";
-import { toUsageRow, usageColumns } from "./rows.js";
+import { toUsageRow, usageColumns } from "../model/rows.js";
+import type { UsageInput, UsageRow } from "../model/types.js";
+import * as valid from "../model/validate.js";
 import { requireSession } from "./sessions.js";
 import { selectText } from "./text-reads.js";
-import type { UsageInput, UsageRow } from "./types.js";
-import * as valid from "./validate.js";
 
 /** How far a counter may grow: integers every runtime reads exactly; a cost up to MAX_COST_USD.
  * The limits are SQL text, not binds. */

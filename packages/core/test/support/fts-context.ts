@@ -20,12 +20,12 @@ import { type FtsStatus, ftsStatus } from "../../src/fts/status.js";
 import { backfillPending, mergeIndexes, optimizeIndexes, startBackfill } from "../../src/fts/upkeep.js";
 import { withPatience } from "../../src/locks/patience.js";
 import type { RecoveryBackoffOptions } from "../../src/locks/recovery-backoff.js";
+import type { IntegrityProblem } from "../../src/model/types.js";
 import { schemaDdl } from "../../src/schema/ddl.js";
 import { resultCodeFromMessage } from "../../src/sqlite-codes.js";
 import { createContext, type StoreContext } from "../../src/store/context.js";
 import { backfillFts } from "../../src/store/operations.js";
 import { createPolicy } from "../../src/store/policy.js";
-import type { IntegrityProblem } from "../../src/store/types.js";
 import { testDriver } from "./driver.js";
 
 /** A test store: the context plus helpers. */
