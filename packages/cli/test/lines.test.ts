@@ -4,11 +4,15 @@
  * and `\n`, or a line spanning many chunks.
  */
 import { describe, expect, it } from "vitest";
-import { numberedLines } from "../src/lines.js";
+import { numberedLines, TooLongLine } from "../src/lines.js";
 
+/** The lines read; none of these inputs has a line too long for a string. */
 async function linesOf(chunks: Array<Buffer | Uint8Array>): Promise<Array<[number, string]>> {
   const out: Array<[number, string]> = [];
-  for await (const entry of numberedLines(chunks)) out.push(entry);
+  for await (const [number, line] of numberedLines(chunks)) {
+    if (line instanceof TooLongLine) throw new Error(`line ${number} was too long`);
+    out.push([number, line]);
+  }
   return out;
 }
 
