@@ -265,5 +265,5 @@ const BINDING_ROWS = [
 for (const [name, label] of BINDING_ROWS) {
   METRICS[`bindings.${name}.store`] = ms(`${label.split(":")[0]}: the binding p50`);
   METRICS[`bindings.${name}.raw`] = ms(`${label.split(":")[0]}: the plain Store p50`);
-  METRICS[`bindings.${name}.ratio`] = ratio(label, "lower", 0.3, 1.15);
+  METRICS[`bindings.${name}.ratio`] = ratio(label, "lower", 0.5, 1.15);
 }
