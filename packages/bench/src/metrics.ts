@@ -250,3 +250,20 @@ export interface TargetResult {
   skipped?: string;
   sizes: Record<string, SizeResult>;
 }
+
+/** The framework bindings against the same work through the plain Store (suites/bindings.ts);
+ * goal from issue 34. Bench-wide, `.store` is the binding's side and `.raw` the plain Store's. */
+const BINDING_ROWS = [
+  ["aisdk.append", "ai-sdk append a turn: saveChat / appendMessages"],
+  ["aisdk.load", "ai-sdk last 50: loadChat / getMessages"],
+  ["aisdk.save", `ai-sdk one new message on a 200-message chat: saveChat / appendMessage`],
+  ["openai.append", "openai-agents append a turn: addItems / appendMessages"],
+  ["openai.load", "openai-agents last 50: getItems(50) / getMessages"],
+  ["claude.append", "claude-agent-sdk append a turn: SessionStore append / appendMessages"],
+  ["claude.load", "claude-agent-sdk a 50-entry session: SessionStore load / getMessages"],
+] as const;
+for (const [name, label] of BINDING_ROWS) {
+  METRICS[`bindings.${name}.store`] = ms(`${label.split(":")[0]}: the binding p50`);
+  METRICS[`bindings.${name}.raw`] = ms(`${label.split(":")[0]}: the plain Store p50`);
+  METRICS[`bindings.${name}.ratio`] = ratio(label, "lower", 0.5, 1.15);
+}

@@ -14,6 +14,7 @@ import { PLANS } from "./plans.js";
 import { now } from "./stats.js";
 import { appendSuite } from "./suites/append.js";
 import { backupSuite } from "./suites/backup.js";
+import { bindingsSuite } from "./suites/bindings.js";
 import { coldOpenInProcess, coldOpenProcess } from "./suites/cold.js";
 import type { SuiteContext } from "./suites/context.js";
 import { ftsThroughput, writerUnderLoad } from "./suites/fts.js";
@@ -104,6 +105,7 @@ const suites: Array<[string, () => unknown]> = [
   ["search", () => searchLatency(engine, ctx)],
   ["append", () => appendSuite(engine, ctx)],
   ["peers", () => peersSuite(engine, ctx)],
+  ["bindings", () => bindingsSuite(engine, ctx)],
   ["fts throughput", () => ftsThroughput(engine, ctx)],
   ["writer under load", () => writerUnderLoad(engine, ctx)],
   ["backup", () => backupSuite(engine, ctx)],

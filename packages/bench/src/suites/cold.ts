@@ -38,12 +38,12 @@ export async function coldOpenInProcess(engine: Engine, ctx: SuiteContext): Prom
  * Time `tasks.store` against `tasks.raw` with tinybench, `ctx.plan.rounds` rounds that alternate
  * the order (a machine slowing down mid-run favours neither side), and record `<prefix>.store`,
  * `.raw` (median p50s) and `.ratio` (the median of each round's ratio: two measurements taken
- * back to back).
+ * back to back). Either task may return a promise: tinybench awaits it.
  */
 export async function storeVsRawInProcess(
   ctx: SuiteContext,
   prefix: string,
-  tasks: { store: () => void; raw: () => void },
+  tasks: { store: () => unknown; raw: () => unknown },
 ): Promise<void> {
   const p50 = { store: [] as number[], raw: [] as number[] };
   for (let round = 0; round < ctx.plan.rounds; round++) {
