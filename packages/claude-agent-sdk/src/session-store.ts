@@ -9,8 +9,16 @@
  * asks.
  */
 import { InvalidInputError, type Message, type MessageInput, type Session } from "@sessiondb/core";
-import { CLAUDE_CODE_FORMAT, ClaudeCodeLines, type SessionFacts } from "@sessiondb/formats";
-import { type AnyStore, atomically, type Operation, run } from "./drive.js";
+import {
+  type AnyStore,
+  atomically,
+  CLAUDE_CODE_FORMAT,
+  ClaudeCodeLines,
+  type StoreOperation as Operation,
+  runOn as run,
+  type SessionFacts,
+  storeOption,
+} from "@sessiondb/formats";
 import { checkEntries } from "./entries.js";
 import { belongsTo, checkKey, type Key, type KeyRecord, recordOf, sessionIdOf, withRecord } from "./keys.js";
 import type { SessionKey, SessionStore, SessionStoreEntry } from "./sdk.js";
@@ -36,14 +44,7 @@ export class SessionDbSessionStore implements SessionStore {
   readonly #now: () => number;
 
   constructor(options: SessionDbSessionStoreOptions) {
-    if (
-      options === null ||
-      typeof options !== "object" ||
-      options.store === null ||
-      typeof options.store !== "object"
-    )
-      throw new InvalidInputError("options.store", "must be a sessiondb store");
-    this.#store = options.store;
+    this.#store = storeOption(options);
     this.#now = Date.now;
   }
 

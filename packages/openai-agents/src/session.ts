@@ -24,7 +24,13 @@ import {
   type Message,
   type MessageInput,
 } from "@sessiondb/core";
-import { type AnyStore, Driver, type Operation } from "./drive.js";
+import {
+  type AnyStore,
+  atomically,
+  type StoreOperation as Operation,
+  runOn,
+  storeOption,
+} from "@sessiondb/formats";
 import { itemRows, rowItems } from "./items.js";
 import { RunUsage } from "./usage.js";
 
@@ -50,24 +56,18 @@ export class SessionDbSession
 {
   /** The Runner passes its RunContext: its usage is recorded with the items a run writes. */
   readonly acceptsRunContext = true as const;
-  readonly #driver: Driver;
+  readonly #store: AnyStore;
   readonly #usage = new RunUsage();
   readonly #id: string;
   readonly #record: CreateSessionInput;
   #created: Promise<void> | undefined;
 
   constructor(options: SessionDbSessionOptions) {
-    if (
-      options === null ||
-      typeof options !== "object" ||
-      options.store === null ||
-      typeof options.store !== "object"
-    )
-      throw new InvalidInputError("options.store", "must be a sessiondb store");
+    const store = storeOption(options);
     const id = options.sessionId ?? globalThis.crypto.randomUUID();
     if (typeof id !== "string" || id === "")
       throw new InvalidInputError("options.sessionId", "must be a non-empty string");
-    this.#driver = new Driver(options.store);
+    this.#store = store;
     this.#id = id;
     this.#record = { source: "openai-agents", ...options.session, id };
   }
@@ -84,7 +84,7 @@ export class SessionDbSession
     if (limit === 0) return [];
     await this.#ready();
     const id = this.#id;
-    const rows = await this.#driver.run(function* (s) {
+    const rows = await runOn(this.#store, function* (s) {
       return (yield s.getMessages(id, limit === undefined ? {} : { last: limit })) as Message[];
     });
     const items = rows.flatMap(rowItems);
@@ -99,7 +99,7 @@ export class SessionDbSession
     const counted = this.#withUsage(rows, runContext);
     await this.#ready();
     const id = this.#id;
-    await this.#driver.run(function* (s) {
+    await runOn(this.#store, function* (s) {
       yield appended(s, id, rows);
     });
     counted();
@@ -110,7 +110,7 @@ export class SessionDbSession
   async popItem(): Promise<AgentInputItem | undefined> {
     await this.#ready();
     const id = this.#id;
-    return this.#driver.atomically(function* (s) {
+    return atomically(this.#store, function* (s) {
       const [row] = (yield s.getMessages(id, { last: 1 })) as Message[];
       if (row === undefined) return undefined;
       yield s.updateMessage(id, row.id, { active: false });
@@ -122,7 +122,7 @@ export class SessionDbSession
   async clearSession(): Promise<void> {
     await this.#ready();
     const id = this.#id;
-    await this.#driver.atomically((s) => clearing(s, id));
+    await atomically(this.#store, (s) => clearing(s, id));
   }
 
   /** Replaces the whole history with `items` (a compaction and what follows it), atomically. */
@@ -130,7 +130,7 @@ export class SessionDbSession
     const rows = itemRows(items);
     await this.#ready();
     const id = this.#id;
-    await this.#driver.atomically(function* (s) {
+    await atomically(this.#store, function* (s) {
       yield* clearing(s, id);
       if (rows.length > 0) yield appended(s, id, rows);
     });
@@ -149,7 +149,7 @@ export class SessionDbSession
     if (patches.length === 0) return;
     await this.#ready();
     const id = this.#id;
-    await this.#driver.atomically(function* (s) {
+    await atomically(this.#store, function* (s) {
       const rows = (yield s.getMessages(id)) as Message[];
       for (const { callId, row } of patches) {
         let kept = false;
@@ -185,7 +185,7 @@ export class SessionDbSession
     const counted = this.#withUsage(rows, runContext);
     await this.#ready();
     const id = this.#id;
-    await this.#driver.atomically(function* (s) {
+    await atomically(this.#store, function* (s) {
       const [last] = (yield s.getMessages(id, { last: 1, includeInactive: true })) as Message[];
       const marker = (yield s.appendMessage(id, {
         role: "system",
@@ -235,14 +235,12 @@ export class SessionDbSession
   #ready(): Promise<void> {
     if (this.#created === undefined) {
       const record = this.#record;
-      this.#created = this.#driver
-        .run(function* (s) {
-          yield s.createSession(record);
-        })
-        .catch((error: unknown) => {
-          this.#created = undefined;
-          throw error;
-        });
+      this.#created = runOn(this.#store, function* (s) {
+        yield s.createSession(record);
+      }).catch((error: unknown) => {
+        this.#created = undefined;
+        throw error;
+      });
     }
     return this.#created;
   }

@@ -1,0 +1,73 @@
+/**
+ * One body for both kinds of store, for the bindings and the importer. A synchronous store
+ * (Node, Bun, Deno) answers each call at once and its `transaction(fn)` cannot stay open across
+ * an await; an asynchronous one (libSQL server) answers with promises and its transaction body is
+ * async. So an operation is written once, as a generator that yields every store call's result
+ * and gets it back: driven straight through on a synchronous store (a whole transaction inside
+ * one `transaction(fn)` call), awaited step by step on an asynchronous one.
+ */
+import { AsyncStore, InvalidInputError, type Store } from "@sessiondb/core";
+
+/** Either kind of store. */
+export type AnyStore = Store | AsyncStore;
+
+/** An operation: yields store results (values or promises), returns its answer. */
+export type StoreOperation<T> = Generator<unknown, T, unknown>;
+
+/** `options.store` when it is a store, else the InvalidInputError a binding's constructor gives. */
+export function storeOption(options: { store?: unknown } | null | undefined): AnyStore {
+  const store = typeof options === "object" && options !== null ? options.store : undefined;
+  if (store === null || typeof store !== "object")
+    throw new InvalidInputError("options.store", "must be a sessiondb store");
+  return store as AnyStore;
+}
+
+/** Runs `body` against the store, each call on its own. */
+export function runOn<T>(store: AnyStore, body: (store: AnyStore) => StoreOperation<T>): Promise<T> {
+  return store instanceof AsyncStore ? drain(body(store)) : settled(() => straight(body(store)));
+}
+
+/** Runs `body` as one transaction: all of it is stored, or none of it. */
+export function atomically<T>(store: AnyStore, body: (store: AnyStore) => StoreOperation<T>): Promise<T> {
+  if (store instanceof AsyncStore) return store.transaction((s) => drain(body(s)));
+  return settled(() => store.transaction((s) => straight(body(s))));
+}
+
+/** A synchronous result or throw as a promise (the frameworks' store APIs are asynchronous). */
+function settled<T>(fn: () => T): Promise<T> {
+  try {
+    return Promise.resolve(fn());
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+function straight<T>(op: StoreOperation<T>): T {
+  let step = op.next();
+  while (!step.done) {
+    // An asynchronous store this core's AsyncStore class does not know: a second copy of
+    // @sessiondb/core is installed, and its answers would be taken for rows.
+    if (typeof (step.value as { then?: unknown } | null)?.then === "function")
+      throw new InvalidInputError(
+        "options.store",
+        "answered with a promise but is no AsyncStore of the @sessiondb/core this package uses (two copies are installed: dedupe them)",
+      );
+    step = op.next(step.value);
+  }
+  return step.value;
+}
+
+async function drain<T>(op: StoreOperation<T>): Promise<T> {
+  let step = op.next();
+  while (!step.done) {
+    let value: unknown;
+    try {
+      value = await step.value;
+    } catch (error) {
+      step = op.throw(error);
+      continue;
+    }
+    step = op.next(value);
+  }
+  return step.value;
+}
