@@ -1,0 +1,24 @@
+/**
+ * The vitest config of the packages whose tests run against core's source (one copy of every
+ * error class, whichever package's code throws it), like the runtime adapters': the
+ * `@sessiondb/core` entries resolve to `packages/core/src`.
+ */
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vitest/config";
+
+const core = (file: string) => fileURLToPath(new URL(`./packages/core/src/${file}`, import.meta.url));
+
+export const CORE_SOURCE_ALIASES = [
+  { find: /^@sessiondb\/core\/host$/, replacement: core("host/node-fs.ts") },
+  { find: /^@sessiondb\/core\/driver$/, replacement: core("driver-entry.ts") },
+  { find: /^@sessiondb\/core\/conformance$/, replacement: core("conformance/index.ts") },
+  { find: /^@sessiondb\/core$/, replacement: core("index.ts") },
+];
+
+/** `test/**\/*.test.ts` against core's source; `testTimeout` in ms (a hang still fails). */
+export function coreSourceConfig(testTimeout = 120_000): ReturnType<typeof defineConfig> {
+  return defineConfig({
+    resolve: { alias: CORE_SOURCE_ALIASES },
+    test: { include: ["test/**/*.test.ts"], testTimeout },
+  });
+}
