@@ -32,7 +32,10 @@ export type LibsqlExtendedCode =
   | "LIBSQL_CONNECTION_LOST"
   | "LIBSQL_COMMIT_UNKNOWN"
   | "LIBSQL_TRANSACTION_TIMEOUT"
-  | "LIBSQL_SERVER_ERROR";
+  | "LIBSQL_SERVER_ERROR"
+  /** The TLS handshake failed (an https:, wss: or libsql: URL at a plain-HTTP server, or a
+   * certificate refused): trying again gives the same answer, so it is never waited for. */
+  | "LIBSQL_TLS_FAILED";
 
 /** Where the failed request was: a statement inside a transaction, the transaction's COMMIT, or
  * a statement on its own (autocommit). */
@@ -59,6 +62,12 @@ const NEVER_SENT =
 /** fetch's own failures on each runtime (a TypeError there; other TypeErrors are bugs). */
 const FETCH_FAILED =
   /fetch failed|error sending request|Unable to connect|NetworkError|ECONN|ENOTFOUND|EPIPE|socket/i;
+
+/** A TLS handshake that failed, as each runtime words it: OpenSSL's "wrong version number" (Node,
+ * a plain server answering a ClientHello), rustls' "InvalidContentType"/"corrupt message" (Deno),
+ * Bun's "TLS handshake failed", and certificate refusals. Never sent, never committed. */
+const TLS_FAILED =
+  /wrong version number|SSL routines|ERR_SSL_|TLS handshake|InvalidContentType|received corrupt message|packet length too long|invalid peer certificate|UNABLE_TO_VERIFY_LEAF_SIGNATURE|SELF_SIGNED_CERT|CERT_HAS_EXPIRED|ERR_TLS_/i;
 
 /** Codes of the client's own transport failures (the request may have been delivered). */
 const TRANSPORT_CODES = new Set([
@@ -133,6 +142,13 @@ export function toSqliteError(
   const chain = describeChain(error);
   const transport = isTransportFailure(error);
   const harmless = cannotCommit(where);
+  if (transport && TLS_FAILED.test(chain)) {
+    return new SqliteError(
+      "CANTOPEN",
+      `The TLS handshake with the libSQL server at ${where.url} failed (${chain}); nothing was sent. For a server without TLS use http:, ws: or libsql:…?tls=0.`,
+      { extendedCode: "LIBSQL_TLS_FAILED", cause: error },
+    );
+  }
   if (transport) {
     if (!harmless) return commitUnknown(where, chain, error);
     if (NEVER_SENT.test(chain)) {

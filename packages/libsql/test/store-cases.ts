@@ -340,6 +340,18 @@ export function storeCases(describe: Suite, it: Test, hooks: Hooks): void {
       }
     }, 60_000);
 
+    it("an https:// or wss:// URL at a plain-HTTP server fails at once, typed, on every runtime", async () => {
+      const plain = new URL(server.httpUrl);
+      for (const url of [`https://${plain.host}`, `wss://${plain.host}`, `libsql://${plain.host}`]) {
+        const started = Date.now();
+        const error = await rejection(openStore(url, { patience: { openMs: 20_000 } }));
+        const waited = Date.now() - started;
+        assert.ok(error instanceof StoreOpenError, `${url}: ${String(error)}`);
+        assert.match(error.message, /TLS/, url);
+        assert.ok(waited < 10_000, `${url}: waited ${waited} ms of the 20 s patience`);
+      }
+    }, 60_000);
+
     it("a server unreachable for the whole open patience is StoreOpenError saying so, after about the patience", async () => {
       const gone = await startSqld();
       const urls = [gone.httpUrl, gone.wsUrl, `${gone.httpUrl.replace("http:", "libsql:")}?tls=0`];
