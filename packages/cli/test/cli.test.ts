@@ -511,7 +511,8 @@ describe("export and import", () => {
     const r = cli(["--db", target, "import", file]);
     expect(r.code).toBe(8);
     expect(r.stderr).toMatch(/^line 3: session "ok": Invalid messages\[1\]\.toolCallId/m);
-    expect(withStore(target, (s) => s.listSessions().length, { readOnly: true })).toBe(0);
+    // Its only session rolled back, the store the import made holds none: no store is left.
+    expect(fs.existsSync(target)).toBe(false);
   });
 
   it("re-running an import skips what is there; --dry-run writes nothing; stdin works", () => {
