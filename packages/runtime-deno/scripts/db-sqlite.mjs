@@ -14,7 +14,7 @@
  * vendored copy of its source beside this repository, else JSR when reachable. Whatever cannot be
  * found is skipped with one line saying why; a failing run fails the script.
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -151,7 +151,8 @@ function systemSqlite() {
   return { version, library };
 }
 
-/** One `deno test` process on `library`, told what that SQLite must show. */
+/** One `deno test` process on `library`, told what that SQLite must show: its output goes on to
+ * ours as it comes and is kept, so a failing run's errors can be shown again at the end. */
 function runOn(module, library, expect) {
   const args = [
     "test",
@@ -173,7 +174,34 @@ function runOn(module, library, expect) {
     DENO_SQLITE_PATH: library,
   };
   delete env.DENO_SQLITE_LOCAL; // it would make @db/sqlite ignore DENO_SQLITE_PATH
-  return spawnSync("deno", args, { cwd: PACKAGE, env, stdio: "inherit" }).status === 0;
+  return new Promise((resolve, reject) => {
+    const child = spawn("deno", args, { cwd: PACKAGE, env, stdio: ["ignore", "pipe", "pipe"] });
+    const output = [];
+    for (const [from, to] of [
+      [child.stdout, process.stdout],
+      [child.stderr, process.stderr],
+    ]) {
+      from.on("data", (chunk) => {
+        output.push(chunk);
+        to.write(chunk);
+      });
+    }
+    child.on("error", reject);
+    child.on("close", (code, signal) =>
+      resolve({ ok: code === 0, how: signal ? `killed by ${signal}` : `exit ${code}`, output }),
+    );
+  });
+}
+
+/** What a failed run said about its failures: deno's ERRORS section on, else its last lines. */
+function failureReport(output) {
+  // Without the colours, so the marker is found and the lines read in a plain log.
+  const text = Buffer.concat(output)
+    .toString("utf8")
+    .replace(/\x1b\[[0-9;]*m/g, "");
+  const at = text.lastIndexOf("\n ERRORS \n");
+  if (at !== -1) return text.slice(at + 1);
+  return text.split("\n").slice(-60).join("\n");
 }
 
 const module = await locateModule();
@@ -199,7 +227,7 @@ const runs = [
   },
 ];
 
-let failed = 0;
+const failures = [];
 for (const run of runs) {
   const found = run.find();
   if (found.skip) {
@@ -207,6 +235,12 @@ for (const run of runs) {
     continue;
   }
   say(`${run.label}: deno test on SQLite ${found.version} (${found.library})`);
-  if (!runOn(module, found.library, run.expect(found.version))) failed++;
+  const outcome = await runOn(module, found.library, run.expect(found.version));
+  if (!outcome.ok) failures.push({ label: `${run.label} (SQLite ${found.version})`, ...outcome });
 }
-process.exit(failed === 0 ? 0 : 1);
+// Shown again last: a CI log's tail is often all a reader gets of a long run.
+for (const failure of failures) {
+  say(`FAILED: ${failure.label}, ${failure.how}; what it reported:`);
+  console.log(failureReport(failure.output));
+}
+process.exit(failures.length === 0 ? 0 : 1);
