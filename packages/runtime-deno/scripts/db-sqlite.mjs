@@ -20,6 +20,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } 
 import { createRequire } from "node:module";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { stripVTControlCharacters } from "node:util";
 
 const PACKAGE = fileURLToPath(new URL("..", import.meta.url));
 const ROOT = join(PACKAGE, "..", "..");
@@ -196,9 +197,7 @@ function runOn(module, library, expect) {
 /** What a failed run said about its failures: deno's ERRORS section on, else its last lines. */
 function failureReport(output) {
   // Without the colours, so the marker is found and the lines read in a plain log.
-  const text = Buffer.concat(output)
-    .toString("utf8")
-    .replace(/\x1b\[[0-9;]*m/g, "");
+  const text = stripVTControlCharacters(Buffer.concat(output).toString("utf8"));
   const at = text.lastIndexOf("\n ERRORS \n");
   if (at !== -1) return text.slice(at + 1);
   return text.split("\n").slice(-60).join("\n");
