@@ -15,10 +15,12 @@ export const CORE_SOURCE_ALIASES = [
   { find: /^@sessiondb\/core$/, replacement: core("index.ts") },
 ];
 
-/** `test/**\/*.test.ts` against core's source; `testTimeout` in ms (a hang still fails). */
+/** `test/**\/*.test.ts` against core's source; `testTimeout` in ms (a hang still fails), for the
+ * hooks too: they start sqld servers and open stores, which a loaded machine makes take far
+ * longer than vitest's 10 s default for hooks. */
 export function coreSourceConfig(testTimeout = 120_000): ReturnType<typeof defineConfig> {
   return defineConfig({
     resolve: { alias: CORE_SOURCE_ALIASES },
-    test: { include: ["test/**/*.test.ts"], testTimeout },
+    test: { include: ["test/**/*.test.ts"], testTimeout, hookTimeout: testTimeout },
   });
 }

@@ -23,5 +23,7 @@ export default defineConfig({
     // The conformance suite's multi-process tests (a rebuild next to a child appender) took up
     // to 23 s of 30 in CI runs where every package tests at once (2026-12-04); a hang still fails.
     testTimeout: 60_000,
+    // Hooks open stores and start child processes; vitest's 10 s default is a quiet machine's.
+    hookTimeout: 60_000,
   },
 });
