@@ -29,7 +29,11 @@ function build(f: FileFixture): void {
       content: contentOf(n),
     });
   }
-  store.appendMessage(SESSION_IDS[0] as string, { role: "tool", content: contentOf(TOOL_ROW), toolName: "grep" });
+  store.appendMessage(SESSION_IDS[0] as string, {
+    role: "tool",
+    content: contentOf(TOOL_ROW),
+    toolName: "grep",
+  });
   store.close();
 }
 
@@ -111,7 +115,7 @@ export function repairRowsSuite(target: ConformanceTarget): void {
   const { describe } = target;
   const test = fileFixtureTest(target);
   const host = target.host;
-  const needsHost = (name: string): host is undefined => {
+  const needsHost = (name: string): boolean => {
     if (host) return false;
     console.log(`[conformance] ${target.name}: skipped "${name}": the target has no host`);
     return true;
@@ -147,8 +151,16 @@ export function repairRowsSuite(target: ConformanceTarget): void {
       const damaged = f.open({ sqliteVersion: SAFE_SQLITE });
       const before = damaged.checkIntegrity();
       damaged.close();
-      assert.ok(before.problems.some((p) => p.kind === "fts-index"), JSON.stringify(before.problems));
-      await repairLosesExactly(target, host, f, [...moved, ...garbled].sort((a, b) => a - b));
+      assert.ok(
+        before.problems.some((p) => p.kind === "fts-index"),
+        JSON.stringify(before.problems),
+      );
+      await repairLosesExactly(
+        target,
+        host,
+        f,
+        [...moved, ...garbled].sort((a, b) => a - b),
+      );
     });
 
     test("content written over in a user and a tool row (the page sound): both reported lost", async (f) => {

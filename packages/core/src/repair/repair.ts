@@ -18,17 +18,19 @@ import { dirnameOf, type Host } from "../host/host.js";
 import { lockExclusive } from "../locks/exclusive.js";
 import { assess, message } from "./assess.js";
 import { addChangedRows, damagedRows, describeDamagedRows } from "./damaged-cells.js";
+import { addGarbledRows } from "./garbled-rows.js";
 import { salvage } from "./salvage.js";
 import { copyForRepair } from "./scratch.js";
 import { rebuildIndex, reindex, vacuum } from "./strategies.js";
 import type { RepairAttempt, RepairLoss, RepairOptions, RepairReport, TableCounts } from "./types.js";
 
-/** The strategies that keep every row, least destructive first. `copiesRows`: it writes every
- * row anew, so a row whose bytes are damaged would come out as a sound one. */
+/** The strategies that keep every row, least destructive first. None runs while a row is named
+ * damaged: each would keep it — the FTS rebuild even indexes its garbled text, after which every
+ * check passes — so only the salvage, which leaves such rows out, can repair the store. */
 const IN_PLACE = [
-  { strategy: "fts-rebuild", run: rebuildIndex, copiesRows: false },
-  { strategy: "reindex", run: reindex, copiesRows: false },
-  { strategy: "vacuum", run: vacuum, copiesRows: true },
+  { strategy: "fts-rebuild", run: rebuildIndex },
+  { strategy: "reindex", run: reindex },
+  { strategy: "vacuum", run: vacuum },
 ] as const;
 
 /** Every row the damaged store could count is still there. */
@@ -167,17 +169,21 @@ export async function repairStore(path: string, options: RepairOptions): Promise
       repaired = scratch;
       countsAfter = before.counts;
     }
-    // Rows the check found damaged in their own cells: no strategy may keep them as sound.
+    // Rows the checks name damaged — in their own cells, in a changed key, in content the FTS
+    // indexes contradict — before any strategy can hide them: none may come through as sound.
     const damaged = repaired ? new Map() : damagedRows(driver, host, scratch, before.problems);
-    if (!repaired) addChangedRows(driver, scratch, before.problems, damaged);
-    for (const { strategy, run, copiesRows } of repaired ? [] : IN_PLACE) {
+    if (!repaired) {
+      addChangedRows(driver, scratch, before.problems, damaged);
+      addGarbledRows(driver, scratch, damaged);
+    }
+    for (const { strategy, run } of repaired ? [] : IN_PLACE) {
       await abortPoint(signal);
-      if (copiesRows && damaged.size > 0) {
+      if (damaged.size > 0) {
         attempts.push({
           strategy,
           ok: false,
           problems: [
-            `not run: it would copy rows whose cells the check found damaged (${describeDamagedRows(damaged)}) as if they were sound`,
+            `not run: it keeps every row, and the checks found rows damaged (${describeDamagedRows(damaged)}): only the salvage leaves them out`,
           ],
         });
         continue;
@@ -213,7 +219,7 @@ export async function repairStore(path: string, options: RepairOptions): Promise
           await abortPoint(signal);
         }
         lost = salvage(driver, host, scratch, fresh, journalMode, damaged);
-        const after = assess(driver, host, fresh);
+        const after = assess(driver, host, fresh, damaged);
         const problems = [
           ...after.problems,
           ...(recoveredNothing(before.counts, lost, after.counts) ? [NOTHING_RECOVERED] : []),

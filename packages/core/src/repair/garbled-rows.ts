@@ -1,0 +1,144 @@
+/**
+ * Rows whose content changed on disk without breaking their page: bytes written over inside a
+ * message's text. integrity_check sees nothing (the record still parses, no indexed column
+ * changed), foreign_key_check neither; only FTS5's integrity-check fails, with a checksum mismatch
+ * that names no row. An FTS 'rebuild' would then index the garbled text and every check would
+ * pass — the row swapped in as sound. So before any strategy runs, the rows are named: a
+ * contentless FTS5 table in the connection's temp schema is filled from the store's own source
+ * view (what the index would hold for the content as it is now) and compared with the store's
+ * index through `fts5vocab`: the 'row' tables first (terms whose document or instance counts
+ * differ: one pass over each index), then the 'instance' tables for those terms only, which say
+ * in which rows they differ.
+ *
+ * A row counts damaged only when every index that holds it (both the store's index and the
+ * rebuilt one: its docsize row) disagrees with it: damage to one index's own pages then names no
+ * intact row the other index vouches for. Tool rows are in the word index alone: one witness. An
+ * index that cannot be read (its pages damaged), a detached one or one whose backfill is pending
+ * for a row is no witness for it.
+ */
+import type { SqliteConnection, SqliteDriver } from "../driver.js";
+import { META_FTS_STALE } from "../fts/constants.js";
+import { FTS_INDEXES, type FtsIndexDef } from "../fts/projection.js";
+import { type BackfillWindow, backfillWindow } from "../fts/state.js";
+import { MESSAGES } from "../schema/definition.js";
+import type { DamagedRows } from "./damaged-cells.js";
+
+/** What one index says: the rows it holds (in both the store's and the rebuilt index) whose
+ * terms differ, and whether it holds a row at all. */
+interface Witness {
+  readonly disagrees: ReadonlySet<number>;
+  holds(rowid: number): boolean;
+}
+
+const docs = (conn: SqliteConnection, sql: string): Set<number> =>
+  new Set(
+    conn
+      .prepare(sql)
+      .all()
+      .map((row) => Number(row.doc)),
+  );
+
+/** Rows in both `a` and `b` (two fts5vocab 'instance' tables) whose instances of `terms` differ. */
+function differingInstances(conn: SqliteConnection, terms: string, a: string, b: string): Set<number> {
+  // The terms outside (CROSS JOIN keeps that order): each instance table is asked per term,
+  // which fts5vocab answers from the index without a full scan.
+  const instances = (vocab: string) =>
+    `SELECT v.term, v.doc, v.col, v.offset FROM ${terms} t CROSS JOIN ${vocab} v ON v.term = t.term`;
+  return docs(
+    conn,
+    `SELECT doc FROM (${instances(a)} EXCEPT ${instances(b)}) UNION SELECT doc FROM (${instances(b)} EXCEPT ${instances(a)})`,
+  );
+}
+
+/** Compare `def`'s index in the store with one rebuilt from its source view now. */
+function witness(conn: SqliteConnection, def: FtsIndexDef, window: BackfillWindow | undefined): Witness {
+  const rebuilt = `sessiondb_repair_${def.table}`;
+  const columns = def.columns.map((column) => column.name).join(", ");
+  conn.exec(
+    `CREATE VIRTUAL TABLE temp.${rebuilt} USING fts5(${columns}, content='', tokenize='${def.tokenize}')`,
+  );
+  // Rows a pending backfill has not indexed yet are not the store index's to vouch for.
+  const pending = window ? ` WHERE id <= ${window.progress} OR id > ${window.highWater}` : "";
+  conn.exec(
+    `INSERT INTO temp.${rebuilt}(rowid, ${columns}) SELECT id, ${columns} FROM main.${def.view}${pending}`,
+  );
+  const vocab = (schema: string, table: string, type: string) => {
+    const name = `temp.${rebuilt}_${schema}_${type}`;
+    conn.exec(`CREATE VIRTUAL TABLE ${name} USING fts5vocab(${schema}, ${table}, ${type})`);
+    return name;
+  };
+  const storeRows = vocab("main", def.table, "row");
+  const nowRows = vocab("temp", rebuilt, "row");
+  const terms = `temp.${rebuilt}_terms`;
+  conn.exec(`CREATE TABLE ${terms}(term TEXT PRIMARY KEY)`);
+  const counts = (vocabRows: string) => `SELECT term, doc, cnt FROM ${vocabRows}`;
+  conn.exec(
+    `INSERT INTO ${terms} SELECT term FROM (${counts(storeRows)} EXCEPT ${counts(nowRows)}) UNION SELECT term FROM (${counts(nowRows)} EXCEPT ${counts(storeRows)})`,
+  );
+  const inStore = conn.prepare(`SELECT 1 FROM main.${def.table}_docsize WHERE id = ?`);
+  const inRebuilt = conn.prepare(`SELECT 1 FROM temp.${rebuilt}_docsize WHERE id = ?`);
+  const holds = (rowid: number) => inStore.get(rowid) !== undefined && inRebuilt.get(rowid) !== undefined;
+  const differing = differingInstances(
+    conn,
+    terms,
+    vocab("main", def.table, "instance"),
+    vocab("temp", rebuilt, "instance"),
+  );
+  return { disagrees: new Set([...differing].filter(holds)), holds };
+}
+
+/** The store's FTS indexes (by table name) and their state, read from the file. */
+function indexesOf(conn: SqliteConnection): { defs: FtsIndexDef[]; window: BackfillWindow | undefined } {
+  const present = new Set(
+    conn
+      .prepare("SELECT name FROM sqlite_schema WHERE type = 'table'")
+      .all()
+      .map((row) => String(row.name)),
+  );
+  const meta = new Map(
+    conn
+      .prepare("SELECT key, value FROM state_meta")
+      .all()
+      .map((row) => [String(row.key), String(row.value)] as const),
+  );
+  // A detached index no longer follows the table: it vouches for nothing.
+  if (meta.has(META_FTS_STALE)) return { defs: [], window: undefined };
+  return { defs: FTS_INDEXES.filter((def) => present.has(def.table)), window: backfillWindow(meta) };
+}
+
+/** Add to `rows` the messages whose content the store's FTS indexes contradict (see the module
+ * comment). `path` is a scratch copy: the comparison lives in the connection's temp schema and
+ * leaves the file as it was. Nothing is added when no index can be read. */
+export function addGarbledRows(driver: SqliteDriver, path: string, rows: DamagedRows): void {
+  let conn: SqliteConnection;
+  try {
+    conn = driver.open(path, { readOnly: false });
+  } catch {
+    return; // a file that does not open: the strategies' own checks judge it
+  }
+  try {
+    let found: { defs: FtsIndexDef[]; window: BackfillWindow | undefined };
+    try {
+      found = indexesOf(conn);
+    } catch {
+      return; // a schema or state table that does not read: no index can be trusted
+    }
+    const witnesses: Witness[] = [];
+    for (const def of found.defs) {
+      try {
+        witnesses.push(witness(conn, def, found.window));
+      } catch {
+        // this index's pages do not read: it is no witness
+      }
+    }
+    const candidates = new Set(witnesses.flatMap((w) => [...w.disagrees]));
+    for (const rowid of candidates) {
+      if (!witnesses.every((w) => w.disagrees.has(rowid) || !w.holds(rowid))) continue;
+      const set = rows.get(MESSAGES.name) ?? new Set<number>();
+      set.add(rowid);
+      rows.set(MESSAGES.name, set);
+    }
+  } finally {
+    conn.close();
+  }
+}
