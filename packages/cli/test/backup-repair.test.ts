@@ -192,6 +192,38 @@ describe("repair", () => {
     );
   });
 
+  it("rows whose content was written over on a sound page: check exits 5, repair loses exactly them, check exits 0 after", () => {
+    const file = path.join(dir, "garbled.db");
+    const store = openStore(file);
+    store.createSession({ id: "g", source: "test" });
+    for (let n = 1; n <= 300; n++) store.appendMessage("g", { role: "user", content: `row ${n} kiwi` });
+    store.close();
+    // "kiwi" of two rows' content becomes "ZZZZ": the record still parses, integrity_check and
+    // foreign_key_check see nothing, only the FTS checksums disagree with the text.
+    const garbled = [200, 250];
+    const bytes = fs.readFileSync(file);
+    const fd = fs.openSync(file, "r+");
+    for (const id of garbled) {
+      const needle = Buffer.from(`guserrow ${id} kiwi`);
+      const at = bytes.indexOf(needle);
+      expect(at, `row ${id}'s record`).toBeGreaterThan(0);
+      expect(bytes.indexOf(needle, at + 1)).toBe(-1);
+      fs.writeSync(fd, Buffer.from("ZZZZ"), 0, 4, at + needle.length - 4);
+    }
+    fs.closeSync(fd);
+    const before = cli(["--db", file, "check"]);
+    expect(before.code, before.stdout).toBe(5);
+    expect(before.stdout).toMatch(/messages_fts.*integrity-check failed/);
+
+    const r = cli(["--db", file, "repair", "--json"]);
+    expect(r.code, r.stderr).toBe(0);
+    const report = json(r);
+    expect(report.strategy).toBe("salvage");
+    expect(report.lost.messageIdRanges).toEqual(garbled.map((id) => [id, id]));
+    expect(storeState(file)).toMatchObject({ check: 0, messages: 300 - garbled.length });
+    withStoreCheck(file, garbled);
+  });
+
   it("a store another process holds the write lock on: exit 4 naming the lock, nothing changed", async () => {
     const file = path.join(dir, "held.db");
     fs.copyFileSync(db, file);
@@ -208,3 +240,15 @@ describe("repair", () => {
     expect(fs.readdirSync(dir).filter((name) => name.startsWith("held.db.repair"))).toEqual([]);
   });
 });
+
+/** Every message left in `file` reads as written; none of `lost` is there. */
+function withStoreCheck(file: string, lost: number[]): void {
+  const store = openStore(file, { readOnly: true });
+  try {
+    const kept = store.getMessages("g", { limit: 1000 });
+    expect(kept.map((m) => m.id).filter((id) => lost.includes(id))).toEqual([]);
+    for (const m of kept) expect(m.content).toBe(`row ${m.id} kiwi`);
+  } finally {
+    store.close();
+  }
+}
