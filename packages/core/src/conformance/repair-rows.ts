@@ -1,10 +1,12 @@
 /**
- * Conformance: repair on a row whose own bytes the damage changed without breaking the page. Four
- * bytes of one message's `session_id` written over in its table leaf: the page still parses, the
- * row still reads, but it now belongs to a session that does not exist. integrity_check names it
- * only as "row N missing from index"; `PRAGMA foreign_key_check` names it as an orphan. Neither a
- * REINDEX (which files the row under its new session) nor a VACUUM may then pass for sound: the
- * row is reported lost, and the repaired store's checkIntegrity agrees with foreign_key_check.
+ * Conformance: repair on rows whose own bytes the damage changed without breaking the page. Four
+ * bytes of a message's `session_id` written over in its table leaf: the row still reads, but now
+ * belongs to a session that does not exist — integrity_check names it only as "row N missing
+ * from index", `PRAGMA foreign_key_check` as an orphan. Four bytes inside its content: only the
+ * FTS checksums see it, and an FTS rebuild would index the garbled text and pass every check.
+ * Such rows are reported lost, exactly, and never kept as sound; the repaired store's
+ * checkIntegrity agrees with foreign_key_check. An index whose own entries for an intact row
+ * changed names no row the other index vouches for.
  */
 import { closeSync, openSync, readFileSync, writeSync } from "node:fs";
 import type { Host } from "../host/host.js";
@@ -181,6 +183,38 @@ export function repairRowsSuite(target: ConformanceTarget): void {
       assert.ok(before.problems.length > 0, "the damage went unseen");
       const report = await repairLosesExactly(target, host, f, [160, tool]);
       assert.deepEqual(report.lost?.sessionsWithLostMessages, [ownerOf(160), SESSION_IDS[0]].sort());
+    });
+
+    test("the word index alone contradicting a row (its own entries changed) loses nothing: the trigram index vouches for it", async (f) => {
+      if (needsHost("one index contradicting a row") || !host) return;
+      build(f);
+      // The word index's entries for message 77 replaced by other words: the row is intact.
+      const raw = f.raw();
+      raw
+        .prepare(
+          "INSERT INTO messages_fts(messages_fts, rowid, content, tool_name, tool_calls) VALUES ('delete', ?, ?, NULL, NULL)",
+        )
+        .run(77, contentOf(77));
+      raw
+        .prepare(
+          "INSERT INTO messages_fts(rowid, content, tool_name, tool_calls) VALUES (?, 'm77 bogus', NULL, NULL)",
+        )
+        .run(77);
+      raw.close();
+      const damaged = f.open({ sqliteVersion: SAFE_SQLITE });
+      assert.ok(
+        damaged.checkIntegrity().problems.some((p) => p.kind === "fts-index" && p.index === "messages_fts"),
+        "the changed entries went unseen",
+      );
+      damaged.close();
+      const report = await repairStore(f.file(), { driver: target.driver, host });
+      assert.equal(report.strategy, "fts-rebuild", JSON.stringify(report.attempts));
+      assert.equal(report.lost, undefined);
+      assert.deepEqual(report.countsAfter, report.countsBefore);
+      const store = f.open({ sqliteVersion: SAFE_SQLITE });
+      assert.deepEqual(store.checkIntegrity(), { ok: true, problems: [] });
+      assert.equal(store.search("m77").hits[0]?.messageId, 77);
+      store.close();
     });
   });
 }
