@@ -1,0 +1,332 @@
+/**
+ * The opencode fixtures read (database and JSON storage) and mapped into a real store, written
+ * the plain way an importer would (the session from its facts, each record's rows in one
+ * appendMessages): sessions, rows, tool pairs and usage per model exactly as opencode counted
+ * them, the broken row and file reported by name, the database winning over the storage copy,
+ * a second write that stores nothing, records opencode adds meanwhile coming in on the next
+ * read, and the source untouched. Written once for vitest (Node), `bun test` and `deno test`.
+ */
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import type { CreateSessionInput, SqliteDriver, Store } from "@sessiondb/core";
+import { OpencodeMessages, OpencodeSource, opencodeSessionFacts } from "../src/opencode/index.js";
+import { opencodeHome } from "./support/opencode.js";
+
+type Suite = (name: string, body: () => void) => void;
+type Test = (name: string, body: () => Promise<void>) => void;
+
+/** Reads every session of `dir` into `store`; what it stored and met. */
+async function write(store: Store, dir: string, driver: SqliteDriver) {
+  const source = await OpencodeSource.open(dir, driver);
+  const out = {
+    sessions: [] as string[],
+    stored: 0,
+    problems: [] as string[],
+    unknown: [] as string[],
+    later: 0,
+  };
+  try {
+    const entries = await source.sessions();
+    // Parents first: a child session names its parent.
+    entries.sort((a, b) => Number(a.info.parent_id != null) - Number(b.info.parent_id != null));
+    for (const entry of entries) {
+      out.sessions.push(entry.id);
+      const { ended: _e, ...facts } = opencodeSessionFacts(entry.id, entry.info);
+      const mapper = new OpencodeMessages();
+      let n = 0;
+      for await (const item of source.records(entry)) {
+        if ("problem" in item) {
+          out.problems.push(`${item.problem.file.split(/[\\/]/).pop()}: ${item.problem.message}`);
+          continue;
+        }
+        const mapped = mapper.map(item.record, ++n);
+        if (mapped.unknown) out.unknown.push(mapped.unknown);
+        if (mapped.session?.model && !facts.model) facts.model = mapped.session.model;
+        // An upsert: a fact learnt later (the model) fills what was null.
+        store.createSession(facts as CreateSessionInput);
+        const before = store.getMessages(entry.id, { includeInactive: true }).length;
+        store.appendMessages(entry.id, mapped.messages);
+        out.stored += store.getMessages(entry.id, { includeInactive: true }).length - before;
+      }
+      out.later += mapper.later;
+    }
+    out.problems.push(...source.problems.map((p) => `${p.file.split(/[\\/]/).pop()}: ${p.message}`));
+  } finally {
+    source.close();
+  }
+  return out;
+}
+
+function digest(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else out[p.slice(dir.length)] = createHash("sha256").update(readFileSync(p)).digest("hex");
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+export function opencodeCases(
+  describe: Suite,
+  it: Test,
+  runtime: string,
+  open: (path: string) => Store,
+  driver: () => SqliteDriver,
+): void {
+  describe(`opencode sessions in a store (${runtime})`, () => {
+    it("stores every session whole with usage per model; a second read adds nothing; the source is untouched", async () => {
+      const home = opencodeHome(driver());
+      const store = open(join(home.dir, "..", `${home.dir.split(/[\\/]/).pop()}-store.db`));
+      try {
+        // opencode is not running: its database is closed (WAL mode, no -wal or -shm file left).
+        home.writer.close();
+        const before = digest(home.dir);
+        const first = await write(store, home.dir, driver());
+        assert.deepEqual(first.sessions, ["ses_01main", "ses_03old", "ses_02child"]);
+        assert.deepEqual(first.problems, [
+          'opencode.db: part row "prt_01d5" of message "msg_01d": data is not JSON (' +
+            first.problems[0]?.split("data is not JSON (")[1],
+          `prt_03b3.json: ${first.problems[1]?.split(": ").slice(1).join(": ")}`,
+        ]);
+        assert.match(first.problems[1] as string, /^prt_03b3\.json: not JSON/);
+        assert.deepEqual(first.unknown, ["hologram"]);
+        assert.equal(first.later, 0);
+        const main = store.getSession("ses_01main");
+        assert.deepEqual(
+          [
+            main?.source,
+            main?.title,
+            main?.cwd,
+            main?.model,
+            main?.startedAt,
+            main?.messageCount,
+            main?.toolCallCount,
+          ],
+          [
+            "opencode",
+            "Widget zu breit — fix 🚀",
+            "/home/ada/src/widget",
+            "claude-sonnet-4-5",
+            1765000000,
+            14,
+            4,
+          ],
+        );
+        assert.deepEqual(main?.metadata, {
+          opencode: { projectID: "prj_widget", slug: "brave-otter", version: "1.0.42" },
+        });
+        const child = store.getSession("ses_02child");
+        assert.equal(child?.parentSessionId, "ses_01main");
+        assert.equal(child?.messageCount, 2);
+        const old = store.getSession("ses_03old");
+        assert.deepEqual(
+          [old?.title, old?.model, old?.messageCount, old?.toolCallCount],
+          ["Älteres Gespräch: README", "claude-sonnet-4-20250514", 4, 1],
+        );
+        // Rows: 6 messages + 28 good parts + 4 tool results (database), 2 + 3 + 1 (storage).
+        assert.equal(first.stored, 44);
+        const usage = (id: string) =>
+          store
+            .getUsage(id)
+            .map((u) => [
+              u.model,
+              u.provider,
+              u.callCount,
+              u.inputTokens,
+              u.outputTokens,
+              u.reasoningTokens,
+              u.cacheReadTokens,
+              u.cacheWriteTokens,
+              // Float sums of recorded costs: compared to the tenth decimal.
+              Math.round(u.costUsd * 1e10) / 1e10,
+            ])
+            .sort();
+        // Two steps of one Sonnet message, counted each once (the message's own tokens are only
+        // its last step's and are not added); GPT-5's step; the child's Haiku; the old message.
+        assert.deepEqual(usage("ses_01main"), [
+          ["claude-sonnet-4-5", "anthropic", 2, 1400, 450, 0, 11200, 900, 0.0295],
+          ["gpt-5", "openai", 1, 900, 400, 250, 0, 0, 0.0046],
+        ]);
+        assert.deepEqual(usage("ses_02child"), [
+          ["claude-haiku-4-5", "anthropic", 1, 300, 80, 0, 0, 0, 0.0007],
+        ]);
+        assert.deepEqual(usage("ses_03old"), [
+          ["claude-sonnet-4-20250514", "anthropic", 1, 50, 20, 0, 0, 0, 0.0005],
+        ]);
+        // Tool pairs: the call and its result share the call id; the error is marked.
+        const rows = store.getMessages("ses_01main");
+        const results = rows.filter((m) => m.role === "tool");
+        assert.deepEqual(
+          results.map((m) => [m.toolCallId, m.toolName, m.metadata?.isError ?? false]),
+          [
+            ["toolu_read1", "read", false],
+            ["toolu_bash1", "bash", true],
+            ["toolu_task1", "task", false],
+            ["call_big", "bash", false],
+          ],
+        );
+        assert.equal(String(results[3]?.content).length, 900000);
+        assert.equal(store.search("幅が広すぎる").hits[0]?.sessionId, "ses_01main");
+        assert.equal(store.search("ñandú").hits[0]?.sessionId, "ses_03old");
+        // The part is given back as opencode hydrates it.
+        const read = store
+          .getMessages("ses_01main", { includeInactive: true })
+          .find((m) => m.externalId === "prt_01b04");
+        assert.deepEqual(read?.original?.value, {
+          type: "tool",
+          callID: "toolu_read1",
+          tool: "read",
+          state: {
+            status: "completed",
+            input: { filePath: "/home/ada/src/widget/src/widget.css" },
+            output: "<file>\n00001| .widget { width: 100vw; }\n</file>",
+            title: "src/widget.css",
+            metadata: { preview: ".widget { width: 100vw; }" },
+            time: { start: 1765000003000, end: 1765000004000 },
+          },
+          id: "prt_01b04",
+          messageID: "msg_01b",
+          sessionID: "ses_01main",
+        });
+
+        const again = await write(store, home.dir, driver());
+        assert.equal(again.stored, 0);
+        // Every file is byte for byte as it was. SQLite itself, opening a WAL-mode database whose
+        // writer is gone, leaves the two companions every WAL reader needs (an empty -wal, the
+        // -shm index of read marks), as opencode's own next start would: no content of opencode's.
+        const after = digest(home.dir);
+        assert.equal(after["/opencode.db-wal"], createHash("sha256").update("").digest("hex"));
+        delete after["/opencode.db-wal"];
+        delete after["/opencode.db-shm"];
+        assert.deepEqual(after, before, "the data folder is byte for byte as it was");
+      } finally {
+        store.close();
+        rmSync(home.dir, { recursive: true, force: true });
+      }
+    });
+
+    it("records opencode writes between two reads come in on the next; a message it is still writing comes in once done", async () => {
+      const home = opencodeHome(driver());
+      const store = open(join(home.dir, "..", `${home.dir.split(/[\\/]/).pop()}-store.db`));
+      const marks = async () => {
+        const source = await OpencodeSource.open(home.dir, driver());
+        try {
+          return Object.fromEntries((await source.sessions()).map((e) => [e.id, e.mark]));
+        } finally {
+          source.close();
+        }
+      };
+      /** A read while opencode holds its database open: nothing but SQLite's -shm index changes. */
+      const read = async () => {
+        const files = () => {
+          const { "/opencode.db-shm": _shm, ...rest } = digest(home.dir);
+          return rest;
+        };
+        const before = files();
+        const out = await write(store, home.dir, driver());
+        assert.deepEqual(files(), before, "the source is byte for byte as it was");
+        return out;
+      };
+      // Upserts, as opencode writes (a REPLACE would delete a message's parts by its foreign key).
+      const upsert =
+        " ON CONFLICT (id) DO UPDATE SET time_updated = excluded.time_updated, data = excluded.data";
+      const insert = home.writer.prepare(`INSERT INTO message VALUES (?, 'ses_02child', ?, ?, ?)${upsert}`);
+      const part = home.writer.prepare(`INSERT INTO part VALUES (?, ?, 'ses_02child', ?, ?, ?)${upsert}`);
+      const assistant = (completed: boolean) =>
+        JSON.stringify({
+          role: "assistant",
+          time: completed ? { created: 1765000161000, completed: 1765000170000 } : { created: 1765000161000 },
+          parentID: "msg_02c",
+          modelID: "claude-haiku-4-5",
+          providerID: "anthropic",
+          cost: completed ? 0.0009 : 0,
+          tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } },
+        });
+      try {
+        assert.equal((await read()).stored, 44);
+        const first = await marks();
+        // opencode answers a new question in the child session; the answer is half written.
+        insert.run(
+          "msg_02c",
+          1765000160000,
+          1765000160000,
+          '{"role":"user","time":{"created":1765000160000}}',
+        );
+        part.run(
+          "prt_02c1",
+          "msg_02c",
+          1765000160000,
+          1765000160000,
+          '{"type":"text","text":"And the height?"}',
+        );
+        insert.run("msg_02d", 1765000161000, 1765000161000, assistant(false));
+        part.run("prt_02d1", "msg_02d", 1765000161000, 1765000161000, '{"type":"step-start"}');
+        part.run(
+          "prt_02d2",
+          "msg_02d",
+          1765000162000,
+          1765000162000,
+          '{"type":"text","text":"The hei","time":{"start":1765000162000}}',
+        );
+        part.run(
+          "prt_02d3",
+          "msg_02d",
+          1765000163000,
+          1765000163000,
+          '{"type":"tool","callID":"toolu_grep1","tool":"grep","state":{"status":"running","input":{"pattern":"height"},"time":{"start":1765000163000}}}',
+        );
+        const second = await marks();
+        assert.equal(second.ses_01main, first.ses_01main, "an unchanged session keeps its mark");
+        assert.equal(second.ses_03old, first.ses_03old);
+        assert.notEqual(second.ses_02child, first.ses_02child);
+        const grown = await read();
+        // The question (its row and its text) and the finished step start; the rest waits.
+        assert.deepEqual([grown.stored, grown.later], [3, 2]);
+        assert.equal(store.getSession("ses_02child")?.messageCount, 3);
+
+        part.run(
+          "prt_02d2",
+          "msg_02d",
+          1765000162000,
+          1765000168000,
+          '{"type":"text","text":"The height is auto.","time":{"start":1765000162000,"end":1765000168000}}',
+        );
+        part.run(
+          "prt_02d3",
+          "msg_02d",
+          1765000163000,
+          1765000165000,
+          '{"type":"tool","callID":"toolu_grep1","tool":"grep","state":{"status":"completed","input":{"pattern":"height"},"output":"src/widget.css:3: height: auto;","title":"height","metadata":{},"time":{"start":1765000163000,"end":1765000165000}}}',
+        );
+        part.run(
+          "prt_02d4",
+          "msg_02d",
+          1765000169000,
+          1765000169000,
+          '{"type":"step-finish","reason":"stop","cost":0.0009,"tokens":{"input":350,"output":40,"reasoning":0,"cache":{"read":0,"write":0}}}',
+        );
+        insert.run("msg_02d", 1765000161000, 1765000170000, assistant(true));
+        const done = await read();
+        // The answer's own row, its text, the call and its result, the step's usage.
+        assert.deepEqual([done.stored, done.later], [5, 0]);
+        const child = store.getSession("ses_02child");
+        assert.deepEqual([child?.messageCount, child?.toolCallCount], [6, 1]);
+        assert.deepEqual(
+          store.getUsage("ses_02child").map((u) => [u.model, u.callCount, u.inputTokens, u.outputTokens]),
+          [["claude-haiku-4-5", 2, 650, 120]],
+        );
+        assert.equal((await read()).stored, 0);
+      } finally {
+        store.close();
+        home.writer.close();
+        rmSync(home.dir, { recursive: true, force: true });
+      }
+    });
+  });
+}

@@ -1,0 +1,35 @@
+/**
+ * The opencode fixtures made real for a test: the database built from `opencode.sql` by the
+ * runtime's own SQLite (in WAL mode, as opencode keeps it) in a temporary data folder, beside a
+ * copy of the JSON storage folder (and one broken part file). The builder's connection stays open for the test to write
+ * with, as opencode would between two imports.
+ */
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { SqliteDriver } from "@sessiondb/core";
+
+const FIXTURES = new URL("../fixtures/opencode/", import.meta.url);
+
+export interface OpencodeHome {
+  /** The data folder (`~/.local/share/opencode`). */
+  dir: string;
+  db: string;
+  /** A writable connection to the database (opencode's own). */
+  writer: ReturnType<SqliteDriver["open"]>;
+}
+
+export function opencodeHome(driver: SqliteDriver): OpencodeHome {
+  const dir = mkdtempSync(join(tmpdir(), "sessiondb-opencode-"));
+  const db = join(dir, "opencode.db");
+  const writer = driver.open(db, { readOnly: false });
+  writer.exec("PRAGMA journal_mode = WAL");
+  writer.exec(readFileSync(new URL("opencode.sql", FIXTURES), "utf8"));
+  cpSync(new URL("storage", FIXTURES), join(dir, "storage"), { recursive: true });
+  // A part file cut off mid-write (made here: the repository's JSON files all parse).
+  writeFileSync(
+    join(dir, "storage", "part", "msg_03b", "prt_03b3.json"),
+    '{"id":"prt_03b3","messageID":"msg_03b","sessionID":"ses_03old","type":"text","text":"cut off',
+  );
+  return { dir, db, writer };
+}
