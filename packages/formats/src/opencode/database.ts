@@ -1,13 +1,23 @@
 /**
- * opencode's SQLite database read through a caller-given driver, opened read-only (`mode=ro`:
- * nothing is written, not even a journal; opencode may be writing meanwhile, in WAL mode, and
- * each query sees one consistent snapshot). A session's mark is computed in SQL from its rows'
- * counts, last update times and data lengths, so an unchanged session is known without reading
- * its parts.
+ * opencode's SQLite database, read on a connection the caller opened read-only (`mode=ro`:
+ * nothing is written; opencode may be writing meanwhile, in WAL mode, and each query sees one
+ * consistent snapshot). A session's mark is computed in SQL from its rows' counts, last update
+ * times and data lengths, so an unchanged session is known without reading its parts.
  */
 import type { SqliteDriver } from "@sessiondb/core";
-import { type Obj, type OpencodeRecord, obj } from "./records.js";
-import type { OpencodeSessionEntry, ReadItem } from "./source.js";
+import { type Obj, type OpencodeRecord, type OpencodeRow, obj } from "./records.js";
+
+/** A connection as a driver opens it. */
+export type Connection = ReturnType<SqliteDriver["open"]>;
+
+/** A session found, before its records are read. */
+export interface OpencodeSessionEntry {
+  id: string;
+  /** Changes whenever the session gains or changes records: an unchanged one is skipped. */
+  mark: string;
+  /** The `session` row, or the storage session file's JSON. */
+  info: Obj;
+}
 
 /** Every session with its mark: the session row's update time and, for its messages and for its
  * parts, how many, the last update time and the summed data length (a part that grows or
@@ -23,60 +33,40 @@ const SESSIONS = `SELECT s.*,
 const MESSAGES = "SELECT id, data FROM message WHERE session_id = ? ORDER BY time_created, id";
 const PARTS = "SELECT id, data FROM part WHERE message_id = ? ORDER BY id";
 
-export class OpencodeDatabase {
-  readonly path: string;
-  readonly #db: ReturnType<SqliteDriver["open"]>;
-
-  constructor(driver: SqliteDriver, path: string) {
-    this.path = path;
-    this.#db = driver.open(path, { readOnly: true });
+/** The database's sessions; throws when it has no opencode `session` table. */
+export function databaseSessions(db: Connection): OpencodeSessionEntry[] {
+  let rows: ReturnType<ReturnType<Connection["prepare"]>["all"]>;
+  try {
+    rows = db.prepare(SESSIONS).all();
+  } catch (error) {
+    if (/no such (table|column)/.test((error as Error).message))
+      throw new Error(`not opencode's database: ${(error as Error).message}`);
+    throw error;
   }
+  return rows.map((row) => {
+    const { sessiondb_mark, ...info } = row;
+    return { id: String(row.id), mark: `db:${String(sessiondb_mark)}`, info: info as Obj };
+  });
+}
 
-  sessions(): OpencodeSessionEntry[] {
-    return this.#db
-      .prepare(SESSIONS)
-      .all()
-      .map((row) => {
-        const { sessiondb_mark, ...info } = row;
-        return {
-          id: String(row.id),
-          mark: `db:${String(sessiondb_mark)}`,
-          info: info as Obj,
-          where: this.path,
-        };
-      });
-  }
-
-  /** The session's messages with their parts, in order; a row whose `data` is no JSON object is
-   * a problem naming its table and id (a message's parts go with it; a part alone is left out). */
-  async *records(sessionId: string): AsyncGenerator<ReadItem> {
-    const parts = this.#db.prepare(PARTS);
-    for (const m of this.#db.prepare(MESSAGES).all(sessionId)) {
-      const id = String(m.id);
-      const data = parse(m.data);
-      if (typeof data === "string") {
-        yield this.#problem(`message row ${JSON.stringify(id)}: ${data}; it and its parts are left out`);
-        continue;
-      }
-      const record: OpencodeRecord = { message: { id, sessionId, data }, parts: [] };
+/** A session's messages with their parts, in order; a row whose `data` is no JSON object is a
+ * problem of its record, naming the row. */
+export function* databaseRecords(db: Connection, sessionId: string): Generator<OpencodeRow> {
+  const parts = db.prepare(PARTS);
+  for (const m of db.prepare(MESSAGES).all(sessionId)) {
+    const id = String(m.id);
+    const data = parse(m.data);
+    const record: OpencodeRecord = { message: { id, sessionId, data: {} }, parts: [] };
+    if (typeof data === "string") record.problems = [`message row ${JSON.stringify(id)}: ${data}`];
+    else {
+      record.message.data = data;
       for (const p of parts.all(id)) {
         const partData = parse(p.data);
-        if (typeof partData === "string")
-          yield this.#problem(
-            `part row ${JSON.stringify(String(p.id))} of message ${JSON.stringify(id)}: ${partData}`,
-          );
-        else record.parts.push({ id: String(p.id), data: partData });
+        if (typeof partData !== "string") record.parts.push({ id: String(p.id), data: partData });
+        else (record.problems ??= []).push(`part row ${JSON.stringify(String(p.id))}: ${partData}`);
       }
-      yield { record };
     }
-  }
-
-  close(): void {
-    this.#db.close();
-  }
-
-  #problem(message: string): ReadItem {
-    return { problem: { file: this.path, message } };
+    yield { table: "message", rowId: id, value: record };
   }
 }
 

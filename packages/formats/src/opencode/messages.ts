@@ -21,13 +21,20 @@ import {
   text,
 } from "./records.js";
 
+/** A mapped record, with what of it could not be read (reported by the importer with its row). */
+export type MappedRecord = MappedItem & { problem?: string };
+
 /** A mapper for one session's records, in order. */
-export class OpencodeMessages implements ItemMapper<OpencodeRecord> {
+export class OpencodeMessages implements ItemMapper<{ value: unknown }> {
   #model = false;
   /** Parts left for a later run so far (still being written by opencode). */
   later = 0;
 
-  map(record: OpencodeRecord, _position: number): MappedItem {
+  /** Maps one record (an `OpencodeRow`: `{ table, rowId, value: OpencodeRecord }`). */
+  map(row: { value: unknown }, _position: number): MappedRecord {
+    const record = row.value as OpencodeRecord;
+    if (record.problems !== undefined && Object.keys(record.message.data).length === 0)
+      return { messages: [], problem: record.problems.join("; ") };
     const { id, sessionId, data } = record.message;
     const role = data.role === "user" || data.role === "assistant" ? data.role : undefined;
     const time = obj(data.time);
@@ -45,7 +52,7 @@ export class OpencodeMessages implements ItemMapper<OpencodeRecord> {
     if (model !== undefined) place.model = model;
     if (provider !== undefined) place.provider = provider;
 
-    const mapped: MappedItem = { messages: [] };
+    const mapped: MappedRecord = { messages: [] };
     const unknown: string[] = [];
     if (role === undefined) unknown.push(`message:${typeof data.role === "string" ? data.role : "(none)"}`);
     const rows: MessageInput[] = [];
@@ -77,6 +84,7 @@ export class OpencodeMessages implements ItemMapper<OpencodeRecord> {
     // More than one unknown type in a message: each is counted by the caller only once per
     // record, so the first one stands for the record (the rest are kept all the same).
     if (unknown.length > 0) mapped.unknown = unknown[0] as string;
+    if (record.problems !== undefined) mapped.problem = record.problems.join("; ");
     if (!this.#model && model !== undefined) {
       this.#model = true;
       mapped.session = { model };

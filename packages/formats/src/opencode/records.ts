@@ -18,6 +18,16 @@ export interface OpencodeRecord {
   /** The message's id and session, and its JSON (role, time, modelID, tokens, cost, …). */
   message: { id: string; sessionId: string; data: Obj };
   parts: { id: string; data: Obj }[];
+  /** What could not be read (a row's or a file's JSON that is broken): the message's data (then
+   * it is `{}` and nothing of it is stored) or a part (then that part is left out). */
+  problems?: string[];
+}
+
+/** A record where the importer reports its problems: the message's table (or folder) and id. */
+export interface OpencodeRow {
+  table: string;
+  rowId: string;
+  value: OpencodeRecord;
 }
 
 /** A session as opencode keeps it: the `session` row, or a storage session file's JSON (then

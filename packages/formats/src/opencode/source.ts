@@ -2,105 +2,90 @@
  * One place opencode keeps sessions, whatever its kind: its data folder
  * (`~/.local/share/opencode/`, with `opencode.db` — `opencode-<channel>.db` for other release
  * channels — and/or the older `storage/` folder), a database file, or a storage folder. An
- * install that migrated has both: a session the database holds is read from it only (opencode
+ * install that migrated has both: a session a database holds is read from it only (opencode
  * copied the files into it), so nothing comes in twice.
  */
-import { readdir, stat } from "node:fs/promises";
-import { basename, join } from "node:path";
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
 import type { SqliteDriver } from "@sessiondb/core";
-import { OpencodeDatabase } from "./database.js";
-import type { OpencodeRecord, OpencodeSessionInfo } from "./records.js";
-import { OpencodeStorage } from "./storage.js";
-
-/** A session found, before its records are read. */
-export interface OpencodeSessionEntry {
-  id: string;
-  /** Changes whenever the session gains or changes records: an unchanged one is skipped. */
-  mark: string;
-  /** The session row, or the storage session file's JSON. */
-  info: OpencodeSessionInfo;
-  /** The database or session file it was found in (for problems). */
-  where: string;
-}
-
-/** A record read, or a record that could not be (a row's or a file's JSON is broken). */
-export type ReadItem = { record: OpencodeRecord } | { problem: { file: string; message: string } };
+import { type Connection, databaseRecords, databaseSessions, type OpencodeSessionEntry } from "./database.js";
+import type { OpencodeRow } from "./records.js";
+import { storageRecords, storageSessions } from "./storage.js";
 
 /** The database files opencode writes in its data folder. */
 const DATABASE = /^opencode(-[A-Za-z0-9._-]+)?\.db$/;
 
-export class OpencodeSource {
-  readonly #databases: OpencodeDatabase[];
-  readonly #storage: OpencodeStorage | undefined;
-  readonly #from = new Map<string, OpencodeDatabase | OpencodeStorage>();
+/** A listed session and where it is read from (a database file or a storage session file). */
+export interface OpencodeListed extends OpencodeSessionEntry {
+  where: string;
+}
 
-  private constructor(databases: OpencodeDatabase[], storage: OpencodeStorage | undefined) {
+export class OpencodeSource {
+  readonly #databases: { path: string; db: Connection }[];
+  readonly #storage: string | undefined;
+  readonly #from = new Map<string, { db: Connection } | { storage: string }>();
+  /** Problems met while listing (a storage session file that is no JSON). */
+  readonly problems: { file: string; message: string }[] = [];
+
+  private constructor(databases: { path: string; db: Connection }[], storage: string | undefined) {
     this.#databases = databases;
     this.#storage = storage;
   }
 
-  /** Opens what `path` holds (the databases read-only through `driver`); throws when it holds
+  /** Opens what `path` holds (its databases read-only through `driver`); throws when it holds
    * nothing of opencode's. */
-  static async open(path: string, driver: SqliteDriver): Promise<OpencodeSource> {
-    const info = await stat(path);
-    if (info.isFile()) return new OpencodeSource([new OpencodeDatabase(driver, path)], undefined);
-    const entries = await readdir(path, { withFileTypes: true });
+  static open(path: string, driver: SqliteDriver): OpencodeSource {
+    if (statSync(path).isFile())
+      return new OpencodeSource([{ path, db: openReadOnly(driver, path) }], undefined);
+    const entries = readdirSync(path, { withFileTypes: true });
     const names = new Set(entries.map((e) => e.name));
-    const storage = names.has("session")
-      ? new OpencodeStorage(path)
-      : names.has("storage")
-        ? new OpencodeStorage(join(path, "storage"))
-        : undefined;
+    const storage = names.has("session") ? path : names.has("storage") ? join(path, "storage") : undefined;
     const files = entries.filter((e) => e.isFile() && DATABASE.test(e.name)).map((e) => e.name);
     if (storage === undefined && files.length === 0)
       throw new Error(
         `${path} holds no opencode database (opencode.db) nor storage folder (storage/session/)`,
       );
-    const databases: OpencodeDatabase[] = [];
+    const databases: { path: string; db: Connection }[] = [];
     try {
-      for (const name of files.sort()) databases.push(new OpencodeDatabase(driver, join(path, name)));
+      for (const name of files.sort())
+        databases.push({ path: join(path, name), db: openReadOnly(driver, join(path, name)) });
     } catch (error) {
-      for (const db of databases) db.close();
+      for (const d of databases) d.db.close();
       throw error;
     }
     return new OpencodeSource(databases, storage);
   }
 
   /** Every session: the databases' first, then the storage sessions no database holds. */
-  async sessions(): Promise<OpencodeSessionEntry[]> {
-    const out: OpencodeSessionEntry[] = [];
-    for (const db of this.#databases)
-      for (const entry of db.sessions())
+  sessions(): OpencodeListed[] {
+    const out: OpencodeListed[] = [];
+    for (const { path, db } of this.#databases)
+      for (const entry of databaseSessions(db))
         if (!this.#from.has(entry.id)) {
-          this.#from.set(entry.id, db);
-          out.push(entry);
+          this.#from.set(entry.id, { db });
+          out.push({ ...entry, where: path });
         }
-    for (const entry of (await this.#storage?.sessions()) ?? [])
-      if (!this.#from.has(entry.id)) {
-        this.#from.set(entry.id, this.#storage as OpencodeStorage);
-        out.push(entry);
-      }
+    if (this.#storage !== undefined)
+      for (const entry of storageSessions(this.#storage, this.problems))
+        if (!this.#from.has(entry.id)) {
+          this.#from.set(entry.id, { storage: this.#storage });
+          out.push({ ...entry, where: this.#storage });
+        }
     return out;
   }
 
-  /** Problems met while listing sessions (a storage session file that is no JSON). */
-  get problems(): readonly { file: string; message: string }[] {
-    return this.#storage?.problems ?? [];
-  }
-
   /** A listed session's messages with their parts, in order. */
-  records(entry: OpencodeSessionEntry): AsyncIterable<ReadItem> {
+  records(entry: OpencodeSessionEntry): Iterable<OpencodeRow> {
     const from = this.#from.get(entry.id);
     if (from === undefined) throw new Error(`session ${JSON.stringify(entry.id)} was not listed`);
-    return from.records(entry.id);
+    return "db" in from ? databaseRecords(from.db, entry.id) : storageRecords(from.storage, entry.id);
   }
 
   close(): void {
-    for (const db of this.#databases) db.close();
+    for (const { db } of this.#databases) db.close();
   }
+}
 
-  /** The name shown for where a session came from. */
-  static label(entry: OpencodeSessionEntry): string {
-    return basename(entry.where);
-  }
+function openReadOnly(driver: SqliteDriver, path: string): Connection {
+  return driver.open(path, { readOnly: true });
 }
