@@ -5,7 +5,7 @@
  * times and data lengths, so an unchanged session is known without reading its parts.
  */
 import type { SqliteDriver } from "@sessiondb/core";
-import { type Obj, type OpencodeRecord, type OpencodeRow, obj } from "./records.js";
+import { addProblem, type Obj, type OpencodeRecord, type OpencodeRow, obj } from "./records.js";
 
 /** A connection as a driver opens it. */
 export type Connection = ReturnType<SqliteDriver["open"]>;
@@ -63,7 +63,7 @@ export function* databaseRecords(db: Connection, sessionId: string): Generator<O
       for (const p of parts.all(id)) {
         const partData = parse(p.data);
         if (typeof partData !== "string") record.parts.push({ id: String(p.id), data: partData });
-        else (record.problems ??= []).push(`part row ${JSON.stringify(String(p.id))}: ${partData}`);
+        else addProblem(record, `part row ${JSON.stringify(String(p.id))}: ${partData}`);
       }
     }
     yield { table: "message", rowId: id, value: record };

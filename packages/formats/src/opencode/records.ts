@@ -56,3 +56,9 @@ export function count(value: unknown): number {
 export function seconds(ms: unknown): number | undefined {
   return typeof ms === "number" && Number.isFinite(ms) && ms >= 0 ? ms / 1000 : undefined;
 }
+
+/** Notes what of a record could not be read. */
+export function addProblem(record: OpencodeRecord, problem: string): void {
+  if (record.problems === undefined) record.problems = [problem];
+  else record.problems.push(problem);
+}

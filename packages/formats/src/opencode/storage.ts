@@ -9,7 +9,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { OpencodeSessionEntry } from "./database.js";
-import { type Obj, type OpencodeRecord, type OpencodeRow, obj } from "./records.js";
+import { addProblem, type Obj, type OpencodeRecord, type OpencodeRow, obj } from "./records.js";
 
 const JSON_FILE = /\.json$/;
 
@@ -57,8 +57,7 @@ export function* storageRecords(root: string, sessionId: string): Generator<Open
       const partDir = join(root, "part", record.message.id);
       for (const file of names(partDir).filter((n) => JSON_FILE.test(n))) {
         const data = readJson(join(partDir, file));
-        if (typeof data === "string")
-          (record.problems ??= []).push(`part file ${join(partDir, file)}: ${data}`);
+        if (typeof data === "string") addProblem(record, `part file ${join(partDir, file)}: ${data}`);
         else if (data !== undefined)
           record.parts.push({ id: file.replace(JSON_FILE, ""), data: strip(data) });
       }
