@@ -6,6 +6,7 @@
  * files, from stats alone; its records are read only when the mark changed. Synchronous, as the
  * database reader is, so both feed the importer the same way.
  */
+import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { OpencodeSessionEntry } from "./database.js";
@@ -66,7 +67,8 @@ export function* storageRecords(root: string, sessionId: string): Generator<Open
   }
 }
 
-/** The names, sizes and times of a session's files, joined. */
+/** The names, sizes and times of a session's files, hashed (the mark is kept in the stored
+ * session's metadata: a digest, however many files the session has). */
 function mark(root: string, sessionFile: string, id: string): string {
   const parts: string[] = [stamp(sessionFile)];
   const dir = join(root, "message", id);
@@ -75,7 +77,7 @@ function mark(root: string, sessionFile: string, id: string): string {
     const partDir = join(root, "part", file.replace(JSON_FILE, ""));
     for (const p of names(partDir)) parts.push(`${p}=${stamp(join(partDir, p))}`);
   }
-  return parts.join(",");
+  return createHash("sha256").update(parts.join("\n")).digest("hex");
 }
 
 /** A file's JSON object, what is wrong with it, or undefined when it is gone (opencode removed
