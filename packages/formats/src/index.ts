@@ -25,15 +25,26 @@ export {
 export { codex } from "./codex/index.js";
 // The importer (import/): importFrom(store, format, roots?) and the formats it takes by name.
 export {
+  databaseFormats,
+  type ImportFormat,
   type ImportOptions,
   type ImportProblem,
   type ImportProgress,
   type ImportResult,
   type ImportTarget,
   importFrom,
+  isDatabaseFormat,
   lineFormats,
 } from "./import/index.js";
-export type { ItemMapper, LineFormat, MappedItem, SessionFacts } from "./mapped.js";
+export type {
+  DatabaseFormat,
+  DatabaseRecord,
+  DatabaseSession,
+  ItemMapper,
+  LineFormat,
+  MappedItem,
+  SessionFacts,
+} from "./mapped.js";
 // OpenAI Agents / Responses items (openai/): used by @sessiondb/openai-agents and by codex/.
 export type { ItemPlace } from "./openai/index.js";
 export { OPENAI_AGENTS_FORMAT, OpenAIItems, openaiAgentsMapper } from "./openai/index.js";

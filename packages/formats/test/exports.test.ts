@@ -24,7 +24,9 @@ const NAMES = [
   "openaiAgentsMapper",
   // the importer and its prices
   "importFrom",
+  "isDatabaseFormat",
   "lineFormats",
+  "databaseFormats",
   "ESTIMATED",
   "PRICES_AS_OF",
   "estimateUsage",

@@ -1,5 +1,5 @@
 /**
- * `importFrom(store, format, roots?)`: a LineFormat's session files into a store. Each file is
+ * `importLines(store, format, roots?)` (what importFrom does with a LineFormat): a LineFormat's session files into a store. Each file is
  * streamed line by line and fed, from its first line, to one fresh mapper; its rows go to the
  * store in chunks of `appendMessages`, each its own short transaction, so other writers get the
  * lock between two chunks. Rows carry the producer's externalId: a re-import stores nothing
@@ -8,89 +8,18 @@
 import { stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import type { CreateSessionInput, Json, MessageInput, Session } from "@sessiondb/core";
-import type { LineFormat, SessionFacts } from "../mapped.js";
-import { estimateUsage } from "../prices/index.js";
+import type { Json } from "@sessiondb/core";
+import type { LineFormat } from "../mapped.js";
 import { CURSOR_KEY, cursorOf, type FileCursor, hashLine, unchanged } from "./cursor.js";
 import { fileLines } from "./lines.js";
+import { emptyResult, type ImportOptions, type ImportResult, type ImportTarget } from "./result.js";
 import { type SessionFile, sessionFiles } from "./walk.js";
+import { CHUNK_ROWS, SessionRun, SessionWriter } from "./writer.js";
 
-/** What importFrom needs of a store: a sync Store and an AsyncStore both are one. */
-export interface ImportTarget {
-  getSession(id: string): Session | undefined | Promise<Session | undefined>;
-  createSession(input: CreateSessionInput): Session | Promise<Session>;
-  updateSession(
-    id: string,
-    patch: { title?: string | null; metadata?: { [key: string]: Json } | null },
-  ): unknown;
-  appendMessages(id: string, rows: MessageInput[]): number[] | Promise<number[]>;
-  getMessages(
-    id: string,
-    options: { last: number; includeInactive: boolean },
-  ): { id: number }[] | Promise<{ id: number }[]>;
-  listSessions(options: {
-    source: string;
-    limit: number;
-    includeArchived: boolean;
-  }): Session[] | Promise<Session[]>;
-}
-
-export interface ImportProblem {
-  file: string;
-  /** The line's number, when the problem is one line's. */
-  line?: number;
-  message: string;
-}
-
-export interface ImportProgress {
-  files: number;
-  filesTotal: number;
-  messages: number;
-}
-
-export interface ImportOptions {
-  signal?: AbortSignal;
-  onProgress?: (progress: ImportProgress) => void;
-  /** The home directory the format's default roots are under (default: the user's). */
-  home?: string;
-  /** Usage without a cost of its own gets one estimated from the price table (default true). */
-  estimateCosts?: boolean;
-}
-
-export interface ImportResult {
-  files: { total: number; read: number; unchanged: number };
-  sessions: { created: number; grown: number };
-  /** Rows stored by this run (inactive ones included). */
-  messages: number;
-  /** Lines whose type the mapper does not know, by type: kept as inactive rows. */
-  unknown: Record<string, number>;
-  problems: ImportProblem[];
-  /** Files whose last line had no newline yet: left for the next run. */
-  partial: number;
-  /** Usage records of models the price table does not have, by model: stored without a cost. */
-  unpriced: Record<string, number>;
-}
-
-/** Rows per appendMessages call: one short transaction each. */
-const CHUNK_ROWS = 500;
 /** Longer lines are reported, not read: no runtime holds a string much past this. */
 const MAX_LINE_BYTES = 256 * 1024 * 1024;
 
-const tick = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
-
-/** One file's import: its session, the rows waiting for the next chunk. */
-class FileRun {
-  constructor(readonly file: string) {}
-  facts: SessionFacts = {};
-  session: Session | undefined;
-  pending: MessageInput[] = [];
-  lastId = 0;
-  stored = 0;
-  /** The session was in the store before this file was read. */
-  existed = false;
-}
-
-export async function importFrom(
+export async function importLines(
   store: ImportTarget,
   format: LineFormat,
   roots?: readonly string[],
@@ -99,15 +28,7 @@ export async function importFrom(
   // The home folder is asked for only when no root is named (Deno asks a permission for it).
   const where =
     roots && roots.length > 0 ? roots : format.defaultRoots.map((r) => join(options.home ?? homedir(), r));
-  const result: ImportResult = {
-    files: { total: 0, read: 0, unchanged: 0 },
-    sessions: { created: 0, grown: 0 },
-    messages: 0,
-    unknown: {},
-    problems: [],
-    partial: 0,
-    unpriced: {},
-  };
+  const result = emptyResult();
   const files: SessionFile[] = [];
   for (const root of where) {
     try {
@@ -149,21 +70,20 @@ export async function importFrom(
   return result;
 }
 
-class FileImporter {
-  filesDone = 0;
-  filesTotal = 0;
-
+class FileImporter extends SessionWriter {
   constructor(
-    readonly store: ImportTarget,
+    store: ImportTarget,
     readonly format: LineFormat,
-    readonly result: ImportResult,
-    readonly options: ImportOptions,
-  ) {}
+    result: ImportResult,
+    options: ImportOptions,
+  ) {
+    super(store, format.name, result, options);
+  }
 
   /** Reads one file; "later" when its parent session is not stored yet and may come later. */
   async run(file: SessionFile, size: number, mtimeMs: number, last: boolean): Promise<"later" | "read"> {
     const mapper = this.format.mapper(file.relative);
-    const run = new FileRun(file.path);
+    const run = new SessionRun(file.path);
     const end = { complete: 0 };
     let lastLine: string | null = null;
     for await (const line of fileLines(file.path, MAX_LINE_BYTES, end)) {
@@ -180,12 +100,7 @@ class FileImporter {
         this.problem(file, line.position, `not JSON: ${(error as Error).message}`);
         continue;
       }
-      const mapped = mapper.map(value, line.position);
-      if (mapped.unknown !== undefined)
-        this.result.unknown[mapped.unknown] = (this.result.unknown[mapped.unknown] ?? 0) + 1;
-      for (const [k, v] of Object.entries(mapped.session ?? {}))
-        if (v !== undefined && (!(k in run.facts) || k === "title")) Object.assign(run.facts, { [k]: v });
-      for (const row of mapped.messages) run.pending.push(this.priced(row));
+      this.take(run, mapper.map(value, line.position));
       if (run.pending.length >= CHUNK_ROWS) {
         // The session is created at its first chunk: the facts of the lines before it (the
         // model of a turn context after the first line) are in it.
@@ -219,72 +134,6 @@ class FileImporter {
     });
     if (run.stored > 0 && run.existed) this.result.sessions.grown++;
     return "read";
-  }
-
-  /** The file's session: found, or created from the facts so far. */
-  async open(run: FileRun, last: boolean): Promise<"later" | "open"> {
-    const id = run.facts.id as string;
-    const existing = await this.store.getSession(id);
-    if (existing) {
-      run.session = existing;
-      run.existed = true;
-      run.lastId = (await this.store.getMessages(id, { last: 1, includeInactive: true }))[0]?.id ?? 0;
-      return "open";
-    }
-    const { ended: _ended, metadata, parentSessionId, ...facts } = run.facts;
-    let parent = parentSessionId ?? null;
-    if (parent !== null && !(await this.store.getSession(parent))) {
-      if (!last) return "later";
-      this.result.problems.push({
-        file: run.file,
-        message: `parent session ${JSON.stringify(parent)} is not in the store nor in the files read; imported without a parent`,
-      });
-      parent = null;
-    }
-    run.session = await this.store.createSession({
-      ...facts,
-      source: this.format.name,
-      parentSessionId: parent,
-      metadata: metadata ?? null,
-    });
-    this.result.sessions.created++;
-    return "open";
-  }
-
-  async flush(run: FileRun): Promise<void> {
-    const session = run.session as Session;
-    while (run.pending.length > 0) {
-      this.options.signal?.throwIfAborted();
-      const rows = run.pending.splice(0, CHUNK_ROWS);
-      const ids = await this.store.appendMessages(session.id, rows);
-      // New rows have ids past every row the session held: the others were there already.
-      let stored = 0;
-      for (const id of ids) if (id > run.lastId) stored++;
-      run.lastId = Math.max(run.lastId, ...ids);
-      run.stored += stored;
-      this.result.messages += stored;
-      this.progress();
-      await tick();
-    }
-  }
-
-  /** The row with its usage's cost estimated, when it records none. */
-  priced(row: MessageInput): MessageInput {
-    const usage = row.usage;
-    if (!usage || usage.costUsd !== undefined || usage.billingMode || this.options.estimateCosts === false)
-      return row;
-    const estimated = estimateUsage(usage);
-    if (estimated) return { ...row, usage: estimated };
-    this.result.unpriced[usage.model] = (this.result.unpriced[usage.model] ?? 0) + 1;
-    return row;
-  }
-
-  progress(): void {
-    this.options.onProgress?.({
-      files: this.filesDone,
-      filesTotal: this.filesTotal,
-      messages: this.result.messages,
-    });
   }
 
   problem(file: SessionFile, line: number | undefined, message: string): void {
