@@ -48,6 +48,8 @@ export type {
 // OpenAI Agents / Responses items (openai/): used by @sessiondb/openai-agents and by codex/.
 export type { ItemPlace } from "./openai/index.js";
 export { OPENAI_AGENTS_FORMAT, OpenAIItems, openaiAgentsMapper } from "./openai/index.js";
+// opencode's database and JSON storage (opencode/): read by the importer.
+export { OPENCODE_FORMAT, OpencodeMessages, opencode } from "./opencode/index.js";
 // List prices (prices/): cost estimates for usage a format records without one.
 export { ESTIMATED, estimateUsage, type ModelPrice, PRICES_AS_OF, priceOf } from "./prices/index.js";
 // Running one body on a sync or an async store (store-calls.ts): used by the bindings.

@@ -1,60 +1,26 @@
 /**
- * The opencode fixtures read (database and JSON storage) and mapped into a real store, written
- * the plain way an importer would (the session from its facts, each record's rows in one
- * appendMessages): sessions, rows, tool pairs and usage per model exactly as opencode counted
- * them, the broken row and file reported by name, the database winning over the storage copy,
- * a second write that stores nothing, records opencode adds meanwhile coming in on the next
- * read, and the source untouched. Written once for vitest (Node), `bun test` and `deno test`.
+ * The opencode fixtures (a database built from opencode.sql, the JSON storage folder beside it)
+ * imported into a real store by importFrom: sessions, rows, tool pairs and usage per model
+ * exactly as opencode counted them, the broken row and file reported by name, the database
+ * winning over the storage copy, a second import that stores nothing and skips every session on
+ * its mark, records opencode writes meanwhile coming in on the next import (a message still being
+ * written as far as it is finished), and the source untouched. Written once for vitest (Node),
+ * `bun test` and `deno test`.
  */
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import type { CreateSessionInput, SqliteDriver, Store } from "@sessiondb/core";
-import { OpencodeMessages, OpencodeSource, opencodeSessionFacts } from "../src/opencode/index.js";
+import type { SqliteDriver, Store } from "@sessiondb/core";
+import { importFrom, opencode } from "../src/index.js";
 import { opencodeHome } from "./support/opencode.js";
 
 type Suite = (name: string, body: () => void) => void;
 type Test = (name: string, body: () => Promise<void>) => void;
 
-/** Reads every session of `dir` into `store`; what it stored and met. */
-async function write(store: Store, dir: string, driver: SqliteDriver) {
-  const source = OpencodeSource.open(dir, driver);
-  const out = {
-    sessions: [] as string[],
-    stored: 0,
-    problems: [] as string[],
-    unknown: [] as string[],
-    later: 0,
-  };
-  try {
-    const entries = source.sessions();
-    // Parents first: a child session names its parent.
-    entries.sort((a, b) => Number(a.info.parent_id != null) - Number(b.info.parent_id != null));
-    for (const entry of entries) {
-      out.sessions.push(entry.id);
-      const { ended: _e, ...facts } = opencodeSessionFacts(entry.id, entry.info);
-      const mapper = new OpencodeMessages();
-      let n = 0;
-      for (const row of source.records(entry)) {
-        const mapped = mapper.map(row, ++n);
-        if (mapped.problem) out.problems.push(`${row.rowId}: ${mapped.problem}`);
-        if (mapped.unknown) out.unknown.push(mapped.unknown);
-        if (mapped.session?.model && !facts.model) facts.model = mapped.session.model;
-        // An upsert: a fact learnt later (the model) fills what was null.
-        store.createSession(facts as CreateSessionInput);
-        const before = store.getMessages(entry.id, { includeInactive: true }).length;
-        store.appendMessages(entry.id, mapped.messages);
-        out.stored += store.getMessages(entry.id, { includeInactive: true }).length - before;
-      }
-      out.later += mapper.later;
-    }
-    out.problems.push(...source.problems.map((p) => `${p.file.split(/[\\/]/).pop()}: ${p.message}`));
-  } finally {
-    source.close();
-  }
-  return out;
-}
+/** `sessiondb import --from opencode <dir>` as a library call. */
+const write = (store: Store, dir: string, driver: SqliteDriver) =>
+  importFrom(store, opencode, [dir], { driver });
 
 function digest(dir: string): Record<string, string> {
   const out: Record<string, string> = {};
@@ -85,13 +51,27 @@ export function opencodeCases(
         home.writer.close();
         const before = digest(home.dir);
         const first = await write(store, home.dir, driver());
-        assert.deepEqual(first.sessions, ["ses_01main", "ses_03old", "ses_02child"]);
+        assert.deepEqual(first.files, { total: 1, read: 1, unchanged: 0 });
+        assert.deepEqual(first.sessions, { created: 3, grown: 0, unchanged: 0 });
+        assert.deepEqual(
+          store
+            .listSessions({ source: "opencode" })
+            .map((s) => s.id)
+            .sort(),
+          ["ses_01main", "ses_02child", "ses_03old"],
+        );
         // The broken row and the cut-off file are named; the rest of their messages came in.
-        assert.equal(first.problems.length, 2);
-        assert.match(first.problems[0] as string, /^msg_01d: part row "prt_01d5": data is not JSON \(/);
-        assert.match(first.problems[1] as string, /^msg_03b: part file .*prt_03b3\.json: not JSON \(/);
-        assert.deepEqual(first.unknown, ["hologram"]);
-        assert.equal(first.later, 0);
+        assert.deepEqual(
+          first.problems.map((p) => [p.file, p.table, p.row]),
+          [
+            [home.db, "message", "msg_01d"],
+            [home.db, "message", "msg_03b"],
+          ],
+        );
+        assert.match(first.problems[0]?.message ?? "", /^part row "prt_01d5": data is not JSON \(/);
+        assert.match(first.problems[1]?.message ?? "", /^part file .*prt_03b3\.json: not JSON \(/);
+        assert.deepEqual(first.unknown, { hologram: 1 });
+        assert.deepEqual(first.unpriced, {});
         const main = store.getSession("ses_01main");
         assert.deepEqual(
           [
@@ -113,9 +93,12 @@ export function opencodeCases(
             4,
           ],
         );
-        assert.deepEqual(main?.metadata, {
+        const { sessiondbImport, ...metadata } = main?.metadata ?? {};
+        assert.deepEqual(metadata, {
           opencode: { projectID: "prj_widget", slug: "brave-otter", version: "1.0.42" },
         });
+        // The import's cursor: the database and the session's mark then.
+        assert.equal((sessiondbImport as { database?: string }).database, home.db);
         const child = store.getSession("ses_02child");
         assert.equal(child?.parentSessionId, "ses_01main");
         assert.equal(child?.messageCount, 2);
@@ -125,7 +108,7 @@ export function opencodeCases(
           ["Älteres Gespräch: README", "claude-sonnet-4-20250514", 4, 1],
         );
         // Rows: 6 messages + 28 good parts + 4 tool results (database), 2 + 3 + 1 (storage).
-        assert.equal(first.stored, 44);
+        assert.equal(first.messages, 44);
         const usage = (id: string) =>
           store
             .getUsage(id)
@@ -191,7 +174,7 @@ export function opencodeCases(
         });
 
         const again = await write(store, home.dir, driver());
-        assert.equal(again.stored, 0);
+        assert.deepEqual([again.messages, again.sessions.unchanged, again.problems.length], [0, 3, 0]);
         // Every file is byte for byte as it was. SQLite itself, opening a WAL-mode database whose
         // writer is gone, leaves the two companions every WAL reader needs (an empty -wal, the
         // -shm index of read marks), as opencode's own next start would: no content of opencode's.
@@ -209,14 +192,6 @@ export function opencodeCases(
     it("records opencode writes between two reads come in on the next; a message it is still writing comes in once done", async () => {
       const home = opencodeHome(driver());
       const store = open(join(home.dir, "..", `${home.dir.split(/[\\/]/).pop()}-store.db`));
-      const marks = async () => {
-        const source = OpencodeSource.open(home.dir, driver());
-        try {
-          return Object.fromEntries(source.sessions().map((e) => [e.id, e.mark]));
-        } finally {
-          source.close();
-        }
-      };
       /** A read while opencode holds its database open: nothing but SQLite's -shm index changes. */
       const read = async () => {
         const files = () => {
@@ -244,8 +219,7 @@ export function opencodeCases(
           tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } },
         });
       try {
-        assert.equal((await read()).stored, 44);
-        const first = await marks();
+        assert.equal((await read()).messages, 44);
         // opencode answers a new question in the child session; the answer is half written.
         insert.run(
           "msg_02c",
@@ -276,13 +250,10 @@ export function opencodeCases(
           1765000163000,
           '{"type":"tool","callID":"toolu_grep1","tool":"grep","state":{"status":"running","input":{"pattern":"height"},"time":{"start":1765000163000}}}',
         );
-        const second = await marks();
-        assert.equal(second.ses_01main, first.ses_01main, "an unchanged session keeps its mark");
-        assert.equal(second.ses_03old, first.ses_03old);
-        assert.notEqual(second.ses_02child, first.ses_02child);
         const grown = await read();
-        // The question (its row and its text) and the finished step start; the rest waits.
-        assert.deepEqual([grown.stored, grown.later], [3, 2]);
+        // Only the child session moved (the others are skipped on their marks): the question (its
+        // row and its text) and the finished step start come in; the rest waits.
+        assert.deepEqual([grown.messages, grown.sessions.grown, grown.sessions.unchanged], [3, 1, 2]);
         assert.equal(store.getSession("ses_02child")?.messageCount, 3);
 
         part.run(
@@ -309,14 +280,14 @@ export function opencodeCases(
         insert.run("msg_02d", 1765000161000, 1765000170000, assistant(true));
         const done = await read();
         // The answer's own row, its text, the call and its result, the step's usage.
-        assert.deepEqual([done.stored, done.later], [5, 0]);
+        assert.equal(done.messages, 5);
         const child = store.getSession("ses_02child");
         assert.deepEqual([child?.messageCount, child?.toolCallCount], [6, 1]);
         assert.deepEqual(
           store.getUsage("ses_02child").map((u) => [u.model, u.callCount, u.inputTokens, u.outputTokens]),
           [["claude-haiku-4-5", 2, 650, 120]],
         );
-        assert.equal((await read()).stored, 0);
+        assert.deepEqual((await read()).sessions, { created: 0, grown: 0, unchanged: 3 });
       } finally {
         store.close();
         home.writer.close();

@@ -3,4 +3,10 @@ import { describe, it } from "bun:test";
 import { openStore, resolveDriver } from "@sessiondb/bun";
 import { opencodeCases } from "./opencode-cases.js";
 
-opencodeCases(describe, it, "Bun", (path) => openStore(path), () => resolveDriver());
+opencodeCases(
+  describe,
+  it,
+  "Bun",
+  (path) => openStore(path),
+  () => resolveDriver(),
+);

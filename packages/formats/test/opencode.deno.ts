@@ -3,4 +3,10 @@ import { describe, it } from "node:test";
 import { openStore, resolveDriver } from "@sessiondb/deno";
 import { opencodeCases } from "./opencode-cases.ts";
 
-opencodeCases(describe, it, "Deno", (path) => openStore(path), () => resolveDriver());
+opencodeCases(
+  describe,
+  it,
+  "Deno",
+  (path) => openStore(path),
+  () => resolveDriver(),
+);

@@ -2,10 +2,11 @@
 import { claudeCode } from "../claude-code/index.js";
 import { codex } from "../codex/index.js";
 import type { DatabaseFormat, LineFormat } from "../mapped.js";
+import { opencode } from "../opencode/index.js";
 
 export const lineFormats: ReadonlyMap<string, LineFormat> = new Map([
   [claudeCode.name, claudeCode],
   [codex.name, codex],
 ]);
 
-export const databaseFormats: ReadonlyMap<string, DatabaseFormat> = new Map();
+export const databaseFormats: ReadonlyMap<string, DatabaseFormat> = new Map([[opencode.name, opencode]]);

@@ -17,17 +17,23 @@ export interface OpencodeSessionEntry {
   mark: string;
   /** The `session` row, or the storage session file's JSON. */
   info: Obj;
+  /** The model of the session's first assistant message, when it has one. */
+  firstModel?: string;
 }
 
 /** Every session with its mark: the session row's update time and, for its messages and for its
  * parts, how many, the last update time and the summed data length (a part that grows or
- * changes state changes its length). */
+ * changes state changes its length); and the model of its first answer (the session is created
+ * from what its listing says, and older databases have no `session.model`). */
 const SESSIONS = `SELECT s.*,
   s.time_updated || '/' ||
   (SELECT count(*) || ':' || coalesce(max(m.time_updated), 0) || ':' || coalesce(sum(length(m.data)), 0)
      FROM message m WHERE m.session_id = s.id) || '/' ||
   (SELECT count(*) || ':' || coalesce(max(p.time_updated), 0) || ':' || coalesce(sum(length(p.data)), 0)
-     FROM part p WHERE p.session_id = s.id) AS sessiondb_mark
+     FROM part p WHERE p.session_id = s.id) AS sessiondb_mark,
+  (SELECT json_extract(m.data, '$.modelID') FROM message m
+     WHERE m.session_id = s.id AND json_valid(m.data) AND json_extract(m.data, '$.role') = 'assistant'
+     ORDER BY m.time_created, m.id LIMIT 1) AS sessiondb_model
   FROM session s ORDER BY s.time_created, s.id`;
 /** A session's messages in opencode's order, and one message's parts in theirs. */
 const MESSAGES = "SELECT id, data FROM message WHERE session_id = ? ORDER BY time_created, id";
@@ -44,8 +50,14 @@ export function databaseSessions(db: Connection): OpencodeSessionEntry[] {
     throw error;
   }
   return rows.map((row) => {
-    const { sessiondb_mark, ...info } = row;
-    return { id: String(row.id), mark: `db:${String(sessiondb_mark)}`, info: info as Obj };
+    const { sessiondb_mark, sessiondb_model, ...info } = row;
+    const entry: OpencodeSessionEntry = {
+      id: String(row.id),
+      mark: `db:${String(sessiondb_mark)}`,
+      info: info as Obj,
+    };
+    if (typeof sessiondb_model === "string") entry.firstModel = sessiondb_model;
+    return entry;
   });
 }
 

@@ -21,17 +21,13 @@ import {
   text,
 } from "./records.js";
 
-/** A mapped record, with what of it could not be read (reported by the importer with its row). */
-export type MappedRecord = MappedItem & { problem?: string };
-
 /** A mapper for one session's records, in order. */
 export class OpencodeMessages implements ItemMapper<{ value: unknown }> {
-  #model = false;
   /** Parts left for a later run so far (still being written by opencode). */
   later = 0;
 
   /** Maps one record (an `OpencodeRow`: `{ table, rowId, value: OpencodeRecord }`). */
-  map(row: { value: unknown }, _position: number): MappedRecord {
+  map(row: { value: unknown }, _position: number): MappedItem {
     const record = row.value as OpencodeRecord;
     if (record.problems !== undefined && Object.keys(record.message.data).length === 0)
       return { messages: [], problem: record.problems.join("; ") };
@@ -46,13 +42,12 @@ export class OpencodeMessages implements ItemMapper<{ value: unknown }> {
     };
     const at = seconds(time.created);
     if (at !== undefined) place.timestamp = at;
-    // An assistant message names the model that answered; a user message the one it asked.
     const model = text(data.modelID) ?? text(obj(data.model).modelID);
     const provider = text(data.providerID) ?? text(obj(data.model).providerID);
     if (model !== undefined) place.model = model;
     if (provider !== undefined) place.provider = provider;
 
-    const mapped: MappedRecord = { messages: [] };
+    const mapped: MappedItem = { messages: [] };
     const unknown: string[] = [];
     if (role === undefined) unknown.push(`message:${typeof data.role === "string" ? data.role : "(none)"}`);
     const rows: MessageInput[] = [];
@@ -85,10 +80,6 @@ export class OpencodeMessages implements ItemMapper<{ value: unknown }> {
     // record, so the first one stands for the record (the rest are kept all the same).
     if (unknown.length > 0) mapped.unknown = unknown[0] as string;
     if (record.problems !== undefined) mapped.problem = record.problems.join("; ");
-    if (!this.#model && model !== undefined) {
-      this.#model = true;
-      mapped.session = { model };
-    }
     return mapped;
   }
 }
@@ -103,9 +94,13 @@ function errorText(error: unknown): string | null {
 }
 
 /** What opencode's session record says: id, title, directory (the cwd), parent (a subagent's
- * session is a child: `parent_id` / `parentID`), start, and `metadata.opencode` (project, slug,
- * version, share URL). Reads a `session` row and a storage session file alike. */
-export function opencodeSessionFacts(id: string, info: OpencodeSessionInfo): SessionFacts {
+ * session is a child: `parent_id` / `parentID`), start, the model (the session's, else its first
+ * answer's), and `metadata.opencode` (project, slug, version, share URL). Reads a `session` row and a storage session file alike. */
+export function opencodeSessionFacts(
+  id: string,
+  info: OpencodeSessionInfo,
+  firstModel?: string,
+): SessionFacts {
   const facts: SessionFacts = { id, source: OPENCODE_FORMAT };
   const title = text(info.title);
   if (title !== undefined) facts.title = title;
@@ -115,7 +110,7 @@ export function opencodeSessionFacts(id: string, info: OpencodeSessionInfo): Ses
   if (parent !== undefined) facts.parentSessionId = parent;
   const started = seconds(info.time_created) ?? seconds(obj(info.time).created);
   if (started !== undefined) facts.startedAt = started;
-  const model = text(obj(parseJson(info.model)).id);
+  const model = text(obj(parseJson(info.model)).id) ?? firstModel;
   if (model !== undefined) facts.model = model;
   const metadata: { [key: string]: Json } = {};
   const fields: [string, unknown][] = [

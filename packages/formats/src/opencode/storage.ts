@@ -28,7 +28,14 @@ export function storageSessions(
       if (typeof info === "string") problems.push({ file: path, message: info });
       if (info === undefined || typeof info === "string") continue;
       const id = file.replace(JSON_FILE, "");
-      out.push({ id, mark: `files:${mark(root, path, id)}`, info: { ...info, projectID: project } });
+      const entry: OpencodeSessionEntry = {
+        id,
+        mark: `files:${mark(root, path, id)}`,
+        info: { ...info, projectID: project },
+      };
+      const model = firstModel(root, id);
+      if (model !== undefined) entry.firstModel = model;
+      out.push(entry);
     }
   }
   // opencode lists sessions by creation; ties by id (ids ascend in time too).
@@ -65,6 +72,17 @@ export function* storageRecords(root: string, sessionId: string): Generator<Open
     }
     yield { table: "message", rowId: record.message.id, value: record };
   }
+}
+
+/** The model of a session's first assistant message (its files are named by ascending ids). */
+function firstModel(root: string, id: string): string | undefined {
+  const dir = join(root, "message", id);
+  for (const file of names(dir).filter((n) => JSON_FILE.test(n))) {
+    const data = readJson(join(dir, file));
+    if (typeof data === "object" && data.role === "assistant" && typeof data.modelID === "string")
+      return data.modelID;
+  }
+  return undefined;
 }
 
 /** The names, sizes and times of a session's files, hashed (the mark is kept in the stored
