@@ -19,6 +19,7 @@ const NAMES = [
   "childSessionId",
   "claudeCode",
   "codex",
+  "hermes",
   "OPENAI_AGENTS_FORMAT",
   "OpenAIItems",
   "openaiAgentsMapper",
