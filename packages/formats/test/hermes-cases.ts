@@ -169,12 +169,17 @@ export function hermesCases(
            INSERT INTO sessions (id, source, model, started_at) VALUES
              ('20260302_090000_0a0b0c', 'telegram', 'gpt-5', 1772442000.0);
            INSERT INTO messages (session_id, role, content, timestamp) VALUES
-             ('20260302_090000_0a0b0c', 'user', 'bonjour', 1772442001.0);`,
+             ('20260302_090000_0a0b0c', 'user', 'bonjour', 1772442001.0);
+           INSERT INTO sessions (id, source, parent_session_id, started_at) VALUES
+             ('20260302_085959_early', 'tool', '20260302_090000_0a0b0c', 1772441999.0);`,
         );
         const second = await importFrom(store, hermes, [database], { driver });
-        assert.deepEqual(second.sessions, { created: 1, grown: 1, unchanged: 1 });
-        // The child's new message and its usage delta; the new session's row and message.
-        assert.equal(second.messages, 2 + 2);
+        assert.deepEqual(second.sessions, { created: 2, grown: 1, unchanged: 1 });
+        assert.deepEqual(second.problems, []);
+        // The child's new message and its usage delta; the new session's row and message; the
+        // row of the session listed before its parent (it started earlier), linked all the same.
+        assert.equal(second.messages, 2 + 2 + 1);
+        assert.equal(store.getSession("20260302_085959_early")?.parentSessionId, "20260302_090000_0a0b0c");
         assert.deepEqual(
           store.getMessages(CHILD).map((m) => m.content),
           [
@@ -191,7 +196,7 @@ export function hermesCases(
         assert.equal(store.getSession("20260302_090000_0a0b0c")?.metadata?.hermes && true, true);
         const third = await importFrom(store, hermes, [database], { driver });
         assert.equal(third.messages, 0);
-        assert.deepEqual(third.sessions, { created: 0, grown: 0, unchanged: 3 });
+        assert.deepEqual(third.sessions, { created: 0, grown: 0, unchanged: 4 });
       } finally {
         store.close();
         rmSync(home, { recursive: true, force: true });
