@@ -23,6 +23,8 @@ export {
 } from "./claude-code/index.js";
 // Codex rollout files (codex/): read by the importer.
 export { codex } from "./codex/index.js";
+// Hermes Agent's state.db (hermes/): read by the importer.
+export { hermes } from "./hermes/index.js";
 // The importer (import/): importFrom(store, format, roots?) and the formats it takes by name.
 export {
   databaseFormats,

@@ -19,6 +19,7 @@ const NAMES = [
   "childSessionId",
   "claudeCode",
   "codex",
+  "hermes",
   "OPENCODE_FORMAT",
   "OpencodeMessages",
   "opencode",

@@ -7,18 +7,13 @@
  * Any other is read record by record into one fresh mapper, its rows stored in the chunks the
  * line importer uses, with the producer's externalIds: nothing is stored twice.
  */
-import { statSync } from "node:fs";
-import { homedir } from "node:os";
-import { join } from "node:path";
-import { InvalidInputError, type Json, SqliteError } from "@sessiondb/core";
+import { InvalidInputError, type Json } from "@sessiondb/core";
 import type { SqliteConnection } from "@sessiondb/core/driver";
 import type { DatabaseFormat, DatabaseSession } from "../mapped.js";
 import { CURSOR_KEY } from "./cursor.js";
 import { emptyResult, type ImportOptions, type ImportResult, type ImportTarget } from "./result.js";
+import { databaseFile, defaultRoots, fromSource, openSource, readError, SourceError } from "./source.js";
 import { CHUNK_ROWS, SessionRun, SessionWriter } from "./writer.js";
-
-/** How long a read waits for a lock another program holds (a rollback-journal writer). */
-const BUSY_TIMEOUT_MS = 3000;
 
 /** What the stored session keeps of the last import: the database and the session's mark. */
 interface DatabaseCursor {
@@ -59,9 +54,8 @@ export async function importDatabase(
       }
       result.files.total++;
       try {
-        const db = driver.open(database, { readOnly: true });
+        const db = openSource(driver, database);
         open.push(db);
-        db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
         // Listed whole before anything is stored: a database that cannot be read stores nothing.
         for (const session of format.sessions(db)) listed.push({ database, session });
         result.files.read++;
@@ -154,70 +148,6 @@ class DatabaseImporter extends SessionWriter {
       sessions: this.sessionsDone,
       sessionsTotal: this.sessionsTotal,
     });
-  }
-}
-
-/** A failure of the database being read (not of the store written to). */
-class SourceError extends Error {
-  constructor(override readonly cause: unknown) {
-    super(cause instanceof Error ? cause.message : String(cause));
-  }
-}
-
-/** The records, a failure to read one thrown as a SourceError. */
-function* fromSource<T>(records: () => Iterable<T>): Generator<T> {
-  let iterator: Iterator<T>;
-  try {
-    iterator = records()[Symbol.iterator]();
-  } catch (error) {
-    throw new SourceError(error);
-  }
-  for (;;) {
-    let step: IteratorResult<T>;
-    try {
-      step = iterator.next();
-    } catch (error) {
-      throw new SourceError(error);
-    }
-    if (step.done) return;
-    yield step.value;
-  }
-}
-
-/** The format's databases under the home folder, or where its environment variables say. */
-function defaultRoots(format: DatabaseFormat, options: ImportOptions): string[] {
-  const fromEnv = format.rootsFromEnv?.(options.env ?? process.env);
-  if (fromEnv !== undefined) return fromEnv;
-  // The home folder is asked for only when needed (Deno asks a permission for it).
-  const home = options.home ?? homedir();
-  return format.defaultRoots.map((r) => join(home, r));
-}
-
-/** The database a root names: the file itself, or the format's file in a folder. */
-function databaseFile(root: string, format: DatabaseFormat): string | undefined {
-  try {
-    if (!statSync(root).isDirectory()) return root;
-    const inside = join(root, format.fileName);
-    statSync(inside);
-    return inside;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Why a database could not be read, in words. */
-function readError(error: unknown, format: DatabaseFormat): string {
-  const message = error instanceof Error ? error.message : String(error);
-  if (!(error instanceof SqliteError)) return `${message}; nothing was imported from it`;
-  switch (error.resultCode) {
-    case "NOTADB":
-    case "CORRUPT":
-      return `not a SQLite database (${message}); nothing was imported from it`;
-    case "BUSY":
-    case "LOCKED":
-      return `locked by another program (${message}); what was not imported comes in when the import is run again`;
-    default:
-      return `cannot be read as ${format.name}'s database (${message})`;
   }
 }
 
