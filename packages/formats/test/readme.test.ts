@@ -30,7 +30,7 @@ const dir = mkdtempSync(join(tmpdir(), "sessiondb-formats-readme-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe.skipIf(!existsSync(DIST))("the README (needs npm run build)", () => {
-  it("its opening example imports the three formats from their default places, and again stores nothing", () => {
+  it("its opening example imports the four formats from their default places, and again stores nothing", () => {
     symlinkSync(here("../../../node_modules"), join(dir, "node_modules"));
     const home = join(dir, "home");
     mkdirSync(join(home, ".claude"), { recursive: true });
@@ -41,16 +41,23 @@ describe.skipIf(!existsSync(DIST))("the README (needs npm run build)", () => {
     const hermes = resolveDriver().open(join(home, ".hermes/state.db"), { readOnly: false });
     hermes.exec(readFileSync(here("fixtures/hermes/state.sql"), "utf8"));
     hermes.close();
+    mkdirSync(join(home, ".local/share/opencode"), { recursive: true });
+    const opencode = resolveDriver().open(join(home, ".local/share/opencode/opencode.db"), {
+      readOnly: false,
+    });
+    opencode.exec(readFileSync(here("fixtures/opencode/opencode.sql"), "utf8"));
+    opencode.close();
     writeFileSync(join(dir, "example.mjs"), example);
     const out = execFileSync(process.execPath, ["example.mjs"], {
       cwd: dir,
       encoding: "utf8",
-      env: { ...process.env, HOME: home, USERPROFILE: home, HERMES_HOME: "" },
+      env: { ...process.env, HOME: home, USERPROFILE: home, HERMES_HOME: "", XDG_DATA_HOME: "" },
     });
     const lines = out.trim().split("\n");
     expect(lines[0]).toMatch(/^claude-code: [1-9]\d* sessions, [1-9]\d* rows$/);
     expect(lines[1]).toMatch(/^codex: [1-9]\d* sessions, [1-9]\d* rows$/);
     expect(lines[2]).toBe("hermes: 2 sessions, 18 rows");
-    expect(lines[3]).toMatch(/^again: 0 rows, [1-9]\d* files unchanged$/);
+    expect(lines[3]).toBe("opencode: 2 sessions, 38 rows");
+    expect(lines[4]).toMatch(/^again: 0 rows, [1-9]\d* files unchanged$/);
   });
 });
