@@ -1,4 +1,5 @@
 /** Hermes's column values as JSON and as the types its columns hold. */
+import { Buffer } from "node:buffer";
 import type { Json } from "@sessiondb/core";
 import type { Row, SqlValue } from "@sessiondb/core/driver";
 

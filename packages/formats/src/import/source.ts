@@ -6,6 +6,7 @@
 import { statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import process from "node:process";
 import { type SqliteDriver, SqliteError } from "@sessiondb/core";
 import type { SqliteConnection } from "@sessiondb/core/driver";
 import type { DatabaseFormat } from "../mapped.js";
