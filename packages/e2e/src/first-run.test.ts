@@ -55,6 +55,7 @@ describe.skipIf(!fs.existsSync(CLI))(
       expect(sources.some((row) => row.includes("claude-code"))).toBe(true);
       expect(sources.some((row) => row.includes("codex"))).toBe(true);
       expect(sources.some((row) => row.includes("hermes"))).toBe(true);
+      expect(sources.some((row) => row.includes("opencode"))).toBe(true);
       await page.close();
     });
 
