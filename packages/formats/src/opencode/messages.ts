@@ -23,9 +23,6 @@ import {
 
 /** A mapper for one session's records, in order. */
 export class OpencodeMessages implements ItemMapper<{ value: unknown }> {
-  /** Parts left for a later run so far (still being written by opencode). */
-  later = 0;
-
   /** Maps one record (an `OpencodeRow`: `{ table, rowId, value: OpencodeRecord }`). */
   map(row: { value: unknown }, _position: number): MappedItem {
     const record = row.value as OpencodeRecord;
@@ -54,7 +51,6 @@ export class OpencodeMessages implements ItemMapper<{ value: unknown }> {
     let steps = 0;
     for (const part of record.parts) {
       const out = partRows(part.id, part.data, place);
-      if (out.later) this.later++;
       if (out.unknown !== undefined) unknown.push(out.unknown);
       if (part.data.type === "step-finish") steps++;
       rows.push(...out.rows);
