@@ -41,8 +41,6 @@ export interface PartRows {
   rows: MessageInput[];
   /** The part's type, when it is not one of opencode's known ones. */
   unknown?: string;
-  /** The part is still being written: nothing of it is stored this time. */
-  later?: true;
 }
 
 export function partRows(id: string, data: Obj, place: PartPlace): PartRows {
@@ -60,7 +58,7 @@ export function partRows(id: string, data: Obj, place: PartPlace): PartRows {
   const streaming = place.open && obj(data.time).end === undefined;
   switch (type) {
     case "text":
-      if (streaming && place.role === "assistant") return { rows: [], later: true };
+      if (streaming && place.role === "assistant") return { rows: [] }; // still being written: left for a later run
       return {
         rows: [
           {
@@ -72,7 +70,7 @@ export function partRows(id: string, data: Obj, place: PartPlace): PartRows {
         ],
       };
     case "reasoning":
-      if (streaming) return { rows: [], later: true };
+      if (streaming) return { rows: [] }; // still being written: left for a later run
       return { rows: [{ ...base, role: "assistant", content: null, reasoning: text(data.text) ?? null }] };
     case "tool":
       return toolRows(id, data, base, place);
@@ -96,7 +94,7 @@ function toolRows(id: string, data: Obj, base: MessageInput, place: PartPlace): 
   const state = obj(data.state);
   const status = state.status;
   const done = status === "completed" || status === "error";
-  if (!done && place.open) return { rows: [], later: true };
+  if (!done && place.open) return { rows: [] }; // still being written: left for a later run
   const name = text(data.tool) ?? "unknown";
   const callId = text(data.callID) ?? id;
   const call: MessageInput = {
