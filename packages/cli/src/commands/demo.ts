@@ -20,7 +20,6 @@ const CHECKOUT_SAMPLES = fileURLToPath(new URL("../../formats/test/fixtures/", i
 
 export const demo: Command = {
   name: "demo",
-  summary: "import sample sessions of each format into a temporary store and serve it",
   usage: "demo [FOLDER] [--port N]",
   help: [
     "Makes a new store in a temporary folder, imports into it the sample sessions under",

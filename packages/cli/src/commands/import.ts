@@ -346,7 +346,6 @@ class Importer {
 
 export const importCommand: Command = {
   name: "import",
-  summary: "import a JSONL export (each session whole; bad sessions are left out)",
   usage: "import FILE|- [--dry-run] [--json]  |  import --from FORMAT [PATH…] [--watch] [--json]",
   help: [
     "Reads the format `sessiondb export` writes (see `sessiondb export --help`); creates the store",
