@@ -44,8 +44,10 @@ export type {
   DatabaseSession,
   ItemMapper,
   LineFormat,
+  ListingProblem,
   MappedItem,
   SessionFacts,
+  SessionFolder,
 } from "./mapped.js";
 // OpenAI Agents / Responses items (openai/): used by @sessiondb/openai-agents and by codex/.
 export type { ItemPlace } from "./openai/index.js";

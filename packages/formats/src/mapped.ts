@@ -83,6 +83,20 @@ export interface DatabaseSession {
   records(since: Json | undefined): Iterable<DatabaseRecord>;
 }
 
+/** What is wrong with one session while a format lists them: the file and what. */
+export interface ListingProblem {
+  file: string;
+  message: string;
+}
+
+/** Sessions a DatabaseFormat reads from a folder of files instead of a database. */
+export interface SessionFolder {
+  /** The folder of session files a root is or holds, or undefined when it has none. */
+  find(root: string): string | undefined;
+  /** The folder's sessions, as `sessions` lists a database's (their records read the files). */
+  sessions(folder: string, problems: ListingProblem[]): Iterable<DatabaseSession>;
+}
+
 /**
  * A format whose sessions are rows of the producer's SQLite database (Hermes, opencode): what
  * the importer needs from its shape module. The importer opens each database read-only through
@@ -104,8 +118,13 @@ export interface DatabaseFormat {
    * `$HERMES_HOME/state.db`), or undefined when none is set. */
   rootsFromEnv?(env: { [name: string]: string | undefined }): string[] | undefined;
   /** The database's sessions, parents before their children where the format can tell. Throws
-   * (a clear Error) when the database is not the producer's; a SqliteError passes through. */
-  sessions(db: SqliteConnection): Iterable<DatabaseSession>;
+   * (a clear Error) when the database is not the producer's; a SqliteError passes through. What
+   * is wrong with one session while listing (a file it names that is broken) goes to `problems`,
+   * and the rest are listed. */
+  sessions(db: SqliteConnection, problems: ListingProblem[]): Iterable<DatabaseSession>;
+  /** For a producer that kept its sessions in files before it had a database (opencode's JSON
+   * `storage/` folder): such a folder, read when a root holds no database. */
+  readonly folder?: SessionFolder;
   /** A mapper for one session's records; `position` is the record's 1-based place in this read. */
   mapper(session: DatabaseSession): ItemMapper<DatabaseRecord>;
 }

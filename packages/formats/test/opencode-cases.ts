@@ -4,7 +4,8 @@
  * exactly as opencode counted them, the broken row and file reported by name, the database
  * winning over the storage copy, a second import that stores nothing and skips every session on
  * its mark, records opencode writes meanwhile coming in on the next import (a message still being
- * written as far as it is finished), and the source untouched. Written once for vitest (Node),
+ * written as far as it is finished), and the source untouched; and a storage folder with no
+ * database (named, and as the default folder) giving the same rows, its broken session file named. Written once for vitest (Node),
  * `bun test` and `deno test`.
  */
 import assert from "node:assert/strict";
@@ -13,7 +14,7 @@ import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { SqliteDriver, Store } from "@sessiondb/core";
 import { importFrom, opencode } from "../src/index.js";
-import { opencodeHome } from "./support/opencode.js";
+import { opencodeHome, opencodeStorageHome } from "./support/opencode.js";
 
 type Suite = (name: string, body: () => void) => void;
 type Test = (name: string, body: () => Promise<void>) => void;
@@ -292,6 +293,85 @@ export function opencodeCases(
         store.close();
         home.writer.close();
         rmSync(home.dir, { recursive: true, force: true });
+      }
+    });
+
+    it("reads a storage folder with no database as the database path does; a broken session file is named", async () => {
+      const full = opencodeHome(driver());
+      full.writer.close();
+      const old = opencodeStorageHome();
+      const stores: Store[] = [];
+      const store = (name: string) => {
+        const s = open(join(old.home, `${name}.db`));
+        stores.push(s);
+        return s;
+      };
+      try {
+        const before = digest(old.dir);
+        const alone = store("alone");
+        const first = await write(alone, old.dir, driver());
+        assert.deepEqual(first.files, { total: 1, read: 1, unchanged: 0 });
+        // ses_01main is its storage copy (one question), ses_03old the same as beside the database.
+        assert.deepEqual(first.sessions, { created: 2, grown: 0, unchanged: 0 });
+        const storage = join(old.dir, "storage");
+        assert.deepEqual(
+          first.problems.map((p) => [p.file, p.table, p.row]),
+          [
+            [old.brokenSession, undefined, undefined],
+            [storage, "message", "msg_03b"],
+          ],
+        );
+        assert.match(first.problems[0]?.message ?? "", /^not JSON \(/);
+        assert.match(first.problems[1]?.message ?? "", /^part file .*prt_03b3\.json: not JSON \(/);
+        assert.equal(first.messages, 8);
+        const main = alone.getSession("ses_01main");
+        assert.deepEqual(
+          [
+            main?.title,
+            main?.messageCount,
+            (main?.metadata?.sessiondbImport as { database?: string } | undefined)?.database,
+          ],
+          ["(this copy predates the database, which wins)", 1, storage],
+        );
+
+        // The same session read beside the database: the same session, rows and usage.
+        const beside = store("beside");
+        await write(beside, full.dir, driver());
+        const session = (s: Store) => {
+          const found = s.getSession("ses_03old");
+          assert.ok(found);
+          const { sessiondbImport: _i, ...kept } = found.metadata ?? {};
+          return { ...found, metadata: kept };
+        };
+        const rows = (s: Store) =>
+          s.getMessages("ses_03old", { includeInactive: true }).map(({ id: _id, ...m }) => m);
+        const usage = (s: Store) => s.getUsage("ses_03old").map(({ updatedAt: _u, ...u }) => u);
+        assert.deepEqual(session(alone), session(beside));
+        assert.deepEqual(rows(alone), rows(beside));
+        assert.equal(rows(alone).length, 6);
+        assert.deepEqual(usage(alone), usage(beside));
+
+        // Again: nothing new, every session skipped on its mark; the broken file is named again.
+        const again = await write(alone, old.dir, driver());
+        assert.deepEqual([again.messages, again.sessions.unchanged], [0, 2]);
+        assert.deepEqual(
+          again.problems.map((p) => p.file),
+          [old.brokenSession],
+        );
+        // The default folder (~/.local/share/opencode) with storage alone is read the same way.
+        const fresh = store("default");
+        const byDefault = await importFrom(fresh, opencode, undefined, {
+          driver: driver(),
+          home: old.home,
+          env: {},
+        });
+        assert.deepEqual([byDefault.messages, byDefault.sessions.created], [8, 2]);
+        assert.deepEqual(rows(fresh), rows(alone));
+        assert.deepEqual(digest(old.dir), before, "the storage folder is byte for byte as it was");
+      } finally {
+        for (const s of stores) s.close();
+        rmSync(full.dir, { recursive: true, force: true });
+        rmSync(old.home, { recursive: true, force: true });
       }
     });
   });

@@ -5,7 +5,9 @@
  * is read after its parent, whichever database holds it); a session whose mark is still the one
  * its stored session keeps in `metadata.sessiondbImport` is skipped without reading its records.
  * Any other is read record by record into one fresh mapper, its rows stored in the chunks the
- * line importer uses, with the producer's externalIds: nothing is stored twice.
+ * line importer uses, with the producer's externalIds: nothing is stored twice. A root with no
+ * database is read from the format's folder of session files when it has one (`format.folder`):
+ * its sessions go the same way, the folder standing where the database would.
  */
 import { InvalidInputError, type Json } from "@sessiondb/core";
 import type { SqliteConnection } from "@sessiondb/core/driver";
@@ -21,7 +23,7 @@ interface DatabaseCursor {
   mark: Json;
 }
 
-/** A session listed, with the database it is in. */
+/** A session listed, with the database (or folder of session files) it is in. */
 interface Listed {
   database: string;
   session: DatabaseSession;
@@ -46,7 +48,10 @@ export async function importDatabase(
   try {
     const listed: Listed[] = [];
     for (const root of named ? roots : defaultRoots(format, options)) {
-      const database = databaseFile(root, format);
+      // A root's database, else (a producer that kept files before it had one) its folder.
+      const file = databaseFile(root, format);
+      const folder = file === undefined ? format.folder?.find(root) : undefined;
+      const database = file ?? folder;
       if (database === undefined) {
         // A default database that does not exist is no session at all; a named one is a problem.
         if (named) result.problems.push({ file: root, message: "no such file or folder" });
@@ -54,10 +59,16 @@ export async function importDatabase(
       }
       result.files.total++;
       try {
-        const db = openSource(driver, database);
-        open.push(db);
-        // Listed whole before anything is stored: a database that cannot be read stores nothing.
-        for (const session of format.sessions(db)) listed.push({ database, session });
+        let sessions: Iterable<DatabaseSession>;
+        if (folder !== undefined && format.folder !== undefined)
+          sessions = format.folder.sessions(folder, result.problems);
+        else {
+          const db = openSource(driver, database);
+          open.push(db);
+          sessions = format.sessions(db, result.problems);
+        }
+        // Listed whole before anything is stored: a source that cannot be read stores nothing.
+        for (const session of sessions) listed.push({ database, session });
         result.files.read++;
       } catch (error) {
         result.problems.push({ file: database, message: readError(error, format) });
