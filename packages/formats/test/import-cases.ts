@@ -60,7 +60,7 @@ export function importCases(describe: Suite, it: Test, runtime: string, open: (p
           home: dir,
           onProgress: (p) => seen.push(p.files),
         });
-        assert.deepEqual(first.files, { total: 2, read: 2, unchanged: 0 });
+        assert.deepEqual(first.files, { total: 2, read: 2, unchanged: 0, resumed: 0 });
         assert.deepEqual(first.sessions, { created: 2, grown: 0 });
         assert.equal(first.messages, 28 + 5);
         assert.equal(first.partial, 1, "the half-written last line waits for the next run");
@@ -90,7 +90,7 @@ export function importCases(describe: Suite, it: Test, runtime: string, open: (p
         assert.deepEqual(first.unpriced, {});
 
         const again = await importFrom(store, codex, undefined, { home: dir });
-        assert.deepEqual(again.files, { total: 2, read: 0, unchanged: 2 });
+        assert.deepEqual(again.files, { total: 2, read: 0, unchanged: 2, resumed: 0 });
         assert.equal(again.messages, 0);
         assert.deepEqual(again.sessions, { created: 0, grown: 0 });
         assert.equal(store.getMessages(PARENT_ID, { includeInactive: true }).length, 28);
@@ -152,7 +152,7 @@ export function importCases(describe: Suite, it: Test, runtime: string, open: (p
       const store = open(join(dir, "s.db"));
       try {
         const result = await importFrom(store, codex, undefined, { home: dir });
-        assert.deepEqual(result.files, { total: 2, read: 2, unchanged: 0 });
+        assert.deepEqual(result.files, { total: 2, read: 2, unchanged: 0, resumed: 0 });
         assert.equal(store.getSession(CHILD_ID)?.parentSessionId, PARENT_ID);
         assert.equal(store.messageCount(CHILD_ID), 5);
       } finally {

@@ -2,5 +2,7 @@
 import { describe, it } from "bun:test";
 import { openStore } from "@sessiondb/bun";
 import { importCases } from "./import-cases.js";
+import { importResumeCases } from "./import-resume-cases.js";
 
 importCases(describe, it, "Bun", (path) => openStore(path));
+importResumeCases(describe, it, "Bun", (path) => openStore(path));

@@ -2,5 +2,7 @@
 import { describe, it } from "node:test";
 import { openStore } from "@sessiondb/deno";
 import { importCases } from "./import-cases.ts";
+import { importResumeCases } from "./import-resume-cases.ts";
 
 importCases(describe, it, "Deno", (path) => openStore(path));
+importResumeCases(describe, it, "Deno", (path) => openStore(path));

@@ -1,17 +1,27 @@
 /**
  * `importFrom(store, format, roots?)`: a LineFormat's session files into a store. Each file is
- * streamed line by line and fed, from its first line, to one fresh mapper; its rows go to the
- * store in chunks of `appendMessages`, each its own short transaction, so other writers get the
- * lock between two chunks. Rows carry the producer's externalId: a re-import stores nothing
- * twice, and a file unchanged since the cursor in its session's metadata is skipped on a stat.
+ * streamed line by line and fed to one mapper; its rows go to the store in chunks of
+ * `appendMessages`, each its own short transaction, so other writers get the lock between two
+ * chunks. Rows carry the producer's externalId: a re-import stores nothing twice. The cursor in
+ * a session's metadata (cursor.ts) makes a re-import cost what is new: a file unchanged since is
+ * skipped on a stat, one only appended to is read from where the last run stopped by a mapper
+ * restored from the state the last run saved, and only a rewritten one is read whole again.
  */
 import { stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { CreateSessionInput, Json, MessageInput, Session } from "@sessiondb/core";
-import type { LineFormat, SessionFacts } from "../mapped.js";
+import type { ItemMapper, LineFormat, SessionFacts } from "../mapped.js";
 import { estimateUsage } from "../prices/index.js";
-import { CURSOR_KEY, cursorOf, type FileCursor, hashLine, unchanged } from "./cursor.js";
+import {
+  CURSOR_KEY,
+  cursorOf,
+  type FileCursor,
+  hashLine,
+  type ResumePoint,
+  resumePoint,
+  unchanged,
+} from "./cursor.js";
 import { fileLines } from "./lines.js";
 import { type SessionFile, sessionFiles } from "./walk.js";
 
@@ -58,7 +68,8 @@ export interface ImportOptions {
 }
 
 export interface ImportResult {
-  files: { total: number; read: number; unchanged: number };
+  /** `resumed`: of the files read, those read only from where the last run stopped. */
+  files: { total: number; read: number; unchanged: number; resumed: number };
   sessions: { created: number; grown: number };
   /** Rows stored by this run (inactive ones included). */
   messages: number;
@@ -73,6 +84,10 @@ export interface ImportResult {
 
 /** Rows per appendMessages call: one short transaction each. */
 const CHUNK_ROWS = 500;
+/** A mapper state longer than this (as JSON) is not kept in the cursor: that file is read from its
+ * first line next time rather than every import rewriting megabytes of metadata. A session's
+ * state is a few dozen bytes per response and tool call, so this is tens of thousands of them. */
+const MAX_STATE_CHARS = 4 * 1024 * 1024;
 /** Longer lines are reported, not read: no runtime holds a string much past this. */
 const MAX_LINE_BYTES = 256 * 1024 * 1024;
 
@@ -100,7 +115,7 @@ export async function importFrom(
   const where =
     roots && roots.length > 0 ? roots : format.defaultRoots.map((r) => join(options.home ?? homedir(), r));
   const result: ImportResult = {
-    files: { total: 0, read: 0, unchanged: 0 },
+    files: { total: 0, read: 0, unchanged: 0, resumed: 0 },
     sessions: { created: 0, grown: 0 },
     messages: 0,
     unknown: {},
@@ -136,8 +151,17 @@ export async function importFrom(
     options.signal?.throwIfAborted();
     const file = queue[i] as SessionFile;
     const info = await stat(file.path);
-    if (unchanged(cursors.get(file.path)?.cursor, info.size, info.mtimeMs)) result.files.unchanged++;
-    else if ((await importer.run(file, info.size, info.mtimeMs, i >= files.length)) === "later") {
+    const known = cursors.get(file.path);
+    if (unchanged(known?.cursor, info.size, info.mtimeMs)) result.files.unchanged++;
+    else if (
+      (await importer.run(
+        file,
+        info.size,
+        info.mtimeMs,
+        i >= files.length,
+        await resumed(known, info.size),
+      )) === "later"
+    ) {
       later.push(file);
       if (i === files.length - 1) queue.push(...later.splice(0));
       continue;
@@ -147,6 +171,15 @@ export async function importFrom(
     importer.progress();
   }
   return result;
+}
+
+/** Where a changed file's known session goes on, when it was only appended to. */
+async function resumed(
+  known: { id: string; cursor: FileCursor } | undefined,
+  size: number,
+): Promise<{ sessionId: string; point: ResumePoint } | undefined> {
+  const point = await resumePoint(known?.cursor, size);
+  return point && known ? { sessionId: known.id, point } : undefined;
 }
 
 class FileImporter {
@@ -161,18 +194,34 @@ class FileImporter {
   ) {}
 
   /** Reads one file; "later" when its parent session is not stored yet and may come later. */
-  async run(file: SessionFile, size: number, mtimeMs: number, last: boolean): Promise<"later" | "read"> {
-    const mapper = this.format.mapper(file.relative);
+  async run(
+    file: SessionFile,
+    size: number,
+    mtimeMs: number,
+    last: boolean,
+    resume?: { sessionId: string; point: ResumePoint },
+  ): Promise<"later" | "read"> {
     const run = new FileRun(file.path);
     const end = { complete: 0 };
-    let lastLine: string | null = null;
-    for await (const line of fileLines(file.path, MAX_LINE_BYTES, end)) {
+    const from = resume ? this.restored(resume.point.state, file) : undefined;
+    const mapper = from ?? this.format.mapper(file.relative);
+    const point = from && resume ? resume.point : undefined;
+    // A resumed file's session is the cursor's: the lines that named it were read before.
+    if (point && resume) run.facts.id = resume.sessionId;
+    // The last complete line: its hash is what the next run checks before going on after it.
+    let lastLine: { text: string | undefined; start: number } | undefined = point && {
+      text: undefined,
+      start: point.lastLineStart,
+    };
+    let lines = point?.lines ?? 0;
+    for await (const line of fileLines(file.path, MAX_LINE_BYTES, end, point)) {
+      lastLine = { text: line.text, start: line.start };
+      lines = line.position;
       if (line.text === undefined) {
         this.problem(file, line.position, `the line is ${line.bytes} bytes long, more than can be read`);
         continue;
       }
       if (line.text.trim() === "") continue;
-      lastLine = line.text;
       let value: unknown;
       try {
         value = JSON.parse(line.text);
@@ -208,7 +257,16 @@ class FileImporter {
       size,
       mtimeMs,
       complete: end.complete,
-      lastLineHash: lastLine === null ? null : hashLine(lastLine),
+      // No new complete line: the one the last run ended on still is the last.
+      lastLineHash:
+        lastLine?.text !== undefined
+          ? hashLine(lastLine.text)
+          : point && lines === point.lines
+            ? point.lastLineHash
+            : null,
+      lastLineStart: lastLine?.start ?? null,
+      lines,
+      state: this.saved(mapper),
     };
     const { [CURSOR_KEY]: _old, ...metadata } = run.session.metadata ?? {};
     await this.store.updateSession(run.session.id, {
@@ -218,7 +276,28 @@ class FileImporter {
       metadata: { ...metadata, [CURSOR_KEY]: cursor as unknown as Json },
     });
     if (run.stored > 0 && run.existed) this.result.sessions.grown++;
+    if (point) this.result.files.resumed++;
     return "read";
+  }
+
+  /** A mapper for the file restored to `state`, or undefined when it cannot be (the format's
+   * mapper keeps no state to give, or this is not a state it reads): then the file is read whole. */
+  restored(state: Json, file: SessionFile): ItemMapper<unknown> | undefined {
+    const mapper = this.format.mapper(file.relative);
+    if (!mapper.restore || !mapper.save) return undefined;
+    try {
+      mapper.restore(state);
+      return mapper;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** What the cursor keeps of the mapper's state: null when it has none or it is too big. */
+  saved(mapper: ItemMapper<unknown>): Json {
+    const state = mapper.save?.();
+    if (state === undefined) return null;
+    return JSON.stringify(state).length <= MAX_STATE_CHARS ? state : null;
   }
 
   /** The file's session: found, or created from the facts so far. */
