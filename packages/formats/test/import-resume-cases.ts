@@ -124,7 +124,7 @@ export function importResumeCases(
         assert.deepEqual(second.fed, [5, 6, 7, 8], "only the lines after the last complete one");
         assert.deepEqual(two.files, { total: 1, read: 1, unchanged: 0, resumed: 1 });
         assert.equal(two.messages, 4, "the new rows, each once");
-        assert.deepEqual(two.sessions, { created: 0, grown: 1 });
+        assert.deepEqual(two.sessions, { created: 0, grown: 1, linked: 0 });
         assert.equal(two.partial, 0);
         // Response 1's usage came in the first run: its third line repeats it and adds nothing.
         assert.deepEqual(tokens(store, SESSION), [["claude-sonnet-4-5-20250929", 30, 80, 2000, 200, 2]]);

@@ -32,6 +32,7 @@ function summary(from: string, r: ImportResult): string {
     `imported ${plural(r.messages, "message")} from ${plural(r.files.read, "file")} (${from})`,
     `${plural(r.sessions.created, "new session")}, ${r.sessions.grown} grown`,
   ];
+  if (r.sessions.linked > 0) parts.push(`${r.sessions.linked} linked to a parent that came later`);
   if (r.files.resumed > 0) parts.push(`${r.files.resumed} of them read from where the last run stopped`);
   if (r.files.unchanged > 0) parts.push(`${plural(r.files.unchanged, "file")} unchanged`);
   if (r.partial > 0) parts.push(`${plural(r.partial, "half-written last line")} left for the next run`);

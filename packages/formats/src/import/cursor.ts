@@ -32,6 +32,8 @@ export interface FileCursor {
   lines: number | null;
   /** The mapper's state after those lines (ItemMapper.save); null when it has none to give. */
   state: Json;
+  /** The parent session the file's lines name (its session may not have it yet: parents.ts). */
+  parent: string | null;
 }
 
 /** Where a file that was only appended to is read from. */
@@ -54,7 +56,7 @@ const count = (v: Json | undefined) =>
 export function cursorOf(metadata: { [key: string]: Json } | null): FileCursor | undefined {
   const c = metadata?.[CURSOR_KEY];
   if (c === null || typeof c !== "object" || Array.isArray(c)) return undefined;
-  const { file, size, mtimeMs, complete, lastLineHash, lastLineStart, lines, state } = c as {
+  const { file, size, mtimeMs, complete, lastLineHash, lastLineStart, lines, state, parent } = c as {
     [key: string]: Json;
   };
   if (typeof file !== "string" || typeof size !== "number" || typeof mtimeMs !== "number") return undefined;
@@ -67,6 +69,7 @@ export function cursorOf(metadata: { [key: string]: Json } | null): FileCursor |
     lastLineStart: count(lastLineStart),
     lines: count(lines),
     state: state ?? null,
+    parent: typeof parent === "string" && parent !== "" ? parent : null,
   };
 }
 

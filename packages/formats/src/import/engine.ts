@@ -23,6 +23,7 @@ import {
   unchanged,
 } from "./cursor.js";
 import { fileLines } from "./lines.js";
+import { linkParents, type Orphans } from "./parents.js";
 import { type SessionFile, sessionFiles } from "./walk.js";
 
 /** What importFrom needs of a store: a sync Store and an AsyncStore both are one. */
@@ -70,7 +71,8 @@ export interface ImportOptions {
 export interface ImportResult {
   /** `resumed`: of the files read, those read only from where the last run stopped. */
   files: { total: number; read: number; unchanged: number; resumed: number };
-  sessions: { created: number; grown: number };
+  /** `linked`: sessions read before their parent was in the store, given it now. */
+  sessions: { created: number; grown: number; linked: number };
   /** Rows stored by this run (inactive ones included). */
   messages: number;
   /** Lines whose type the mapper does not know, by type: kept as inactive rows. */
@@ -116,7 +118,7 @@ export async function importFrom(
     roots && roots.length > 0 ? roots : format.defaultRoots.map((r) => join(options.home ?? homedir(), r));
   const result: ImportResult = {
     files: { total: 0, read: 0, unchanged: 0, resumed: 0 },
-    sessions: { created: 0, grown: 0 },
+    sessions: { created: 0, grown: 0, linked: 0 },
     messages: 0,
     unknown: {},
     problems: [],
@@ -134,6 +136,7 @@ export async function importFrom(
   }
   result.files.total = files.length;
   const cursors = new Map<string, { id: string; cursor: FileCursor }>();
+  const orphans: Orphans = new Map();
   for (const s of await store.listSessions({
     source: format.name,
     limit: Number.MAX_SAFE_INTEGER,
@@ -141,10 +144,12 @@ export async function importFrom(
   })) {
     const cursor = cursorOf(s.metadata);
     if (cursor) cursors.set(cursor.file, { id: s.id, cursor });
+    if (cursor?.parent && s.parentSessionId === null)
+      orphans.set(s.id, { parent: cursor.parent, file: cursor.file });
   }
   // A child whose parent is in a file not read yet waits for the end: then its parent is there.
   const later: SessionFile[] = [];
-  const importer = new FileImporter(store, format, result, options);
+  const importer = new FileImporter(store, format, result, options, orphans);
   importer.filesTotal = files.length;
   const queue = [...files];
   for (let i = 0; i < queue.length; i++) {
@@ -170,6 +175,7 @@ export async function importFrom(
     importer.filesDone++;
     importer.progress();
   }
+  result.sessions.linked = await linkParents(store, format.name, orphans, result.problems);
   return result;
 }
 
@@ -177,9 +183,16 @@ export async function importFrom(
 async function resumed(
   known: { id: string; cursor: FileCursor } | undefined,
   size: number,
-): Promise<{ sessionId: string; point: ResumePoint } | undefined> {
+): Promise<Resume | undefined> {
   const point = await resumePoint(known?.cursor, size);
-  return point && known ? { sessionId: known.id, point } : undefined;
+  return point && known ? { sessionId: known.id, point, parent: known.cursor.parent } : undefined;
+}
+
+/** A file read on from where the last run stopped: its session, and the parent its lines named. */
+interface Resume {
+  sessionId: string;
+  point: ResumePoint;
+  parent: string | null;
 }
 
 class FileImporter {
@@ -191,6 +204,7 @@ class FileImporter {
     readonly format: LineFormat,
     readonly result: ImportResult,
     readonly options: ImportOptions,
+    readonly orphans: Orphans,
   ) {}
 
   /** Reads one file; "later" when its parent session is not stored yet and may come later. */
@@ -199,7 +213,7 @@ class FileImporter {
     size: number,
     mtimeMs: number,
     last: boolean,
-    resume?: { sessionId: string; point: ResumePoint },
+    resume?: Resume,
   ): Promise<"later" | "read"> {
     const run = new FileRun(file.path);
     const end = { complete: 0 };
@@ -267,7 +281,11 @@ class FileImporter {
       lastLineStart: lastLine?.start ?? null,
       lines,
       state: this.saved(mapper),
+      // The lines that name the parent may be in an earlier run's part of the file.
+      parent: run.facts.parentSessionId ?? (point ? (resume?.parent ?? null) : null),
     };
+    if (cursor.parent && run.session.parentSessionId === null)
+      this.orphans.set(run.session.id, { parent: cursor.parent, file: file.path });
     const { [CURSOR_KEY]: _old, ...metadata } = run.session.metadata ?? {};
     await this.store.updateSession(run.session.id, {
       ...(run.facts.title !== undefined && run.facts.title !== run.session.title
