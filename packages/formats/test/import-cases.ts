@@ -172,6 +172,32 @@ export function importCases(describe: Suite, it: Test, runtime: string, open: (p
       }
     });
 
+    it("leaves a child unlinked when its parent descends from it, and says so", async () => {
+      const dir = mkdtempSync(join(tmpdir(), "sessiondb-import-"));
+      const [a, b] = ["0195a1b2-aaaa-7e5f-8a9b-0c1d2e3f4a61", "0195a1b2-bbbb-7e5f-8a9b-0c1d2e3f4a62"];
+      // Each names the other as what it was forked from: no order of the two can link both.
+      const write = (id: string, parent: string) => {
+        const file = join(dir, "sessions", "2026/04/02", `rollout-2026-04-02T10-00-00-${id}.jsonl`);
+        mkdirSync(dirname(file), { recursive: true });
+        const at = "2026-04-02T10:00:00.000Z";
+        writeFileSync(file, line(at, "session_meta", { id, timestamp: at, forked_from_id: parent }));
+      };
+      write(a, b);
+      const store = open(join(dir, "s.db"));
+      try {
+        await importFrom(store, codex, [join(dir, "sessions")]);
+        write(b, a);
+        const second = await importFrom(store, codex, [join(dir, "sessions")]);
+        assert.equal(store.getSession(b)?.parentSessionId, a, "b's parent a was in the store");
+        assert.equal(store.getSession(a)?.parentSessionId, null);
+        assert.equal(second.sessions.linked, 0);
+        assert.match(second.problems[0]?.message ?? "", /descends from this session/);
+      } finally {
+        store.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
     it("links a subagent whose parent's file is read after it", async () => {
       const { home: dir, root } = home();
       // The child's file moved to a day before its parent's: the walk meets it first.
