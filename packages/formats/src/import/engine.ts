@@ -86,6 +86,11 @@ export interface ImportResult {
 
 /** Rows per appendMessages call: one short transaction each. */
 const CHUNK_ROWS = 500;
+/** …and at most about this many characters of lines: each row holds its line as its original
+ * besides its text, so 500 rows of 100 kB tool outputs are some 100 MB of strings held at once,
+ * more as JSON. (A 200 MB transcript of 20–80 kB tool results, Node 20: the resident set grew
+ * 254 MiB by rows alone, 77 MiB with this bound — as much as for a 50 MB one.) */
+const CHUNK_CHARS = 2 * 1024 * 1024;
 /** A mapper state longer than this (as JSON) is not kept in the cursor: that file is read from its
  * first line next time rather than every import rewriting megabytes of metadata. A session's
  * state is a few dozen bytes per response and tool call, so this is tens of thousands of them. */
@@ -101,6 +106,8 @@ class FileRun {
   facts: SessionFacts = {};
   session: Session | undefined;
   pending: MessageInput[] = [];
+  /** Characters of the lines the pending rows come from. */
+  pendingChars = 0;
   lastId = 0;
   stored = 0;
   /** The session was in the store before this file was read. */
@@ -249,7 +256,8 @@ class FileImporter {
       for (const [k, v] of Object.entries(mapped.session ?? {}))
         if (v !== undefined && (!(k in run.facts) || k === "title")) Object.assign(run.facts, { [k]: v });
       for (const row of mapped.messages) run.pending.push(this.priced(row));
-      if (run.pending.length >= CHUNK_ROWS) {
+      run.pendingChars += line.text.length;
+      if (run.pending.length >= CHUNK_ROWS || run.pendingChars >= CHUNK_CHARS) {
         // The session is created at its first chunk: the facts of the lines before it (the
         // model of a turn context after the first line) are in it.
         if (!run.session && run.facts.id !== undefined && (await this.open(run, last)) === "later")
@@ -363,6 +371,7 @@ class FileImporter {
       this.progress();
       await tick();
     }
+    run.pendingChars = 0;
   }
 
   /** The row with its usage's cost estimated, when it records none. */
