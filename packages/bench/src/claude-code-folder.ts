@@ -67,6 +67,28 @@ class Transcript {
     this.lines.push(JSON.stringify(line));
   }
 
+  /** A tool call and its result, `output`: three lines. */
+  toolRound(output: string): void {
+    const id = `toolu_${hex(this.rng, 24)}`;
+    const usage = { input_tokens: 5, output_tokens: 40, cache_read_input_tokens: 20_000 };
+    this.#line({
+      type: "assistant",
+      requestId: `req_${hex(this.rng, 24)}`,
+      message: {
+        id: `msg_${hex(this.rng, 24)}`,
+        role: "assistant",
+        model: MODELS[0],
+        content: [{ type: "tool_use", id, name: "Bash", input: { command: "cat build.log" } }],
+        stop_reason: "tool_use",
+        usage,
+      },
+    });
+    this.#line({
+      type: "user",
+      message: { role: "user", content: [{ type: "tool_result", tool_use_id: id, content: output }] },
+    });
+  }
+
   /** A prompt and the responses to it, about `budget` lines. */
   turn(budget: number): void {
     const rng = this.rng;
@@ -159,4 +181,30 @@ export function appendTurn(file: string, sessionId: string, seed: number): numbe
   transcript.turn(rng.int(3, 12));
   appendFileSync(file, text(transcript));
   return transcript.lines.length;
+}
+
+/** One session file of about `bytes` under `root` (`<project>/<session>.jsonl`): tool results of
+ * 20–80 kB (build logs and code), the shape that makes a transcript hundreds of MB. Written a
+ * few MB at a time; the path. */
+export function writeLongTranscript(root: string, seed: number, bytes: number): string {
+  const rng = new Prng(seed);
+  const sessionId = uuid(rng);
+  const dir = join(root, PROJECTS[0] as string);
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${sessionId}.jsonl`);
+  // A few dozen outputs, used again and again: generating 200 MB of text would take longer
+  // than importing it.
+  const outputs = Array.from({ length: 32 }, (_, i) =>
+    i % 2 === 0 ? logs(rng, rng.int(20_000, 80_000)) : code(rng, rng.int(20_000, 80_000)),
+  );
+  writeFileSync(file, "");
+  let written = 0;
+  while (written < bytes) {
+    const transcript = new Transcript(rng, sessionId, "/home/ada/src/widget", START + written);
+    while (transcript.lines.length < 200) transcript.toolRound(rng.pick(outputs));
+    const chunk = text(transcript);
+    appendFileSync(file, chunk);
+    written += Buffer.byteLength(chunk);
+  }
+  return file;
 }

@@ -294,6 +294,15 @@ Object.assign(METRICS, {
   "importfrom.again.ms": ms("importFrom again, the folder unchanged"),
   "importfrom.again.ratio": ratio("importFrom again, unchanged / first import (time)", "lower", 1.5, 0.05),
   "importfrom.grown.ms": ms("importFrom again after a turn appended to 10 % of the files"),
+  "importfrom.rss.base": {
+    label: "one long transcript (200 MB): resident set before importFrom",
+    unit: "MiB",
+  },
+  "importfrom.rss.peak": {
+    label: "one long transcript (200 MB): peak resident set during importFrom",
+    unit: "MiB",
+  },
+  "importfrom.rss.ratio": ratio("one long transcript: resident set growth / file size", "lower", 0.5, 0.5),
   "importfrom.grown.ratio": ratio(
     "importFrom again after appends to 10 % of the files / first import (time)",
     "lower",

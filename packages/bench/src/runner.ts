@@ -18,7 +18,7 @@ import { bindingsSuite } from "./suites/bindings.js";
 import { coldOpenInProcess, coldOpenProcess } from "./suites/cold.js";
 import type { SuiteContext } from "./suites/context.js";
 import { ftsThroughput, writerUnderLoad } from "./suites/fts.js";
-import { importFromSuite } from "./suites/import-from.js";
+import { importFromSuite, transcriptMemory } from "./suites/import-from.js";
 import { peersSuite } from "./suites/peers.js";
 import { pruneSuite } from "./suites/prune.js";
 import { resumeSuite } from "./suites/resume.js";
@@ -108,6 +108,7 @@ const suites: Array<[string, () => unknown]> = [
   ["peers", () => peersSuite(engine, ctx)],
   ["bindings", () => bindingsSuite(engine, ctx)],
   ["import from a Claude Code folder", () => importFromSuite(engine, ctx)],
+  ["import of one long transcript", () => transcriptMemory(engine, ctx)],
   ["fts throughput", () => ftsThroughput(engine, ctx)],
   ["writer under load", () => writerUnderLoad(engine, ctx)],
   ["backup", () => backupSuite(engine, ctx)],

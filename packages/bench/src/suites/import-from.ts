@@ -12,13 +12,18 @@
  * the rounds' ratios of rates measured back to back, so a machine that slows down mid-run
  * favours none. The re-imports are ratios to the same round's first import. Wall time: an
  * import waits on fsyncs, which CPU time would leave out.
+ *
+ * Memory, at the smallest size only (it does not depend on the corpus): a single transcript of
+ * `plan.transcriptMB` (200 MB in a full run) imported by a fresh process (proc/import-rss.ts),
+ * its resident set's growth over the import against the file's size.
  */
 import { readFileSync, rmSync, statSync } from "node:fs";
 import { basename, join, relative, sep } from "node:path";
 import type { MessageInput, Store } from "@sessiondb/core";
-import { appendTurn, writeClaudeCodeFolder } from "../claude-code-folder.js";
+import { appendTurn, writeClaudeCodeFolder, writeLongTranscript } from "../claude-code-folder.js";
 import { type Engine, SIDE_FILES } from "../engine.js";
 import { LARGE_STORE } from "../plans.js";
+import { lastJson, runTimed, script } from "../spawn.js";
 import { median, now } from "../stats.js";
 import type { SuiteContext } from "./context.js";
 
@@ -200,4 +205,36 @@ export async function importFromSuite(engine: Engine, ctx: SuiteContext): Promis
   ctx.metric("importfrom.again.ratio", median(again.ratio));
   ctx.metric("importfrom.grown.ms", median(grown.ms));
   ctx.metric("importfrom.grown.ratio", median(grown.ratio));
+}
+
+/** Below this many corpus messages the long transcript's memory is measured (the 10k size). */
+const MEMORY_AT_MOST = 20_000;
+
+export function transcriptMemory(engine: Engine, ctx: SuiteContext): void {
+  if (ctx.messages > MEMORY_AT_MOST) return;
+  const root = join(ctx.work, "claude-long");
+  const db = join(ctx.work, "import-long.db");
+  const clean = () => {
+    rmSync(root, { recursive: true, force: true });
+    for (const suffix of SIDE_FILES) rmSync(db + suffix, { force: true });
+  };
+  clean();
+  try {
+    const file = writeLongTranscript(root, SEED, ctx.plan.transcriptMB * 1e6);
+    const fileMiB = statSync(file).size / (1024 * 1024);
+    const { stdout } = runTimed(ctx.exec, script("proc/import-rss.js"), [engine.target, db, root]);
+    const run = lastJson<{ baseMiB: number; peakMiB: number; exact: boolean; messages: number; ms: number }>(
+      stdout,
+    );
+    if (run.messages === 0) throw new Error("the long transcript imported no rows");
+    ctx.note(
+      "importfrom.rss",
+      `${fileMiB.toFixed(0)} MiB file, ${run.messages} rows in ${(run.ms / 1000).toFixed(1)} s, peak ${run.exact ? "VmHWM" : "sampled rss"}`,
+    );
+    ctx.metric("importfrom.rss.base", run.baseMiB);
+    ctx.metric("importfrom.rss.peak", run.peakMiB);
+    ctx.metric("importfrom.rss.ratio", (run.peakMiB - run.baseMiB) / fileMiB);
+  } finally {
+    clean();
+  }
 }
