@@ -7,17 +7,23 @@
  * nothing else, so no new core call is needed. A link that would close a cycle (the parent
  * descends from the child) is reported instead.
  */
-import type { ImportProblem, ImportTarget } from "./engine.js";
+import type { CreateSessionInput, Session } from "@sessiondb/core";
+
+/** What linking needs of a store (a part of the engine's ImportTarget). */
+export interface ParentTarget {
+  getSession(id: string): Session | undefined | Promise<Session | undefined>;
+  createSession(input: CreateSessionInput): Session | Promise<Session>;
+}
 
 /** Sessions without the parent their file names: child id → the parent and the child's file. */
 export type Orphans = Map<string, { parent: string; file: string }>;
 
 /** Links every orphan whose parent is in the store now; the number linked. */
 export async function linkParents(
-  store: ImportTarget,
+  store: ParentTarget,
   source: string,
   orphans: Orphans,
-  problems: ImportProblem[],
+  problems: { file: string; message: string }[],
 ): Promise<number> {
   let linked = 0;
   for (const [child, { parent, file }] of orphans) {
@@ -36,7 +42,7 @@ export async function linkParents(
 }
 
 /** Whether `id` is `from` or one of its ancestors. */
-async function descends(store: ImportTarget, from: string, id: string): Promise<boolean> {
+async function descends(store: ParentTarget, from: string, id: string): Promise<boolean> {
   const seen = new Set<string>();
   for (let at: string | null = from; at !== null && !seen.has(at); ) {
     if (at === id) return true;
