@@ -292,7 +292,7 @@ Object.assign(METRICS, {
     0.9,
   ),
   "importfrom.again.ms": ms("importFrom again, the folder unchanged"),
-  "importfrom.again.ratio": ratio("importFrom again, unchanged / first import (time)", "lower", 1.5, 0.05),
+  "importfrom.again.ratio": ratio("importFrom again, unchanged / first import (time)", "lower", 3, 0.05),
   "importfrom.grown.ms": ms("importFrom again after a turn appended to 10 % of the files"),
   "importfrom.rss.base": {
     label: "one long transcript (200 MB): resident set before importFrom",
@@ -306,6 +306,6 @@ Object.assign(METRICS, {
   "importfrom.grown.ratio": ratio(
     "importFrom again after appends to 10 % of the files / first import (time)",
     "lower",
-    1.5,
+    3,
   ),
 } satisfies Record<string, MetricDef>);
