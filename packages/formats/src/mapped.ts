@@ -36,14 +36,23 @@ export interface MappedItem {
  * repeats across lines, tool calls paired with results that come later). */
 export interface ItemMapper<Item = unknown> {
   map(item: Item, position: number): MappedItem;
+  /** The state the mapper has built from the items mapped so far, as JSON: what a mapper made
+   * later needs, through `restore`, to go on with the next item as this one would. A mapper
+   * without it is always fed a session from its first item. */
+  save?(): Json;
+  /** Takes a state `save` gave (of a mapper for the same session file); throws on one it cannot
+   * read, and the caller then feeds it from the first item instead. */
+  restore?(state: Json): void;
 }
 
 /**
  * A format whose sessions are JSON-lines files under a folder (Claude Code, Codex): what the
  * importer needs from its shape module. The importer walks the roots, reads each session file
  * line by line (a broken line is reported with its file and line number, a half-written last
- * line is left for the next run), and feeds every parsed line of a file, in order and from the
- * file's first line, to one fresh mapper: a mapper may keep state across a file's lines.
+ * line is left for the next run), and feeds every parsed line of a file, in order, to one mapper:
+ * a mapper may keep state across a file's lines. A file read before and only appended to since is
+ * read from where the last run stopped, by a mapper given the state the last one saved; any
+ * other file (and every file of a mapper without `save`) is read from its first line.
  */
 export interface LineFormat {
   /** The format's name, as `sessiondb import --from <name>` takes it. */

@@ -33,6 +33,9 @@ function summary(from: string, database: boolean, r: ImportResult): string {
     `imported ${plural(r.messages, "message")} from ${plural(r.files.read, database ? "database" : "file")} (${from})`,
     `${plural(r.sessions.created, "new session")}, ${r.sessions.grown} grown`,
   ];
+  if (r.sessions.linked) parts.push(`${r.sessions.linked} linked to a parent that came later`);
+  if (r.files.resumed)
+    parts.push(`${plural(r.files.resumed, "file")} read on from where the last run stopped`);
   if (r.files.unchanged > 0) parts.push(`${plural(r.files.unchanged, "file")} unchanged`);
   if (r.sessions.unchanged) parts.push(`${plural(r.sessions.unchanged, "session")} unchanged`);
   if (r.partial > 0) parts.push(`${plural(r.partial, "half-written last line")} left for the next run`);

@@ -63,9 +63,12 @@ export interface ImportOptions {
 
 export interface ImportResult {
   /** Session files (line formats) or databases (database formats). */
-  files: { total: number; read: number; unchanged: number };
-  /** `unchanged`: database formats only, sessions skipped since their mark had not moved. */
-  sessions: { created: number; grown: number; unchanged?: number };
+  /** `resumed`: line formats only, the files read only from where the last run stopped. */
+  files: { total: number; read: number; unchanged: number; resumed?: number };
+  /** `unchanged`: database formats only, sessions skipped since their mark had not moved.
+   * `linked`: line formats only, sessions read before their parent was in the store, given it
+   * now. */
+  sessions: { created: number; grown: number; unchanged?: number; linked?: number };
   /** Rows stored by this run (inactive ones included). */
   messages: number;
   /** Lines or rows whose type the mapper does not know, by type: kept as inactive rows. */
