@@ -26,6 +26,7 @@ export default defineConfig([
       "proc/backup-op": "src/proc/backup-op.ts",
       "proc/prune-op": "src/proc/prune-op.ts",
       "proc/profile": "src/proc/profile.ts",
+      "proc/bindings-cpu": "src/proc/bindings-cpu.ts",
     },
     format: ["esm"],
     dts: false,
