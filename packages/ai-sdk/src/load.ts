@@ -50,21 +50,30 @@ function* loadAll<M>(chatId: string): Plan<M[]> {
   return messagesOf<M>(yield* rowsOr((s) => s.getMessages(chatId)));
 }
 
-/** Pages backwards until `last` messages are in hand: a message's tool rows sit after it, so
- * pages of twice the count usually take one read. */
+/** Pages backwards until `last` messages are in hand. The first page is `last` rows: a chat of
+ * text messages is one read of exactly the page. A message's tool rows sit after it, so a chat
+ * with tool calls holds fewer messages than rows: the next page is sized by the share of
+ * messages among the rows read so far (with a margin), usually one more short read. */
 function* loadLast<M>(chatId: string, last: number): Plan<M[]> {
   const pages: M[][] = [];
   let found = 0;
+  let rowsRead = 0;
   let beforeId: number | undefined;
-  const size = Math.max(16, last * 2);
+  let size = Math.max(1, last);
   while (found < last) {
     const rows = yield* rowsOr((s) => s.getMessages(chatId, { last: size, beforeId }));
     const messages = messagesOf<M>(rows);
     pages.unshift(messages);
     found += messages.length;
+    rowsRead += rows.length;
     if (rows.length < size) break;
     beforeId = rows[0]?.id;
+    const missing = last - found;
+    size = found === 0 ? size * 2 : Math.ceil((missing * rowsRead * PAGE_MARGIN) / found) + 1;
   }
   const all = pages.flat();
   return all.slice(Math.max(0, all.length - last));
 }
+
+/** How much larger than the estimate a further page is read, so one more read usually ends it. */
+const PAGE_MARGIN = 1.25;
