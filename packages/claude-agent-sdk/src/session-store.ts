@@ -26,9 +26,12 @@ import type { SessionKey, SessionStore, SessionStoreEntry } from "./sdk.js";
 /** The source of the sessions this store creates. */
 export const CLAUDE_AGENT_SDK_SOURCE = "claude-agent-sdk";
 
-/** Stored rows read back before an append, so a response split across batches has its usage
- * counted once and a tool result finds its call's name (both are near the end). */
+/** Stored rows read back before an append when this store has not followed the session itself
+ * (its first append here, or after a failed one), so a response split across batches has its
+ * usage counted once and a tool result finds its call's name (both are near the end). */
 const TAIL_ROWS = 64;
+/** Sessions whose line mapper a SessionStore keeps between appends (the oldest is let go). */
+const FOLLOWED = 256;
 /** Sessions read per page by `listSessions`. */
 const LIST_PAGE = 500;
 
@@ -42,6 +45,12 @@ export interface SessionDbSessionStoreOptions {
 export class SessionDbSessionStore implements SessionStore {
   readonly #store: AnyStore;
   readonly #now: () => number;
+  /** The line mapper of each session this store appended to, with the last row id it saw: the
+   * next append reads only the rows stored after that (by any writer; usually none), not the
+   * session's tail again. Taken out while an append runs, put back once it committed, so a
+   * failed or retried transaction never leaves a mapper that saw lines the store does not hold. */
+  readonly #followed = new Map<string, Followed>();
+  #lastMtime = 0;
 
   constructor(options: SessionDbSessionStoreOptions) {
     this.#store = storeOption(options);
@@ -53,8 +62,22 @@ export class SessionDbSessionStore implements SessionStore {
     const k = checkKey(key);
     const batch = checkEntries(entries);
     if (batch.length === 0) return;
-    const mtime = Math.floor(this.#now());
-    await atomically(this.#store, (s) => appendBatch(s, k, batch, mtime));
+    // Strictly increasing within this store, so two appends in one millisecond still order.
+    const mtime = Math.max(Math.floor(this.#now()), this.#lastMtime + 1);
+    this.#lastMtime = mtime;
+    const id = sessionIdOf(k);
+    const known = this.#followed.get(id);
+    this.#followed.delete(id);
+    let start = known;
+    const followed = await atomically(this.#store, (s) => {
+      // A retried transaction starts again from the stored rows: the first try may have fed
+      // the mapper lines that were rolled back.
+      const from = start;
+      start = undefined;
+      return appendBatch(s, k, batch, mtime, from);
+    });
+    if (this.#followed.size >= FOLLOWED) this.#followed.delete(this.#followed.keys().next().value as string);
+    this.#followed.set(id, followed);
   }
 
   /** The key's entries in the order appended, or null when it was never written. */
@@ -125,7 +148,26 @@ function entriesOf(rows: Message[]): SessionStoreEntry[] {
   return out;
 }
 
-function* appendBatch(s: AnyStore, key: Key, batch: SessionStoreEntry[], mtime: number): Operation<void> {
+/** A session's line mapper and the newest row id it has seen. */
+interface Followed {
+  lines: ClaudeCodeLines;
+  lastId: number;
+}
+
+/** Whether `session` lacks a field `facts` would fill (createSession fills only those). */
+function fills(session: Session, facts: { [field: string]: unknown }): boolean {
+  return Object.entries(facts).some(
+    ([field, value]) => value !== undefined && (session as unknown as Record<string, unknown>)[field] == null,
+  );
+}
+
+function* appendBatch(
+  s: AnyStore,
+  key: Key,
+  batch: SessionStoreEntry[],
+  mtime: number,
+  known: Followed | undefined,
+): Operation<Followed> {
   const id = sessionIdOf(key);
   const main = key.subpath === undefined ? undefined : key.sessionId;
   const session = (yield s.getSession(id)) as Session | undefined;
@@ -134,12 +176,24 @@ function* appendBatch(s: AnyStore, key: Key, batch: SessionStoreEntry[], mtime: 
       "key.projectKey",
       `session ${JSON.stringify(id)} belongs to project ${JSON.stringify(recordOf(session)?.projectKey)}`,
     );
-  const lines = new ClaudeCodeLines(main === undefined ? { id } : { id, parentSessionId: main });
-  if (session !== undefined) {
-    const tail = (yield s.getMessages(id, { last: TAIL_ROWS, includeInactive: true })) as Message[];
-    for (const entry of entriesOf(tail)) lines.map(entry, 0);
+  let followed: Followed;
+  if (session === undefined || known === undefined) {
+    const target = main === undefined ? { id } : { id, parentSessionId: main };
+    followed = { lines: new ClaudeCodeLines(target), lastId: 0 };
+    const tail =
+      session === undefined
+        ? []
+        : ((yield s.getMessages(id, { last: TAIL_ROWS, includeInactive: true })) as Message[]);
+    follow(followed, tail);
+  } else {
+    followed = known;
+    // What other writers stored since (an importer, another process): usually nothing.
+    follow(
+      followed,
+      (yield s.getMessages(id, { afterId: followed.lastId, includeInactive: true })) as Message[],
+    );
   }
-  const { rows, owners, facts } = mapBatch(lines, batch);
+  const { rows, owners, facts } = mapBatch(followed.lines, batch);
   if (main !== undefined) yield* noteSubpath(s, key, main, mtime);
   const record: KeyRecord = {
     ...recordOf(session),
@@ -159,18 +213,31 @@ function* appendBatch(s: AnyStore, key: Key, batch: SessionStoreEntry[], mtime: 
   else {
     // Fills in what the session lacks (a main session made bare for its subagent, before its
     // own first lines came); what it has stays.
-    yield s.createSession({ ...fields, id, source: CLAUDE_AGENT_SDK_SOURCE });
+    if (fills(session, fields)) yield s.createSession({ ...fields, id, source: CLAUDE_AGENT_SDK_SOURCE });
+    // The record's mtime is the storage write time the SDK's listSessions reports: rewritten
+    // with every append, in the same transaction.
     const patch: { metadata: ReturnType<typeof withRecord>; title?: string } = {
       metadata: { ...metadata, ...withRecord(session, record) },
     };
     if (facts.title !== undefined && facts.title !== null) patch.title = facts.title;
     yield s.updateSession(id, patch);
   }
+  let ids: number[];
   try {
-    yield s.appendMessages(id, rows);
+    ids = (yield s.appendMessages(id, rows)) as number[];
   } catch (error) {
     throw byEntry(error, owners);
   }
+  // A duplicate's id is its stored row's (older); new rows are the session's newest.
+  for (const rowId of ids) if (rowId > followed.lastId) followed.lastId = rowId;
+  return followed;
+}
+
+/** Feeds stored rows to a session's mapper (their lines, in order) and notes the newest id. */
+function follow(followed: Followed, rows: Message[]): void {
+  for (const entry of entriesOf(rows)) followed.lines.map(entry, 0);
+  const newest = rows.at(-1)?.id;
+  if (newest !== undefined && newest > followed.lastId) followed.lastId = newest;
 }
 
 /** The batch's rows, which entry each came from, and what the entries say of the session. */
