@@ -31,10 +31,11 @@ export interface SaveChatResult {
 /** The source of a chat's session. */
 export const AI_SDK_SOURCE = "ai-sdk";
 
-/** Stored rows read by the first step back from the chat's end (the agreeing message is most
- * often the last or the one before, with a few tool rows after it); each further step reads
- * twice as many, up to TAIL_PAGE_MAX. */
-const TAIL_PAGE_FIRST = 4;
+/** Stored rows read by the first step back from the chat's end: the agreeing message is most
+ * often the last one stored, or the one before with its tool rows after it. A read's fixed cost
+ * is most of a short one's, so the first is as short as the common case allows; each further
+ * step reads twice as many, up to TAIL_PAGE_MAX. */
+const TAIL_PAGE_FIRST = 2;
 const TAIL_PAGE_MAX = 256;
 
 /**

@@ -148,10 +148,13 @@ function entriesOf(rows: Message[]): SessionStoreEntry[] {
   return out;
 }
 
-/** A session's line mapper and the newest row id it has seen. */
+/** A session's line mapper, the newest row id it has seen, and the session's message count
+ * once its last append committed: the same count at the next append means no one stored a
+ * message since, so there is nothing to catch up on. */
 interface Followed {
   lines: ClaudeCodeLines;
   lastId: number;
+  count: number;
 }
 
 /** Whether `session` lacks a field `facts` would fill (createSession fills only those). */
@@ -179,7 +182,7 @@ function* appendBatch(
   let followed: Followed;
   if (session === undefined || known === undefined) {
     const target = main === undefined ? { id } : { id, parentSessionId: main };
-    followed = { lines: new ClaudeCodeLines(target), lastId: 0 };
+    followed = { lines: new ClaudeCodeLines(target), lastId: 0, count: 0 };
     const tail =
       session === undefined
         ? []
@@ -187,11 +190,12 @@ function* appendBatch(
     follow(followed, tail);
   } else {
     followed = known;
-    // What other writers stored since (an importer, another process): usually nothing.
-    follow(
-      followed,
-      (yield s.getMessages(id, { afterId: followed.lastId, includeInactive: true })) as Message[],
-    );
+    // What other writers stored since (an importer, another process).
+    if (session.messageCount !== followed.count)
+      follow(
+        followed,
+        (yield s.getMessages(id, { afterId: followed.lastId, includeInactive: true })) as Message[],
+      );
   }
   const { rows, owners, facts } = mapBatch(followed.lines, batch);
   if (main !== undefined) yield* noteSubpath(s, key, main, mtime);
@@ -229,7 +233,13 @@ function* appendBatch(
     throw byEntry(error, owners);
   }
   // A duplicate's id is its stored row's (older); new rows are the session's newest.
-  for (const rowId of ids) if (rowId > followed.lastId) followed.lastId = rowId;
+  const before = followed.lastId;
+  followed.count = session?.messageCount ?? 0;
+  for (const [k, rowId] of ids.entries()) {
+    if (rowId <= before) continue;
+    if (rows[k]?.active !== false) followed.count++;
+    if (rowId > followed.lastId) followed.lastId = rowId;
+  }
   return followed;
 }
 

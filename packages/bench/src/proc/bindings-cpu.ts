@@ -3,8 +3,10 @@
  * process: `rounds` rounds of `calls` calls per side, the order of the sides flipped every round
  * (so warm-up, a growing file or a busier machine hit both alike). CPU time
  * (`process.cpuUsage()`, user + system) rather than wall time, which a loaded machine stretches;
- * fsync waits count on neither side. Prints one JSON line: per row, µs per call per side and the
- * median of the rounds' ratios. Not part of `npm run bench`; HISTORY.md's CPU tables come from it.
+ * fsync waits count on neither side. Prints one JSON line: per row, µs per call per side (the
+ * median round) and the ratio of the sides' total CPU time (a WAL checkpoint costs the commit
+ * that triggers it: over all rounds each side pays for the pages it wrote, where a single
+ * round's ratio depends on which side's block the checkpoint fell in). Not part of `npm run bench`; HISTORY.md's CPU tables come from it.
  * Usage: <runtime> dist/proc/bindings-cpu.js <target> <dir> [rounds] [calls per round] [row]
  * (`row`: only the rows whose name contains it, e.g. `claude.append` under `--cpu-prof`).
  */
@@ -34,6 +36,7 @@ async function cpuPerCall(fn: () => unknown, calls: number): Promise<number> {
   return (used.user + used.system) / calls;
 }
 
+const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
 const out: Record<string, { binding: number; plain: number; ratio: number }> = {};
 for (const row of (await bindingsWork(store)).filter((r) => r.name.includes(only))) {
   const us = { binding: [] as number[], plain: [] as number[] };
@@ -44,7 +47,7 @@ for (const row of (await bindingsWork(store)).filter((r) => r.name.includes(only
   out[row.name] = {
     binding: Math.round(median(us.binding)),
     plain: Math.round(median(us.plain)),
-    ratio: Math.round(median(us.binding.map((b, i) => b / (us.plain[i] ?? Number.NaN))) * 100) / 100,
+    ratio: Math.round((sum(us.binding) / sum(us.plain)) * 100) / 100,
   };
 }
 store.close();

@@ -131,7 +131,9 @@ async function aiSdk(store: Store): Promise<BindingWork[]> {
         const [user, assistant] = messages as [Json & { id: string }, Json & { id: string }];
         const id = `bench-aisdk-plain-${next()}`;
         const ids = [user.id, assistant.id, `${assistant.id}/tool/${call}`];
+        // A save must learn what the chat holds before it writes (see the save row).
         store.transaction((s) => {
+          s.getSession(id);
           s.createSession({ id, source: "bench" });
           s.appendMessages(id, plainTurn(call, [user, assistant, null], ids, format));
         });
@@ -154,13 +156,22 @@ async function aiSdk(store: Store): Promise<BindingWork[]> {
         chat.messages.shift();
         saveChat(store, chat);
       },
+      // A save is handed the chat and must write what changed (a message edited or continued
+      // under the same id is updated in place): the externalId's idempotency answers "already
+      // stored", not "stored unchanged", so a save written by hand reads the chat's last stored
+      // row to compare before it appends, in the same transaction.
       plain: () => {
         const message = text("user", "one more question");
-        store.appendMessage(plain, {
-          role: "user",
-          content: "one more question",
-          externalId: message.id,
-          original: { format, value: message },
+        store.transaction((s) => {
+          s.getMessages(plain, { last: 1, includeInactive: true });
+          s.appendMessages(plain, [
+            {
+              role: "user",
+              content: "one more question",
+              externalId: message.id,
+              original: { format, value: message },
+            },
+          ]);
         });
       },
     },
