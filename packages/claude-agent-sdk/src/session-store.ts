@@ -21,7 +21,13 @@ import {
 } from "@sessiondb/formats";
 import { checkEntries } from "./entries.js";
 import { belongsTo, checkKey, type Key, type KeyRecord, recordOf, sessionIdOf, withRecord } from "./keys.js";
-import type { SessionKey, SessionStore, SessionStoreEntry } from "./sdk.js";
+import {
+  foldSessionSummary,
+  type SessionKey,
+  type SessionStore,
+  type SessionStoreEntry,
+  type SessionSummaryEntry,
+} from "./sdk.js";
 
 /** The source of the sessions this store creates. */
 export const CLAUDE_AGENT_SDK_SOURCE = "claude-agent-sdk";
@@ -93,10 +99,25 @@ export class SessionDbSessionStore implements SessionStore {
 
   /** The project's main transcripts with the time each was last appended to (epoch ms). */
   async listSessions(projectKey: string): Promise<Array<{ sessionId: string; mtime: number }>> {
+    const records = await this.#mainRecords(projectKey);
+    return records.map((record) => ({ sessionId: record.sessionId, mtime: record.mtime }));
+  }
+
+  /** The summaries of the project's main transcripts, as each append folded them (the SDK's
+   * listSessions reads these in one call instead of loading every transcript). A session that
+   * has none (one imported from Claude Code's files, not yet appended to here) is left out:
+   * the SDK fills it in from `listSessions` and `load`. */
+  async listSessionSummaries(projectKey: string): Promise<SessionSummaryEntry[]> {
+    const records = await this.#mainRecords(projectKey);
+    return records.flatMap((record) => (record.summary === undefined ? [] : [record.summary]));
+  }
+
+  /** The records of the project's main transcripts, a page of sessions at a time. */
+  #mainRecords(projectKey: string): Promise<KeyRecord[]> {
     if (typeof projectKey !== "string" || projectKey === "")
       throw new InvalidInputError("projectKey", "must be a non-empty string");
     return run(this.#store, function* (s) {
-      const out: { sessionId: string; mtime: number }[] = [];
+      const out: KeyRecord[] = [];
       for (let offset = 0; ; offset += LIST_PAGE) {
         const page = (yield s.listSessions({
           source: CLAUDE_AGENT_SDK_SOURCE,
@@ -106,8 +127,7 @@ export class SessionDbSessionStore implements SessionStore {
         })) as Session[];
         for (const session of page) {
           const record = recordOf(session);
-          if (record?.projectKey === projectKey && record.subpath === undefined)
-            out.push({ sessionId: record.sessionId, mtime: record.mtime });
+          if (record?.projectKey === projectKey && record.subpath === undefined) out.push(record);
         }
         if (page.length < LIST_PAGE) return out;
       }
@@ -206,6 +226,13 @@ function* appendBatch(
     mtime,
   };
   if (key.subpath !== undefined) record.subpath = key.subpath;
+  else
+    record.summary = foldSessionSummary(
+      record.summary,
+      { projectKey: key.projectKey, sessionId: key.sessionId },
+      batch,
+      { mtime },
+    );
   const { ended: _ended, metadata, ...fields } = facts;
   if (session === undefined)
     yield s.createSession({
