@@ -461,5 +461,31 @@ export function chatCases(describe: Suite, it: Test, open: OpenStore): void {
         await close();
       }
     });
+
+    it("on a saved chat: a bad new message or a repeated id anywhere is refused, and nothing is stored", async () => {
+      const { store, close } = await open();
+      try {
+        const chatId = newChatId();
+        const saved = [user("u1", "one"), user("u2", "two"), user("u3", "three")];
+        await saveChat(store, { chatId, messages: saved });
+        const rows = async () => (await rowsOf(store, chatId)).length;
+        const bad = { id: "u4", role: "user", parts: "text" } as unknown as UIMessage;
+        const error = await invalid(() => saveChat(store, { chatId, messages: [...saved, bad] }));
+        assert.equal(error.field, "messages[3].parts");
+        const repeated = await invalid(() =>
+          saveChat(store, { chatId, messages: [...saved, user("u1", "again"), user("u5", "five")] }),
+        );
+        assert.equal(repeated.field, "messages[3].id");
+        assert.equal(await rows(), 3, "nothing of either save stored");
+        // The messages before the last one stored unchanged are taken as stored, not read again.
+        assert.deepEqual(await saveChat(store, { chatId, messages: [...saved, user("u6", "six")] }), {
+          appended: 1,
+          updated: 0,
+          removed: 0,
+        });
+      } finally {
+        await close();
+      }
+    });
   });
 }
