@@ -13,9 +13,17 @@ import {
   type MessageInput,
   type UsageInput,
 } from "@sessiondb/core";
-import { mapUIMessage, toolRowKey, uiMessageOf } from "@sessiondb/formats";
+import {
+  type AnyStore,
+  mapUIMessage,
+  type StoreOperation as Plan,
+  performAtomically,
+  type StoreResult,
+  toolRowKey,
+  uiMessageOf,
+} from "@sessiondb/formats";
 import type { UIMessage } from "ai";
-import { type AnyStore, isSessionNotFound, type Plan, type Result, runInTransaction } from "./plan.js";
+import { isSessionNotFound } from "./not-found.js";
 
 /** What one `saveChat` wrote. */
 export interface SaveChatResult {
@@ -101,7 +109,7 @@ class Planned {
 export function saveChat<S extends AnyStore>(
   store: S,
   chat: { chatId: string; messages: readonly UIMessage[] },
-): Result<S, SaveChatResult> {
+): StoreResult<S, SaveChatResult> {
   if (typeof chat !== "object" || chat === null)
     throw new InvalidInputError("saveChat", "expected { chatId, messages }");
   const { chatId, messages } = chat;
@@ -109,10 +117,10 @@ export function saveChat<S extends AnyStore>(
     throw new InvalidInputError("chatId", "expected a non-empty string");
   if (!Array.isArray(messages)) throw new InvalidInputError("messages", "expected an array of UIMessages");
   const planned = new Planned(messages);
-  return runInTransaction(store, savePlan(chatId, planned)) as Result<S, SaveChatResult>;
+  return performAtomically(store, (s) => savePlan(s, chatId, planned));
 }
 
-function* savePlan(chatId: string, planned: Planned): Plan<SaveChatResult> {
+function* savePlan(s: AnyStore, chatId: string, planned: Planned): Plan<SaveChatResult> {
   const result: SaveChatResult = { appended: 0, updated: 0, removed: 0 };
   // Walk the stored rows from the end to the last message the chat holds unchanged.
   const tail: Message[] = [];
@@ -124,7 +132,7 @@ function* savePlan(chatId: string, planned: Planned): Plan<SaveChatResult> {
     const last = size;
     let page: Message[] = [];
     try {
-      page = (yield (s) => s.getMessages(chatId, { last, beforeId, includeInactive: true })) as Message[];
+      page = (yield s.getMessages(chatId, { last, beforeId, includeInactive: true })) as Message[];
     } catch (error) {
       if (!isSessionNotFound(error)) throw error;
     }
@@ -143,7 +151,7 @@ function* savePlan(chatId: string, planned: Planned): Plan<SaveChatResult> {
     beforeId = page[0]?.id;
     size = Math.min(size * 2, TAIL_PAGE_MAX);
   }
-  if (lastId === 0) yield (s) => s.createSession({ id: chatId, source: AI_SDK_SOURCE });
+  if (lastId === 0) yield s.createSession({ id: chatId, source: AI_SDK_SOURCE });
 
   const byKey = new Map<string, Message>();
   for (const row of tail) if (row.externalId !== null) byKey.set(row.externalId, row);
@@ -156,10 +164,10 @@ function* savePlan(chatId: string, planned: Planned): Plan<SaveChatResult> {
       const stored = byKey.get(key);
       if (!stored) appends.push(row);
       else if (!same(stored, row)) {
-        yield (s) => s.updateMessage(chatId, stored.id, patchOf(row));
+        yield s.updateMessage(chatId, stored.id, patchOf(row));
         result.updated++;
         const usage = newUsage(stored, row);
-        if (usage) yield (s) => s.recordUsage(chatId, usage);
+        if (usage) yield s.recordUsage(chatId, usage);
       }
     }
   }
@@ -174,18 +182,18 @@ function* savePlan(chatId: string, planned: Planned): Plan<SaveChatResult> {
     if (!row.active || row.externalId === null || kept.has(row.externalId)) continue;
     const message = uiMessageOf(row);
     if (message === undefined && !owners.has(ownerPrefix(row))) continue;
-    yield (s) => s.updateMessage(chatId, row.id, { active: false });
+    yield s.updateMessage(chatId, row.id, { active: false });
     if (message) result.removed++;
   }
   if (appends.length > 0) {
-    const ids = (yield (s) => s.appendMessages(chatId, appends)) as number[];
+    const ids = (yield s.appendMessages(chatId, appends)) as number[];
     // An id from before this save: that externalId was stored earlier than the walked tail (an
     // inactive message brought back, or a chat reordered), so the append stored nothing for it.
     for (const [k, id] of ids.entries()) {
       const row = appends[k] as MessageInput;
       if (id > lastId) result.appended++;
       else {
-        yield (s) => s.updateMessage(chatId, id, patchOf(row));
+        yield s.updateMessage(chatId, id, patchOf(row));
         result.updated++;
       }
     }
