@@ -128,7 +128,7 @@ async function aiSdk(store: Store): Promise<BindingWork[]> {
       binding: () => saveChat(store, { chatId: `bench-aisdk-${next()}`, messages: turn().messages }),
       plain: () => {
         const { call, messages } = turn();
-        const [user, assistant] = messages as [Json & { id: string }, Json & { id: string }];
+        const [user, assistant] = messages as unknown as [Json & { id: string }, Json & { id: string }];
         const id = `bench-aisdk-plain-${next()}`;
         const ids = [user.id, assistant.id, `${assistant.id}/tool/${call}`];
         // A save must learn what the chat holds before it writes (see the save row).
@@ -288,7 +288,7 @@ async function claudeAgentSdk(store: Store): Promise<BindingWork[]> {
       // The SDK's listSessions needs each session's storage write time: kept in its metadata.
       plain: () => {
         const { lines, tool, ids } = entries(plain);
-        const rows = plainTurn(tool, lines as [Json, Json, Json], ids, "claude-code");
+        const rows = plainTurn(tool, lines as unknown as [Json, Json, Json], ids, "claude-code");
         (rows[1] as MessageInput).usage = {
           model: "claude-sonnet-4-5-20250929",
           provider: "anthropic",
