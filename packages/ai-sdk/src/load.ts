@@ -1,8 +1,14 @@
 /** loadChat: the UIMessages of a chat, exactly as they were last saved. */
 import { InvalidInputError, type Message } from "@sessiondb/core";
-import { uiMessageOf } from "@sessiondb/formats";
+import {
+  type AnyStore,
+  type StoreOperation as Plan,
+  perform,
+  type StoreResult,
+  uiMessageOf,
+} from "@sessiondb/formats";
 import type { UIMessage } from "ai";
-import { type AnyStore, type Call, isSessionNotFound, type Plan, type Result, run } from "./plan.js";
+import { isSessionNotFound } from "./not-found.js";
 
 /** Options of `loadChat`. */
 export interface LoadChatOptions {
@@ -19,12 +25,12 @@ export function loadChat<M extends UIMessage = UIMessage, S extends AnyStore = A
   store: S,
   chatId: string,
   options?: LoadChatOptions,
-): Result<S, M[]> {
+): StoreResult<S, M[]> {
   const last = options?.last;
   if (last !== undefined && !(Number.isInteger(last) && last >= 0)) {
     throw new InvalidInputError("loadChat.last", "expected a non-negative integer");
   }
-  return run(store, last === undefined ? loadAll(chatId) : loadLast(chatId, last)) as Result<S, M[]>;
+  return perform(store, (s) => (last === undefined ? loadAll<M>(s, chatId) : loadLast<M>(s, chatId, last)));
 }
 
 function messagesOf<M>(rows: readonly Message[]): M[] {
@@ -37,34 +43,43 @@ function messagesOf<M>(rows: readonly Message[]): M[] {
 }
 
 /** The rows `read` gives; none for a chat never saved. */
-function* rowsOr(read: Call): Plan<Message[]> {
+function* rowsOr(read: () => unknown): Plan<Message[]> {
   try {
-    return (yield read) as Message[];
+    return (yield read()) as Message[];
   } catch (error) {
     if (isSessionNotFound(error)) return [];
     throw error;
   }
 }
 
-function* loadAll<M>(chatId: string): Plan<M[]> {
-  return messagesOf<M>(yield* rowsOr((s) => s.getMessages(chatId)));
+function* loadAll<M>(s: AnyStore, chatId: string): Plan<M[]> {
+  return messagesOf<M>(yield* rowsOr(() => s.getMessages(chatId)));
 }
 
-/** Pages backwards until `last` messages are in hand: a message's tool rows sit after it, so
- * pages of twice the count usually take one read. */
-function* loadLast<M>(chatId: string, last: number): Plan<M[]> {
+/** Pages backwards until `last` messages are in hand. The first page is `last` rows: a chat of
+ * text messages is one read of exactly the page. A message's tool rows sit after it, so a chat
+ * with tool calls holds fewer messages than rows: the next page is sized by the share of
+ * messages among the rows read so far (with a margin), usually one more short read. */
+function* loadLast<M>(s: AnyStore, chatId: string, last: number): Plan<M[]> {
   const pages: M[][] = [];
   let found = 0;
+  let rowsRead = 0;
   let beforeId: number | undefined;
-  const size = Math.max(16, last * 2);
+  let size = Math.max(1, last);
   while (found < last) {
-    const rows = yield* rowsOr((s) => s.getMessages(chatId, { last: size, beforeId }));
+    const rows = yield* rowsOr(() => s.getMessages(chatId, { last: size, beforeId }));
     const messages = messagesOf<M>(rows);
     pages.unshift(messages);
     found += messages.length;
+    rowsRead += rows.length;
     if (rows.length < size) break;
     beforeId = rows[0]?.id;
+    const missing = last - found;
+    size = found === 0 ? size * 2 : Math.ceil((missing * rowsRead * PAGE_MARGIN) / found) + 1;
   }
   const all = pages.flat();
   return all.slice(Math.max(0, all.length - last));
 }
+
+/** How much larger than the estimate a further page is read, so one more read usually ends it. */
+const PAGE_MARGIN = 1.25;

@@ -13,9 +13,17 @@ import {
   type MessageInput,
   type UsageInput,
 } from "@sessiondb/core";
-import { mapUIMessage, toolRowKey, uiMessageOf } from "@sessiondb/formats";
+import {
+  type AnyStore,
+  mapUIMessage,
+  type StoreOperation as Plan,
+  performAtomically,
+  type StoreResult,
+  toolRowKey,
+  uiMessageOf,
+} from "@sessiondb/formats";
 import type { UIMessage } from "ai";
-import { type AnyStore, isSessionNotFound, type Plan, type Result, runInTransaction } from "./plan.js";
+import { isSessionNotFound } from "./not-found.js";
 
 /** What one `saveChat` wrote. */
 export interface SaveChatResult {
@@ -31,51 +39,88 @@ export interface SaveChatResult {
 /** The source of a chat's session. */
 export const AI_SDK_SOURCE = "ai-sdk";
 
-/** Stored rows read by the first step back from the chat's end (the agreeing message is most
- * often the last or the one before, with a few tool rows after it); each further step reads
- * twice as many, up to TAIL_PAGE_MAX. */
-const TAIL_PAGE_FIRST = 8;
+/** Stored rows read by the first step back from the chat's end: the agreeing message is most
+ * often the last one stored, or the one before with its tool rows after it. A read's fixed cost
+ * is most of a short one's, so the first is as short as the common case allows; each further
+ * step reads twice as many, up to TAIL_PAGE_MAX. */
+const TAIL_PAGE_FIRST = 2;
 const TAIL_PAGE_MAX = 256;
 
-/** A message ready to write: its rows and the JSON text of its original, for comparing. */
-interface Planned {
-  id: string;
-  rows: MessageInput[];
-  text: string;
+/**
+ * The chat as given, mapped only where a save needs it: every message's id is looked at (to find
+ * where the stored chat and this one part, and to refuse a repeated id), but a message is mapped
+ * (checked, copied, turned into rows) only when it is compared with a stored one or written. The
+ * messages before the point of agreement are taken as stored, unread, so a save of one new
+ * message on a long chat costs that message, not the chat.
+ */
+class Planned {
+  readonly #messages: readonly unknown[];
+  readonly #mapped: (MessageInput[] | undefined)[] = [];
+  readonly #texts: (string | undefined)[] = [];
+  /** Each message's index by its id. */
+  readonly indexOf = new Map<string, number>();
+
+  constructor(messages: readonly unknown[]) {
+    this.#messages = messages;
+    messages.forEach((message, i) => {
+      const id = (message as { id?: unknown } | null)?.id;
+      // Not a message with an id: mapping it names what is wrong (it throws).
+      if (typeof id !== "string" || id === "") this.rows(i);
+      const earlier = this.indexOf.get(id as string);
+      if (earlier !== undefined)
+        throw new InvalidInputError(`messages[${i}].id`, `repeats the id of messages[${earlier}]`);
+      this.indexOf.set(id as string, i);
+    });
+  }
+
+  get length(): number {
+    return this.#messages.length;
+  }
+
+  /** Message `i`'s rows (an InvalidInputError naming `messages[i]` if it is no UIMessage). */
+  rows(i: number): MessageInput[] {
+    let rows = this.#mapped[i];
+    if (rows === undefined) {
+      rows = mapUIMessage(this.#messages[i], `messages[${i}]`).messages;
+      this.#mapped[i] = rows;
+    }
+    return rows;
+  }
+
+  /** The JSON text of message `i` as it would be stored, for comparing with a stored one. */
+  text(i: number): string {
+    let text = this.#texts[i];
+    if (text === undefined) {
+      text = JSON.stringify(this.rows(i)[0]?.original?.value);
+      this.#texts[i] = text;
+    }
+    return text;
+  }
 }
 
 /**
  * Stores the chat's messages (`messages` as the AI SDK gives them, e.g. from
  * `toUIMessageStream`'s `onEnd`) as session `chatId`, created on first save with source
  * `"ai-sdk"`. Writes only what changed, in one transaction; saving the same messages again
- * writes nothing. A message that is not a UIMessage (wrong types, a cycle, over 16 MiB) is an
- * InvalidInputError naming `messages[i]`, and nothing is stored.
+ * writes nothing. A message it writes or compares that is not a UIMessage (wrong types, a
+ * cycle, over 16 MiB), or one whose id is missing or repeated, is an InvalidInputError naming
+ * `messages[i]`, and nothing is stored.
  */
 export function saveChat<S extends AnyStore>(
   store: S,
   chat: { chatId: string; messages: readonly UIMessage[] },
-): Result<S, SaveChatResult> {
+): StoreResult<S, SaveChatResult> {
   if (typeof chat !== "object" || chat === null)
     throw new InvalidInputError("saveChat", "expected { chatId, messages }");
   const { chatId, messages } = chat;
   if (typeof chatId !== "string" || chatId === "")
     throw new InvalidInputError("chatId", "expected a non-empty string");
   if (!Array.isArray(messages)) throw new InvalidInputError("messages", "expected an array of UIMessages");
-  const planned: Planned[] = [];
-  const seen = new Map<string, number>();
-  messages.forEach((message: unknown, i) => {
-    const rows = mapUIMessage(message, `messages[${i}]`).messages;
-    const id = rows[0]?.externalId as string;
-    const earlier = seen.get(id);
-    if (earlier !== undefined)
-      throw new InvalidInputError(`messages[${i}].id`, `repeats the id of messages[${earlier}]`);
-    seen.set(id, i);
-    planned.push({ id, rows, text: JSON.stringify(rows[0]?.original?.value) });
-  });
-  return runInTransaction(store, savePlan(chatId, planned, seen)) as Result<S, SaveChatResult>;
+  const planned = new Planned(messages);
+  return performAtomically(store, (s) => savePlan(s, chatId, planned));
 }
 
-function* savePlan(chatId: string, planned: Planned[], indexOf: Map<string, number>): Plan<SaveChatResult> {
+function* savePlan(s: AnyStore, chatId: string, planned: Planned): Plan<SaveChatResult> {
   const result: SaveChatResult = { appended: 0, updated: 0, removed: 0 };
   // Walk the stored rows from the end to the last message the chat holds unchanged.
   const tail: Message[] = [];
@@ -87,7 +132,7 @@ function* savePlan(chatId: string, planned: Planned[], indexOf: Map<string, numb
     const last = size;
     let page: Message[] = [];
     try {
-      page = (yield (s) => s.getMessages(chatId, { last, beforeId, includeInactive: true })) as Message[];
+      page = (yield s.getMessages(chatId, { last, beforeId, includeInactive: true })) as Message[];
     } catch (error) {
       if (!isSessionNotFound(error)) throw error;
     }
@@ -95,8 +140,8 @@ function* savePlan(chatId: string, planned: Planned[], indexOf: Map<string, numb
     for (let k = page.length - 1; k >= 0; k--) {
       const row = page[k] as Message;
       const message = uiMessageOf(row);
-      const i = message && row.active ? indexOf.get(message.id) : undefined;
-      if (i !== undefined && JSON.stringify(message) === planned[i]?.text) {
+      const i = message && row.active ? planned.indexOf.get(message.id) : undefined;
+      if (i !== undefined && JSON.stringify(message) === planned.text(i)) {
         agreed = i;
         break walk;
       }
@@ -106,23 +151,23 @@ function* savePlan(chatId: string, planned: Planned[], indexOf: Map<string, numb
     beforeId = page[0]?.id;
     size = Math.min(size * 2, TAIL_PAGE_MAX);
   }
-  if (lastId === 0) yield (s) => s.createSession({ id: chatId, source: AI_SDK_SOURCE });
+  if (lastId === 0) yield s.createSession({ id: chatId, source: AI_SDK_SOURCE });
 
   const byKey = new Map<string, Message>();
   for (const row of tail) if (row.externalId !== null) byKey.set(row.externalId, row);
   const appends: MessageInput[] = [];
   const kept = new Set<string>();
-  for (const message of planned.slice(agreed + 1)) {
-    for (const row of message.rows) {
+  for (let i = agreed + 1; i < planned.length; i++) {
+    for (const row of planned.rows(i)) {
       const key = row.externalId as string;
       kept.add(key);
       const stored = byKey.get(key);
       if (!stored) appends.push(row);
       else if (!same(stored, row)) {
-        yield (s) => s.updateMessage(chatId, stored.id, patchOf(row));
+        yield s.updateMessage(chatId, stored.id, patchOf(row));
         result.updated++;
         const usage = newUsage(stored, row);
-        if (usage) yield (s) => s.recordUsage(chatId, usage);
+        if (usage) yield s.recordUsage(chatId, usage);
       }
     }
   }
@@ -137,18 +182,18 @@ function* savePlan(chatId: string, planned: Planned[], indexOf: Map<string, numb
     if (!row.active || row.externalId === null || kept.has(row.externalId)) continue;
     const message = uiMessageOf(row);
     if (message === undefined && !owners.has(ownerPrefix(row))) continue;
-    yield (s) => s.updateMessage(chatId, row.id, { active: false });
+    yield s.updateMessage(chatId, row.id, { active: false });
     if (message) result.removed++;
   }
   if (appends.length > 0) {
-    const ids = (yield (s) => s.appendMessages(chatId, appends)) as number[];
+    const ids = (yield s.appendMessages(chatId, appends)) as number[];
     // An id from before this save: that externalId was stored earlier than the walked tail (an
     // inactive message brought back, or a chat reordered), so the append stored nothing for it.
     for (const [k, id] of ids.entries()) {
       const row = appends[k] as MessageInput;
       if (id > lastId) result.appended++;
       else {
-        yield (s) => s.updateMessage(chatId, id, patchOf(row));
+        yield s.updateMessage(chatId, id, patchOf(row));
         result.updated++;
       }
     }

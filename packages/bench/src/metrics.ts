@@ -255,15 +255,15 @@ export interface TargetResult {
   sizes: Record<string, SizeResult>;
 }
 
-/** The framework bindings against the same work through the plain Store (suites/bindings.ts);
- * goal from issue 34. Bench-wide, `.store` is the binding's side and `.raw` the plain Store's. */
+/** The framework bindings against the same work through the plain Store (suites/bindings-work.ts:
+ * the plain side stores the same rows, in one transaction per call); goal from issue 34. Bench-wide, `.store` is the binding's side and `.raw` the plain Store's. */
 const BINDING_ROWS = [
-  ["aisdk.append", "ai-sdk append a turn: saveChat / appendMessages"],
+  ["aisdk.append", "ai-sdk append a turn: saveChat / createSession + appendMessages"],
   ["aisdk.load", "ai-sdk last 50: loadChat / getMessages"],
-  ["aisdk.save", `ai-sdk one new message on a 200-message chat: saveChat / appendMessage`],
+  ["aisdk.save", "ai-sdk one new message on a 200-message chat: saveChat / last row + appendMessages"],
   ["openai.append", "openai-agents append a turn: addItems / appendMessages"],
   ["openai.load", "openai-agents last 50: getItems(50) / getMessages"],
-  ["claude.append", "claude-agent-sdk append a turn: SessionStore append / appendMessages"],
+  ["claude.append", "claude-agent-sdk append a turn: SessionStore append / appendMessages + mtime"],
   ["claude.load", "claude-agent-sdk a 50-entry session: SessionStore load / getMessages"],
 ] as const;
 for (const [name, label] of BINDING_ROWS) {

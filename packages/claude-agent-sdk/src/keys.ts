@@ -7,6 +7,7 @@
  */
 import { InvalidInputError, type Json, type Session } from "@sessiondb/core";
 import { childSessionId } from "@sessiondb/formats";
+import type { SessionSummaryEntry } from "./sdk.js";
 
 /** A checked key. */
 export interface Key {
@@ -25,6 +26,9 @@ export interface KeyRecord {
   mtime: number;
   /** The subagent transcripts written under a main session, in the order first written. */
   subpaths?: string[];
+  /** A main transcript's summary for the SDK's listSessions, folded with each append by the
+   * SDK's `foldSessionSummary` (its `mtime` is `mtime` above). */
+  summary?: SessionSummaryEntry;
 }
 
 export const RECORD = "claudeAgentSdk";

@@ -1,2 +1,10 @@
-/** The Claude Agent SDK's types this package implements (types only: the SDK is a peer). */
-export type { SessionKey, SessionStore, SessionStoreEntry } from "@anthropic-ai/claude-agent-sdk";
+/** What this package takes from the Claude Agent SDK (a peer: the copy the app itself loads):
+ * the types it implements, and `foldSessionSummary`, the SDK's own fold of appended entries
+ * into the summary its `listSessions` reads (opaque to a store: kept as the SDK returns it). */
+export {
+  foldSessionSummary,
+  type SessionKey,
+  type SessionStore,
+  type SessionStoreEntry,
+  type SessionSummaryEntry,
+} from "@anthropic-ai/claude-agent-sdk";

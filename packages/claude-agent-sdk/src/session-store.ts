@@ -21,14 +21,23 @@ import {
 } from "@sessiondb/formats";
 import { checkEntries } from "./entries.js";
 import { belongsTo, checkKey, type Key, type KeyRecord, recordOf, sessionIdOf, withRecord } from "./keys.js";
-import type { SessionKey, SessionStore, SessionStoreEntry } from "./sdk.js";
+import {
+  foldSessionSummary,
+  type SessionKey,
+  type SessionStore,
+  type SessionStoreEntry,
+  type SessionSummaryEntry,
+} from "./sdk.js";
 
 /** The source of the sessions this store creates. */
 export const CLAUDE_AGENT_SDK_SOURCE = "claude-agent-sdk";
 
-/** Stored rows read back before an append, so a response split across batches has its usage
- * counted once and a tool result finds its call's name (both are near the end). */
+/** Stored rows read back before an append when this store has not followed the session itself
+ * (its first append here, or after a failed one), so a response split across batches has its
+ * usage counted once and a tool result finds its call's name (both are near the end). */
 const TAIL_ROWS = 64;
+/** Sessions whose line mapper a SessionStore keeps between appends (the oldest is let go). */
+const FOLLOWED = 256;
 /** Sessions read per page by `listSessions`. */
 const LIST_PAGE = 500;
 
@@ -42,6 +51,12 @@ export interface SessionDbSessionStoreOptions {
 export class SessionDbSessionStore implements SessionStore {
   readonly #store: AnyStore;
   readonly #now: () => number;
+  /** The line mapper of each session this store appended to, with the last row id it saw: the
+   * next append reads only the rows stored after that (by any writer; usually none), not the
+   * session's tail again. Taken out while an append runs, put back once it committed, so a
+   * failed or retried transaction never leaves a mapper that saw lines the store does not hold. */
+  readonly #followed = new Map<string, Followed>();
+  #lastMtime = 0;
 
   constructor(options: SessionDbSessionStoreOptions) {
     this.#store = storeOption(options);
@@ -53,8 +68,22 @@ export class SessionDbSessionStore implements SessionStore {
     const k = checkKey(key);
     const batch = checkEntries(entries);
     if (batch.length === 0) return;
-    const mtime = Math.floor(this.#now());
-    await atomically(this.#store, (s) => appendBatch(s, k, batch, mtime));
+    // Strictly increasing within this store, so two appends in one millisecond still order.
+    const mtime = Math.max(Math.floor(this.#now()), this.#lastMtime + 1);
+    this.#lastMtime = mtime;
+    const id = sessionIdOf(k);
+    const known = this.#followed.get(id);
+    this.#followed.delete(id);
+    let start = known;
+    const followed = await atomically(this.#store, (s) => {
+      // A retried transaction starts again from the stored rows: the first try may have fed
+      // the mapper lines that were rolled back.
+      const from = start;
+      start = undefined;
+      return appendBatch(s, k, batch, mtime, from);
+    });
+    if (this.#followed.size >= FOLLOWED) this.#followed.delete(this.#followed.keys().next().value as string);
+    this.#followed.set(id, followed);
   }
 
   /** The key's entries in the order appended, or null when it was never written. */
@@ -70,10 +99,25 @@ export class SessionDbSessionStore implements SessionStore {
 
   /** The project's main transcripts with the time each was last appended to (epoch ms). */
   async listSessions(projectKey: string): Promise<Array<{ sessionId: string; mtime: number }>> {
+    const records = await this.#mainRecords(projectKey);
+    return records.map((record) => ({ sessionId: record.sessionId, mtime: record.mtime }));
+  }
+
+  /** The summaries of the project's main transcripts, as each append folded them (the SDK's
+   * listSessions reads these in one call instead of loading every transcript). A session that
+   * has none (one imported from Claude Code's files, not yet appended to here) is left out:
+   * the SDK fills it in from `listSessions` and `load`. */
+  async listSessionSummaries(projectKey: string): Promise<SessionSummaryEntry[]> {
+    const records = await this.#mainRecords(projectKey);
+    return records.flatMap((record) => (record.summary === undefined ? [] : [record.summary]));
+  }
+
+  /** The records of the project's main transcripts, a page of sessions at a time. */
+  #mainRecords(projectKey: string): Promise<KeyRecord[]> {
     if (typeof projectKey !== "string" || projectKey === "")
       throw new InvalidInputError("projectKey", "must be a non-empty string");
     return run(this.#store, function* (s) {
-      const out: { sessionId: string; mtime: number }[] = [];
+      const out: KeyRecord[] = [];
       for (let offset = 0; ; offset += LIST_PAGE) {
         const page = (yield s.listSessions({
           source: CLAUDE_AGENT_SDK_SOURCE,
@@ -83,8 +127,7 @@ export class SessionDbSessionStore implements SessionStore {
         })) as Session[];
         for (const session of page) {
           const record = recordOf(session);
-          if (record?.projectKey === projectKey && record.subpath === undefined)
-            out.push({ sessionId: record.sessionId, mtime: record.mtime });
+          if (record?.projectKey === projectKey && record.subpath === undefined) out.push(record);
         }
         if (page.length < LIST_PAGE) return out;
       }
@@ -125,7 +168,29 @@ function entriesOf(rows: Message[]): SessionStoreEntry[] {
   return out;
 }
 
-function* appendBatch(s: AnyStore, key: Key, batch: SessionStoreEntry[], mtime: number): Operation<void> {
+/** A session's line mapper, the newest row id it has seen, and the session's message count
+ * once its last append committed: the same count at the next append means no one stored a
+ * message since, so there is nothing to catch up on. */
+interface Followed {
+  lines: ClaudeCodeLines;
+  lastId: number;
+  count: number;
+}
+
+/** Whether `session` lacks a field `facts` would fill (createSession fills only those). */
+function fills(session: Session, facts: { [field: string]: unknown }): boolean {
+  return Object.entries(facts).some(
+    ([field, value]) => value !== undefined && (session as unknown as Record<string, unknown>)[field] == null,
+  );
+}
+
+function* appendBatch(
+  s: AnyStore,
+  key: Key,
+  batch: SessionStoreEntry[],
+  mtime: number,
+  known: Followed | undefined,
+): Operation<Followed> {
   const id = sessionIdOf(key);
   const main = key.subpath === undefined ? undefined : key.sessionId;
   const session = (yield s.getSession(id)) as Session | undefined;
@@ -134,12 +199,25 @@ function* appendBatch(s: AnyStore, key: Key, batch: SessionStoreEntry[], mtime: 
       "key.projectKey",
       `session ${JSON.stringify(id)} belongs to project ${JSON.stringify(recordOf(session)?.projectKey)}`,
     );
-  const lines = new ClaudeCodeLines(main === undefined ? { id } : { id, parentSessionId: main });
-  if (session !== undefined) {
-    const tail = (yield s.getMessages(id, { last: TAIL_ROWS, includeInactive: true })) as Message[];
-    for (const entry of entriesOf(tail)) lines.map(entry, 0);
+  let followed: Followed;
+  if (session === undefined || known === undefined) {
+    const target = main === undefined ? { id } : { id, parentSessionId: main };
+    followed = { lines: new ClaudeCodeLines(target), lastId: 0, count: 0 };
+    const tail =
+      session === undefined
+        ? []
+        : ((yield s.getMessages(id, { last: TAIL_ROWS, includeInactive: true })) as Message[]);
+    follow(followed, tail);
+  } else {
+    followed = known;
+    // What other writers stored since (an importer, another process).
+    if (session.messageCount !== followed.count)
+      follow(
+        followed,
+        (yield s.getMessages(id, { afterId: followed.lastId, includeInactive: true })) as Message[],
+      );
   }
-  const { rows, owners, facts } = mapBatch(lines, batch);
+  const { rows, owners, facts } = mapBatch(followed.lines, batch);
   if (main !== undefined) yield* noteSubpath(s, key, main, mtime);
   const record: KeyRecord = {
     ...recordOf(session),
@@ -148,6 +226,13 @@ function* appendBatch(s: AnyStore, key: Key, batch: SessionStoreEntry[], mtime: 
     mtime,
   };
   if (key.subpath !== undefined) record.subpath = key.subpath;
+  else
+    record.summary = foldSessionSummary(
+      record.summary,
+      { projectKey: key.projectKey, sessionId: key.sessionId },
+      batch,
+      { mtime },
+    );
   const { ended: _ended, metadata, ...fields } = facts;
   if (session === undefined)
     yield s.createSession({
@@ -159,18 +244,37 @@ function* appendBatch(s: AnyStore, key: Key, batch: SessionStoreEntry[], mtime: 
   else {
     // Fills in what the session lacks (a main session made bare for its subagent, before its
     // own first lines came); what it has stays.
-    yield s.createSession({ ...fields, id, source: CLAUDE_AGENT_SDK_SOURCE });
+    if (fills(session, fields)) yield s.createSession({ ...fields, id, source: CLAUDE_AGENT_SDK_SOURCE });
+    // The record's mtime is the storage write time the SDK's listSessions reports: rewritten
+    // with every append, in the same transaction.
     const patch: { metadata: ReturnType<typeof withRecord>; title?: string } = {
       metadata: { ...metadata, ...withRecord(session, record) },
     };
     if (facts.title !== undefined && facts.title !== null) patch.title = facts.title;
     yield s.updateSession(id, patch);
   }
+  let ids: number[];
   try {
-    yield s.appendMessages(id, rows);
+    ids = (yield s.appendMessages(id, rows)) as number[];
   } catch (error) {
     throw byEntry(error, owners);
   }
+  // A duplicate's id is its stored row's (older); new rows are the session's newest.
+  const before = followed.lastId;
+  followed.count = session?.messageCount ?? 0;
+  for (const [k, rowId] of ids.entries()) {
+    if (rowId <= before) continue;
+    if (rows[k]?.active !== false) followed.count++;
+    if (rowId > followed.lastId) followed.lastId = rowId;
+  }
+  return followed;
+}
+
+/** Feeds stored rows to a session's mapper (their lines, in order) and notes the newest id. */
+function follow(followed: Followed, rows: Message[]): void {
+  for (const entry of entriesOf(rows)) followed.lines.map(entry, 0);
+  const newest = rows.at(-1)?.id;
+  if (newest !== undefined && newest > followed.lastId) followed.lastId = newest;
 }
 
 /** The batch's rows, which entry each came from, and what the entries say of the session. */

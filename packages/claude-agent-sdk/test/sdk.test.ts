@@ -119,4 +119,32 @@ describe("the Claude Agent SDK's session functions on SessionDbSessionStore", ()
       db.close();
     }
   });
+
+  it("list sessions from the summaries each append folded, loading no transcript", async () => {
+    const db = openStore(join(root, "summaries.db"));
+    try {
+      const ours = new SessionDbSessionStore({ store: db });
+      const reference = new InMemorySessionStore();
+      for (const store of [ours, reference]) await importSessionToStore(SESSION, store, { dir: project });
+      // Without listSessionSummaries the SDK would load every listed transcript.
+      let loads = 0;
+      const load = ours.load.bind(ours);
+      ours.load = (key) => {
+        loads++;
+        return load(key);
+      };
+      const listed = await listSessions({ dir: project, sessionStore: ours });
+      expect(loads).toBe(0);
+      const [summary] = await ours.listSessionSummaries(project.replace(/[^a-zA-Z0-9]/g, "-"));
+      expect(summary?.mtime).toBe((await ours.listSessions(project.replace(/[^a-zA-Z0-9]/g, "-")))[0]?.mtime);
+      // The same listing as the SDK's own store gives, but for the storage write times.
+      const untimed = (l: (typeof listed)[number]) => ({ ...l, lastModified: 0 });
+      expect(listed.map(untimed)).toEqual(
+        (await listSessions({ dir: project, sessionStore: reference })).map(untimed),
+      );
+      expect(listed.map((l) => [l.sessionId, l.summary])).toEqual([[SESSION, "Zeilen zählen"]]);
+    } finally {
+      db.close();
+    }
+  });
 });

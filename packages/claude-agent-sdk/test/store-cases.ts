@@ -94,6 +94,28 @@ export function storeCases(describe: Suite, it: Test, hooks: Hooks, target: Stor
       );
     });
 
+    it("follows a session that another writer appends to between its own appends", async () => {
+      // Two SessionStores on one store (two processes, as far as each knows) take turns, one
+      // line each: each must see the other's lines, so the response split between them has its
+      // usage counted once and the tool result finds its call's name.
+      const sessionId = newId();
+      const key = { projectKey: "-srv-app", sessionId };
+      const entries = transcript(sessionId);
+      const other = new SessionDbSessionStore({ store });
+      for (const [i, entry] of entries.entries()) await (i % 2 === 0 ? sdk : other).append(key, [entry]);
+      assert.deepEqual(await sdk.load(key), entries);
+      const usage = (await store.getUsage(sessionId)) as UsageRow[];
+      assert.deepEqual(
+        usage.map((u) => [u.model, u.callCount, u.inputTokens, u.outputTokens]),
+        [[MODEL, 2, 17, 100]],
+      );
+      const rows = (await store.getMessages(sessionId)) as Message[];
+      assert.deepEqual(
+        rows.filter((r) => r.role === "tool").map((r) => r.toolName),
+        ["Bash"],
+      );
+    });
+
     it("stores an entry once by its uuid; an entry without one each time it comes", async () => {
       const sessionId = newId();
       const key = { projectKey: "-srv-app", sessionId };

@@ -57,4 +57,13 @@ export { OPENCODE_FORMAT, OpencodeMessages, opencode } from "./opencode/index.js
 // List prices (prices/): cost estimates for usage a format records without one.
 export { ESTIMATED, estimateUsage, type ModelPrice, PRICES_AS_OF, priceOf } from "./prices/index.js";
 // Running one body on a sync or an async store (store-calls.ts): used by the bindings.
-export { type AnyStore, atomically, runOn, type StoreOperation, storeOption } from "./store-calls.js";
+export {
+  type AnyStore,
+  atomically,
+  perform,
+  performAtomically,
+  runOn,
+  type StoreOperation,
+  type StoreResult,
+  storeOption,
+} from "./store-calls.js";

@@ -22,19 +22,43 @@ export function storeOption(options: { store?: unknown } | null | undefined): An
   return store as AnyStore;
 }
 
-/** Runs `body` against the store, each call on its own. */
-export function runOn<T>(store: AnyStore, body: (store: AnyStore) => StoreOperation<T>): Promise<T> {
-  return store instanceof AsyncStore ? drain(body(store)) : settled(() => straight(body(store)));
+/** What a body's answer is on `S`: the value itself on a sync Store, a promise on an AsyncStore. */
+export type StoreResult<S extends AnyStore, T> = S extends AsyncStore ? Promise<T> : T;
+
+/** Runs `body` against the store, each call on its own: on a sync Store it runs to its end
+ * inside this call and gives its answer (for an API that is synchronous there, as the AI SDK
+ * helpers are), on an AsyncStore a promise of it. */
+export function perform<S extends AnyStore, T>(
+  store: S,
+  body: (store: AnyStore) => StoreOperation<T>,
+): StoreResult<S, T> {
+  return (store instanceof AsyncStore ? drain(body(store)) : straight(body(store))) as StoreResult<S, T>;
 }
 
-/** Runs `body` as one transaction: all of it is stored, or none of it. */
+/** `perform` as one transaction: all of it is stored, or none of it. */
+export function performAtomically<S extends AnyStore, T>(
+  store: S,
+  body: (store: AnyStore) => StoreOperation<T>,
+): StoreResult<S, T> {
+  const answer =
+    store instanceof AsyncStore
+      ? store.transaction((s) => drain(body(s)))
+      : (store as Store).transaction((s) => straight(body(s)));
+  return answer as StoreResult<S, T>;
+}
+
+/** Runs `body` against the store, each call on its own; always a promise. */
+export function runOn<T>(store: AnyStore, body: (store: AnyStore) => StoreOperation<T>): Promise<T> {
+  return settled(() => perform(store, body));
+}
+
+/** Runs `body` as one transaction: all of it is stored, or none of it; always a promise. */
 export function atomically<T>(store: AnyStore, body: (store: AnyStore) => StoreOperation<T>): Promise<T> {
-  if (store instanceof AsyncStore) return store.transaction((s) => drain(body(s)));
-  return settled(() => store.transaction((s) => straight(body(s))));
+  return settled(() => performAtomically(store, body));
 }
 
 /** A synchronous result or throw as a promise (the frameworks' store APIs are asynchronous). */
-function settled<T>(fn: () => T): Promise<T> {
+function settled<T>(fn: () => T | Promise<T>): Promise<T> {
   try {
     return Promise.resolve(fn());
   } catch (error) {

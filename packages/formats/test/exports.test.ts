@@ -37,6 +37,8 @@ const NAMES = [
   "priceOf",
   // one body on a sync or async store, for the bindings
   "atomically",
+  "perform",
+  "performAtomically",
   "runOn",
   "storeOption",
 ];

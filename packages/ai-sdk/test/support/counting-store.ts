@@ -31,7 +31,9 @@ export function countingStore(store: AnyStore): { store: AnyStore; counts: Count
       (name: string) =>
       (...args: unknown[]) =>
         s[name]?.apply(real, args);
-    return {
+    // On the real store's prototype, so the binding still tells a sync store from an async one
+    // (`instanceof AsyncStore`); every call it makes is forwarded to the real store.
+    return Object.assign(Object.create(Object.getPrototypeOf(real)), {
       ...Object.fromEntries(
         ["createSession", "getSession", "recordUsage", "getUsage"].map((n) => [n, forward(n)]),
       ),
@@ -52,7 +54,7 @@ export function countingStore(store: AnyStore): { store: AnyStore; counts: Count
         (real.transaction as (fn: (scoped: AnyStore) => unknown) => unknown).call(real, (scoped: AnyStore) =>
           fn(wrap(scoped)),
         ),
-    } as unknown as AnyStore;
+    }) as AnyStore;
   };
   return { store: wrap(store), counts };
 }
