@@ -29,10 +29,10 @@ function readsAsCorrupt(error: unknown): boolean {
 export function* checkIntegrity(): Op<IntegrityReport> {
   yield* guard("open");
   const problems: IntegrityProblem[] = [];
-  problems.push(...(yield* attempt("database", "integrity_check", databaseProblems)));
+  problems.push(...(yield* databaseCheck("integrity_check", databaseProblems)));
   // integrity_check does not look at foreign keys: a row whose session_id bytes were changed on
   // disk reads as a sound row of a session that does not exist.
-  problems.push(...(yield* attempt("database", "foreign_key_check", orphanRows)));
+  problems.push(...(yield* databaseCheck("foreign_key_check", orphanRows)));
   // A read (read patience, failures classified) already: the FTS check runs several statements.
   problems.push(...(yield* checked("fts-index", "FTS integrity", () => read(ftsIntegrityProblems))));
   return { ok: problems.length === 0, problems };
@@ -41,14 +41,10 @@ export function* checkIntegrity(): Op<IntegrityReport> {
 /** `check` run with the store's read patience (see checkIntegrity), its failure classified as
  * a read's is, except that damage is reported as a problem (not made the store's sticky
  * corruption: the caller asked whether the store is sound, and may go on to repair it). */
-function* attempt(
-  kind: "database",
-  what: string,
-  check: () => Op<IntegrityProblem[]>,
-): Op<IntegrityProblem[]> {
+function* databaseCheck(what: string, check: () => Op<IntegrityProblem[]>): Op<IntegrityProblem[]> {
   const state = yield* policy();
   try {
-    return yield* checked(kind, what, () =>
+    return yield* checked("database", what, () =>
       patient(check, readPatience(state, state.patience.writeMs, "write")),
     );
   } catch (error) {
