@@ -25,6 +25,7 @@ export default defineConfig([
       "proc/writer": "src/proc/writer.ts",
       "proc/backup-op": "src/proc/backup-op.ts",
       "proc/prune-op": "src/proc/prune-op.ts",
+      "proc/import-rss": "src/proc/import-rss.ts",
       "proc/profile": "src/proc/profile.ts",
     },
     format: ["esm"],

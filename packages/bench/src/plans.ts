@@ -49,6 +49,7 @@ export const PLANS: Record<"smoke" | "full", (messages: number) => Plan> = {
     writerPauseMs: 2,
     writerMinJobMs: 0,
     pruneMinMs: 200,
+    transcriptMB: 2,
   }),
   full: (messages) => ({
     benchTimeMs: 500,
@@ -67,6 +68,8 @@ export const PLANS: Record<"smoke" | "full", (messages: number) => Plan> = {
     writerPauseMs: 5,
     writerMinJobMs: 5000,
     pruneMinMs: 0,
+    // The single transcript: it streams with flat memory.
+    transcriptMB: 200,
     ...(messages > LARGE_STORE ? { walkPages: LARGE_WALK_PAGES, writerMaxJobMs: LARGE_WRITER_JOB_MS } : {}),
   }),
 };

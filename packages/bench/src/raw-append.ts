@@ -6,11 +6,9 @@
 import type { MessageInput } from "@sessiondb/core";
 import { generateCorpus } from "./corpus/index.js";
 
-export const RAW_UPDATE_SESSION_SQL = `UPDATE sessions SET message_count = message_count + ?, tool_call_count = tool_call_count + ?,
-       last_activity_at = max(coalesce(last_activity_at, ?), ?) WHERE id = ?`;
+import { RAW_INSERT_MESSAGE_SQL, RAW_UPDATE_SESSION_SQL } from "./proc/append-sql.js";
 
-export const RAW_INSERT_MESSAGE_SQL = `INSERT INTO messages (session_id, role, content, content_parts, tool_name, tool_call_id, tool_calls,
-       timestamp, token_count, finish_reason, reasoning, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+export { RAW_INSERT_MESSAGE_SQL, RAW_UPDATE_SESSION_SQL };
 
 /** The parameters of RAW_UPDATE_SESSION_SQL for appending `messages` at `t`. */
 export function rawUpdateArgs(

@@ -18,6 +18,7 @@ import { bindingsSuite } from "./suites/bindings.js";
 import { coldOpenInProcess, coldOpenProcess } from "./suites/cold.js";
 import type { SuiteContext } from "./suites/context.js";
 import { ftsThroughput, writerUnderLoad } from "./suites/fts.js";
+import { importFromSuite, transcriptMemory } from "./suites/import-from.js";
 import { peersSuite } from "./suites/peers.js";
 import { pruneSuite } from "./suites/prune.js";
 import { resumeSuite } from "./suites/resume.js";
@@ -106,6 +107,8 @@ const suites: Array<[string, () => unknown]> = [
   ["append", () => appendSuite(engine, ctx)],
   ["peers", () => peersSuite(engine, ctx)],
   ["bindings", () => bindingsSuite(engine, ctx)],
+  ["import from a Claude Code folder", () => importFromSuite(engine, ctx)],
+  ["import of one long transcript", () => transcriptMemory(engine, ctx)],
   ["fts throughput", () => ftsThroughput(engine, ctx)],
   ["writer under load", () => writerUnderLoad(engine, ctx)],
   ["backup", () => backupSuite(engine, ctx)],

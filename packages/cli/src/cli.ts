@@ -6,27 +6,7 @@
 import { parseArgs } from "node:util";
 import { parseCommandArgs } from "./args.js";
 import type { Command, OptionSpec } from "./command.js";
-import { backup } from "./commands/backup.js";
-import { check } from "./commands/check.js";
-import { demo } from "./commands/demo.js";
-import { doctor } from "./commands/doctor.js";
-import { exportCommand } from "./commands/export.js";
-import { ftsBackfill, ftsOptimize, ftsRebuild, ftsStatus } from "./commands/fts.js";
-import { importCommand } from "./commands/import.js";
-import {
-  prune,
-  sessionsArchive,
-  sessionsDelete,
-  sessionsRename,
-  sessionsUnarchive,
-} from "./commands/manage.js";
-import { repair } from "./commands/repair.js";
-import { search } from "./commands/search.js";
-import { serve } from "./commands/serve.js";
-import { sessionsList, sessionsShow } from "./commands/sessions.js";
-import { stats } from "./commands/stats.js";
-import { usage } from "./commands/usage.js";
-import { vacuum } from "./commands/vacuum.js";
+import { COMMANDS, type CommandEntry } from "./commands.js";
 import { classify, describe, EXIT, redactSecrets, UsageError } from "./exit.js";
 import { budgetsOf, describeLockWaits } from "./lock-wait.js";
 import { DEFAULT_PATIENCE, type GlobalOptions, patience, shownLocation, storeLocation } from "./open.js";
@@ -40,32 +20,6 @@ import { rememberStore } from "./wording.js";
 /** The version in package.json, put in at build time (tsup.config.ts): no file read at startup. */
 declare const __SESSIONDB_CLI_VERSION__: string;
 export const VERSION = __SESSIONDB_CLI_VERSION__;
-
-export const COMMANDS: readonly Command[] = [
-  stats,
-  usage,
-  sessionsList,
-  sessionsShow,
-  sessionsRename,
-  sessionsArchive,
-  sessionsUnarchive,
-  sessionsDelete,
-  prune,
-  search,
-  exportCommand,
-  importCommand,
-  doctor,
-  ftsStatus,
-  ftsRebuild,
-  ftsBackfill,
-  ftsOptimize,
-  check,
-  backup,
-  repair,
-  vacuum,
-  serve,
-  demo,
-];
 
 const GLOBAL_OPTIONS: OptionSpec = {
   db: { type: "string" },
@@ -103,11 +57,11 @@ function mainHelp(): string {
   ].join("\n");
 }
 
-function commandHelp(command: Command): string {
+function commandHelp(entry: CommandEntry, command: Command): string {
   return [
     `Usage: sessiondb [--db PATH] ${command.usage}`,
     "",
-    `${command.summary[0]?.toUpperCase()}${command.summary.slice(1)}.`,
+    `${entry.summary[0]?.toUpperCase()}${entry.summary.slice(1)}.`,
     "",
     command.help,
     "",
@@ -170,14 +124,19 @@ async function run(argv: string[]): Promise<number> {
       allowPositionals: true,
     });
     const topic = words.slice(1).concat(positionals);
-    const command = COMMANDS.find((c) => c.name === topic.join(" "));
+    const entry = COMMANDS.find((c) => c.name === topic.join(" "));
     const group = topic.length === 1 && COMMANDS.some((c) => c.name.startsWith(`${topic[0]} `));
-    if (topic.length > 0 && !command && !group) throw unknownCommand(topic);
-    writeOut(`${command ? commandHelp(command) : group ? groupHelp(topic[0] as string) : mainHelp()}\n`);
+    if (topic.length > 0 && !entry && !group) throw unknownCommand(topic);
+    const text = entry
+      ? commandHelp(entry, await entry.load())
+      : group
+        ? groupHelp(topic[0] as string)
+        : mainHelp();
+    writeOut(`${text}\n`);
     return EXIT.OK;
   }
-  const command = COMMANDS.find((c) => c.name === name);
-  if (!command) {
+  const entry = COMMANDS.find((c) => c.name === name);
+  if (!entry) {
     const asGroup = words[0] && COMMANDS.some((c) => c.name.startsWith(`${words[0]} `));
     if (words.length === 0 || (asGroup && words.length === 1)) {
       const wantsHelp = asksForHelp(rest);
@@ -196,9 +155,11 @@ async function run(argv: string[]): Promise<number> {
     }
     throw unknownCommand(words);
   }
+  // The chosen command's module only: the others stay unloaded (commands.ts).
+  const command = await entry.load();
   // Help is text, whatever else is on the line (--json included, or an option it would refuse).
   if (asksForHelp(rest)) {
-    writeOut(`${commandHelp(command)}\n`);
+    writeOut(`${commandHelp(entry, command)}\n`);
     return EXIT.OK;
   }
   if (!command.json && rest.includes("--json"))

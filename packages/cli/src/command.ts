@@ -5,11 +5,10 @@ import type { Runtime } from "./runtime.js";
 
 export type OptionSpec = NonNullable<ParseArgsConfig["options"]>;
 
+/** A command's module exports one of these; its name and summary line are in commands.ts. */
 export interface Command {
   /** Words that select it, e.g. "sessions list". */
   name: string;
-  /** One line for the command list. */
-  summary: string;
   /** Synopsis after "sessiondb [--db PATH] ". */
   usage: string;
   /** Help body: arguments, options, output, exit codes worth knowing. */

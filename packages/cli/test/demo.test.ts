@@ -24,6 +24,9 @@ describe("sessiondb demo", () => {
         await new Promise((r) => setTimeout(r, 100));
       expect(out).toContain("claude-code: 2 sessions, 27 messages");
       expect(out).toContain("codex: 2 sessions, 33 messages");
+      expect(out).toContain("hermes: 2 sessions, 18 messages");
+      // opencode's sample database (built from its SQL): 6 messages, 28 parts, 4 tool results.
+      expect(out).toContain("opencode: 2 sessions, 38 messages");
       const db = /a new store at (\S+)/.exec(out)?.[1] as string;
       expect(fs.existsSync(db)).toBe(true);
       const port = Number(new URL(/^sessiondb serve: (http:\/\/\S+)$/m.exec(out)?.[1] as string).port);
@@ -31,6 +34,8 @@ describe("sessiondb demo", () => {
       expect(page.status).toBe(200);
       expect(page.body).toContain("Fix East Asian width");
       expect(page.body).toContain("Width fix (ada)");
+      expect(page.body).toContain("Fix the ünïcode width bug 表");
+      expect(page.body).toContain("Widget zu breit — fix 🚀");
       fs.rmSync(db.replace(/\/demo\.db$/, ""), { recursive: true, force: true });
     } finally {
       child.kill("SIGTERM");

@@ -43,8 +43,8 @@ describe.each(TARGETS)("import --from codex ($name)", (target) => {
     const first = run(["import", "--from", "codex", "--json"]);
     expect(first.code, first.stderr).toBe(8);
     const out = json(first);
-    expect(out.files).toEqual({ total: 2, read: 2, unchanged: 0 });
-    expect(out.sessions).toEqual({ created: 2, grown: 0 });
+    expect(out.files).toEqual({ total: 2, read: 2, unchanged: 0, resumed: 0 });
+    expect(out.sessions).toEqual({ created: 2, grown: 0, linked: 0 });
     expect(out.messages).toBe(33);
     expect(out.partial).toBe(1);
     expect(out.problems).toEqual([
@@ -90,8 +90,8 @@ describe.each(TARGETS)("import --from claude-code ($name)", (target) => {
     const first = run(["import", "--from", "claude-code", "--json"]);
     expect(first.code, first.stderr).toBe(8);
     expect(json(first)).toMatchObject({
-      files: { total: 2, read: 2, unchanged: 0 },
-      sessions: { created: 2, grown: 0 },
+      files: { total: 2, read: 2, unchanged: 0, resumed: 0 },
+      sessions: { created: 2, grown: 0, linked: 0 },
       messages: 27,
       partial: 1,
       unknown: { "world-state": 1 },

@@ -54,6 +54,8 @@ describe.skipIf(!fs.existsSync(CLI))(
       const sources = await page.locator("#sessions tbody tr").allTextContents();
       expect(sources.some((row) => row.includes("claude-code"))).toBe(true);
       expect(sources.some((row) => row.includes("codex"))).toBe(true);
+      expect(sources.some((row) => row.includes("hermes"))).toBe(true);
+      expect(sources.some((row) => row.includes("opencode"))).toBe(true);
       await page.close();
     });
 

@@ -60,8 +60,8 @@ export function importCases(describe: Suite, it: Test, runtime: string, open: (p
           home: dir,
           onProgress: (p) => seen.push(p.files),
         });
-        assert.deepEqual(first.files, { total: 2, read: 2, unchanged: 0 });
-        assert.deepEqual(first.sessions, { created: 2, grown: 0 });
+        assert.deepEqual(first.files, { total: 2, read: 2, unchanged: 0, resumed: 0 });
+        assert.deepEqual(first.sessions, { created: 2, grown: 0, linked: 0 });
         assert.equal(first.messages, 28 + 5);
         assert.equal(first.partial, 1, "the half-written last line waits for the next run");
         assert.deepEqual(
@@ -90,9 +90,9 @@ export function importCases(describe: Suite, it: Test, runtime: string, open: (p
         assert.deepEqual(first.unpriced, {});
 
         const again = await importFrom(store, codex, undefined, { home: dir });
-        assert.deepEqual(again.files, { total: 2, read: 0, unchanged: 2 });
+        assert.deepEqual(again.files, { total: 2, read: 0, unchanged: 2, resumed: 0 });
         assert.equal(again.messages, 0);
-        assert.deepEqual(again.sessions, { created: 0, grown: 0 });
+        assert.deepEqual(again.sessions, { created: 0, grown: 0, linked: 0 });
         assert.equal(store.getMessages(PARENT_ID, { includeInactive: true }).length, 28);
         assert.deepEqual(readFileSync(join(root, MAIN)), before, "the source is only read");
         assert.equal(statSync(join(root, MAIN)).mtimeMs, mtime);
@@ -131,12 +131,67 @@ export function importCases(describe: Suite, it: Test, runtime: string, open: (p
         const second = await importFrom(store, codex, [file]);
         assert.equal(second.messages, 2);
         assert.equal(second.partial, 0);
-        assert.deepEqual(second.sessions, { created: 0, grown: 1 });
+        assert.deepEqual(second.sessions, { created: 0, grown: 1, linked: 0 });
         assert.deepEqual(
           store.getMessages(id).map((m) => m.content),
           ["ping über alles", "pong ✓", "again"],
         );
         assert.equal(store.search("pong").hits.length, 1);
+      } finally {
+        store.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it("links a child imported in an earlier run once its parent's file comes", async () => {
+      const { home: dir, root } = home();
+      // The parent's file is not there yet on the first run: only the subagent's is.
+      const away = join(dir, "away.jsonl");
+      renameSync(join(root, MAIN), away);
+      const store = open(join(dir, "s.db"));
+      try {
+        const first = await importFrom(store, codex, undefined, { home: dir });
+        assert.deepEqual(first.sessions, { created: 1, grown: 0, linked: 0 });
+        assert.match(first.problems[0]?.message ?? "", /imported without a parent/);
+        assert.equal(store.getSession(CHILD_ID)?.parentSessionId, null);
+        const alone = await importFrom(store, codex, undefined, { home: dir });
+        assert.deepEqual(alone.sessions, { created: 0, grown: 0, linked: 0 }, "still no parent to link");
+        assert.deepEqual(alone.problems, [], "the missing parent is reported once");
+
+        renameSync(away, join(root, MAIN));
+        const second = await importFrom(store, codex, undefined, { home: dir });
+        assert.deepEqual(second.files, { total: 2, read: 1, unchanged: 1, resumed: 0 });
+        assert.deepEqual(second.sessions, { created: 1, grown: 0, linked: 1 });
+        assert.equal(store.getSession(CHILD_ID)?.parentSessionId, PARENT_ID);
+        assert.equal(store.messageCount(CHILD_ID), 5, "the child's rows are as they were");
+        const third = await importFrom(store, codex, undefined, { home: dir });
+        assert.deepEqual(third.sessions, { created: 0, grown: 0, linked: 0 });
+      } finally {
+        store.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it("leaves a child unlinked when its parent descends from it, and says so", async () => {
+      const dir = mkdtempSync(join(tmpdir(), "sessiondb-import-"));
+      const [a, b] = ["0195a1b2-aaaa-7e5f-8a9b-0c1d2e3f4a61", "0195a1b2-bbbb-7e5f-8a9b-0c1d2e3f4a62"];
+      // Each names the other as what it was forked from: no order of the two can link both.
+      const write = (id: string, parent: string) => {
+        const file = join(dir, "sessions", "2026/04/02", `rollout-2026-04-02T10-00-00-${id}.jsonl`);
+        mkdirSync(dirname(file), { recursive: true });
+        const at = "2026-04-02T10:00:00.000Z";
+        writeFileSync(file, line(at, "session_meta", { id, timestamp: at, forked_from_id: parent }));
+      };
+      write(a, b);
+      const store = open(join(dir, "s.db"));
+      try {
+        await importFrom(store, codex, [join(dir, "sessions")]);
+        write(b, a);
+        const second = await importFrom(store, codex, [join(dir, "sessions")]);
+        assert.equal(store.getSession(b)?.parentSessionId, a, "b's parent a was in the store");
+        assert.equal(store.getSession(a)?.parentSessionId, null);
+        assert.equal(second.sessions.linked, 0);
+        assert.match(second.problems[0]?.message ?? "", /descends from this session/);
       } finally {
         store.close();
         rmSync(dir, { recursive: true, force: true });
@@ -152,7 +207,7 @@ export function importCases(describe: Suite, it: Test, runtime: string, open: (p
       const store = open(join(dir, "s.db"));
       try {
         const result = await importFrom(store, codex, undefined, { home: dir });
-        assert.deepEqual(result.files, { total: 2, read: 2, unchanged: 0 });
+        assert.deepEqual(result.files, { total: 2, read: 2, unchanged: 0, resumed: 0 });
         assert.equal(store.getSession(CHILD_ID)?.parentSessionId, PARENT_ID);
         assert.equal(store.messageCount(CHILD_ID), 5);
       } finally {

@@ -1,10 +1,9 @@
 /**
- * Driver for `better-sqlite3` (Node ≥ 20). Loaded lazily with `createRequire`, so a process
+ * Driver for `better-sqlite3` (Node ≥ 20). Loaded lazily with `require` (require.ts), so a process
  * that uses `node:sqlite` never loads a second SQLite build (two builds touching one file in one
  * process break POSIX lock bookkeeping: sqlite.org "How To Corrupt", §2.3).
  */
 
-import { createRequire } from "node:module";
 import { DriverUnavailableError, SqliteError } from "@sessiondb/core";
 import {
   defineDriver,
@@ -20,6 +19,7 @@ import {
 } from "@sessiondb/core/driver";
 import type BetterSqlite3 from "better-sqlite3";
 import { isDirectoryPath } from "./host.js";
+import { packageRequire } from "./require.js";
 
 type DatabaseClass = typeof BetterSqlite3;
 
@@ -29,8 +29,10 @@ let cached: DatabaseClass | undefined;
 function loadBetterSqlite3(): DatabaseClass {
   if (cached) return cached;
   let Database: DatabaseClass;
+  // Outside the try: on a Node too old to give a require, that is the answer, not a missing package.
+  const require = packageRequire();
   try {
-    Database = createRequire(import.meta.url)("better-sqlite3") as DatabaseClass;
+    Database = require("better-sqlite3") as DatabaseClass;
   } catch (error) {
     throw new DriverUnavailableError(
       `better-sqlite3 is not installed: run "npm install better-sqlite3" (any Node ≥ 20.16), or on Node ≥ 22.13 use the built-in node:sqlite driver.`,

@@ -9,7 +9,6 @@
  * module load.
  */
 
-import { createRequire } from "node:module";
 import { DriverUnavailableError } from "@sessiondb/core";
 import {
   type NodeSqliteApiBackup,
@@ -18,6 +17,7 @@ import {
   type SqliteDriver,
 } from "@sessiondb/core/driver";
 import { isDirectoryPath } from "./host.js";
+import { packageRequire } from "./require.js";
 
 /** The `node:sqlite` module, structurally. */
 interface NodeSqliteModule {
@@ -33,12 +33,12 @@ function loadNodeSqlite(): NodeSqliteModule {
   if (cached) return cached;
   let loaded: Partial<NodeSqliteModule> | undefined;
   let cause: unknown;
+  // getBuiltinModule keeps bundlers from resolving or rewriting the specifier; without it
+  // (Node < 20.16) packageRequire says which Node to run.
+  const getBuiltin = (process as { getBuiltinModule?: (id: string) => unknown }).getBuiltinModule;
+  const load = getBuiltin ? (id: string) => getBuiltin.call(process, id) : packageRequire();
   try {
-    // getBuiltinModule (Node ≥ 22.3) keeps bundlers from resolving or rewriting the specifier;
-    // createRequire covers runtimes without it.
-    const getBuiltin = (process as { getBuiltinModule?: (id: string) => unknown }).getBuiltinModule;
-    loaded = (getBuiltin?.call(process, "node:sqlite") ??
-      createRequire(import.meta.url)("node:sqlite")) as Partial<NodeSqliteModule>;
+    loaded = load("node:sqlite") as Partial<NodeSqliteModule>;
   } catch (error) {
     cause = error;
   }

@@ -15,6 +15,9 @@
  *
  * The ratio compares the mean time per call with each side's slowest SLOWEST_SHARE of calls left
  * out, which the disk's slow fsyncs land in. Rows/s and p99 still count every call.
+ *
+ * Whole process (a hook that appends one message and exits): import + open + one append + close,
+ * the store script against the raw one (proc/open-*.js), each on its own copy of the file.
  */
 
 import { copyFileSync, rmSync } from "node:fs";
@@ -29,7 +32,8 @@ import {
   rawUpdateArgs,
   sampleMessages,
 } from "../raw-append.js";
-import { latency, trimmedMean } from "../stats.js";
+import { latency, median, trimmedMean } from "../stats.js";
+import { spawnBothSides } from "./cold.js";
 import type { SuiteContext } from "./context.js";
 
 /** Calls per side before the other side's turn (the peers suite takes the same turns): about 5–10 ms of single appends, or two
@@ -68,8 +72,14 @@ export function appendSuite(engine: Engine, ctx: SuiteContext): void {
   checkpoint.exec("PRAGMA wal_checkpoint(TRUNCATE)");
   checkpoint.close();
   const referenceDb = join(ctx.work, "append-reference.db");
-  for (const suffix of SIDE_FILES) rmSync(referenceDb + suffix, { force: true });
-  copyFileSync(ctx.db, referenceDb);
+  const processDbs = {
+    store: join(ctx.work, "append-process-store.db"),
+    raw: join(ctx.work, "append-process-raw.db"),
+  };
+  for (const file of [referenceDb, processDbs.store, processDbs.raw]) {
+    for (const suffix of SIDE_FILES) rmSync(file + suffix, { force: true });
+    copyFileSync(ctx.db, file);
+  }
   const store = engine.openStore(ctx.db);
   const raw = engine.openRaw(referenceDb);
   raw.exec("PRAGMA busy_timeout = 5000");
@@ -106,5 +116,15 @@ export function appendSuite(engine: Engine, ctx: SuiteContext): void {
     raw.close();
     store.close();
     for (const suffix of SIDE_FILES) rmSync(referenceDb + suffix, { force: true });
+  }
+  try {
+    const runs = spawnBothSides(engine, ctx, [SESSION, "append"], 1, processDbs);
+    const ms = (side: typeof runs.store) => median(side.map((r) => r.ms));
+    ctx.metric("append.process.store", ms(runs.store));
+    ctx.metric("append.process.raw", ms(runs.raw));
+    ctx.metric("append.process.ratio", ms(runs.store) / ms(runs.raw));
+  } finally {
+    for (const file of [processDbs.store, processDbs.raw])
+      for (const suffix of SIDE_FILES) rmSync(file + suffix, { force: true });
   }
 }

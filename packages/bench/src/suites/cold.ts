@@ -77,12 +77,14 @@ interface ProcessRun {
 }
 
 /** Spawn the store and raw scripts `spawns` times each, alternating which goes first (drift
- * hits both alike); every run must read `expected` rows. */
+ * hits both alike); every run must read (or write) `expected` rows. Both sides use the corpus
+ * store unless `files` gives each its own (a write must not land on the other side's file). */
 export function spawnBothSides(
   engine: Engine,
   ctx: SuiteContext,
   extra: readonly string[],
   expected: number,
+  files: { store: string; raw: string } = { store: ctx.db, raw: ctx.db },
 ): { store: ProcessRun[]; raw: ProcessRun[] } {
   const runs = { store: [] as ProcessRun[], raw: [] as ProcessRun[] };
   for (let i = 0; i < ctx.plan.spawns; i++) {
@@ -90,7 +92,7 @@ export function spawnBothSides(
     for (const side of order) {
       const { ms, stdout } = runTimed(ctx.exec, script(`proc/open-${side}.js`), [
         engine.target,
-        ctx.db,
+        files[side],
         ...extra,
       ]);
       const run = { ms, ...(lastJson(stdout) as Omit<ProcessRun, "ms">) };

@@ -25,6 +25,8 @@ export interface Plan {
   /** Prune: keep deleting sessions past its share of the messages until this long has passed
    * (a tiny store prunes in a few ms, too short for a writer next to it to notice). */
   pruneMinMs: number;
+  /** The long transcript whose import's memory is watched (suites/import-from.ts), in MB. */
+  transcriptMB: number;
   /** Search walk: stop after this many cursor pages (undefined: every hit). */
   walkPages?: number;
 }

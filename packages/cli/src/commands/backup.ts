@@ -3,10 +3,10 @@ import type { BackupResult } from "@sessiondb/core";
 import type { Command } from "../command.js";
 import { classify, EXIT, ExitError, NeedsFileError, UsageError } from "../exit.js";
 import { bytes, print, printJson } from "../format.js";
+import { describeFts } from "../fts-state.js";
 import { Interrupt } from "../interrupt.js";
 import { openFor } from "../open.js";
 import { Progress } from "../progress.js";
-import { describeFts } from "./fts.js";
 
 const METHOD: Record<BackupResult["method"], string> = {
   "online-backup": "SQLite online backup",
@@ -26,7 +26,6 @@ function destinationFull(error: unknown): boolean {
 
 export const backup: Command = {
   name: "backup",
-  summary: "copy the store safely while other processes keep using it",
   usage: "backup DEST [--overwrite] [--json]",
   help: [
     "Writes a consistent copy of the store to DEST through SQLite (its online backup API where the",

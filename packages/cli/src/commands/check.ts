@@ -83,7 +83,6 @@ export async function integrity(store: CliStore): Promise<{
 
 export const check: Command = {
   name: "check",
-  summary: "integrity check: SQLite integrity_check, FTS5 integrity-check, index row counts",
   usage: "check [--json]",
   help: [
     "Runs SQLite's PRAGMA integrity_check, FTS5 'integrity-check' on both indexes, and checks that",

@@ -4,6 +4,7 @@ import { nodeFsHost } from "@sessiondb/core/host";
 import type { Command } from "../command.js";
 import { classify, describe, EXIT, StoreMissingError } from "../exit.js";
 import { bold, green, print, printJson, red, yellow } from "../format.js";
+import { describeFts } from "../fts-state.js";
 import { type StoreLocation, storeLocation } from "../open.js";
 import { denial, writeAccess } from "../permissions.js";
 import { REPAIR_HINT, shortened } from "../problems.js";
@@ -11,7 +12,6 @@ import { detectRuntime } from "../runtime.js";
 import { type CliStore, driverOf } from "../server.js";
 import { problemText } from "../wording.js";
 import { integrity, openForCheck } from "./check.js";
-import { describeFts } from "./fts.js";
 
 /** ok and note are healthy; warn makes doctor exit 9; fail exits 5 (corruption) or 9. */
 export type Status = "ok" | "note" | "warn" | "fail";
@@ -196,7 +196,6 @@ async function inspectOpen(
 
 export const doctor: Command = {
   name: "doctor",
-  summary: "health report: SQLite + WAL-reset verdict, journal, integrity, FTS, lock holder, permissions",
   usage: "doctor [--json]",
   help: [
     "Checks, each ok / note / warn / fail:",

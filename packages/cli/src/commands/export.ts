@@ -363,7 +363,6 @@ async function exportToStdout(store: CliStore, sessions: Session[], rendering: R
 
 export const exportCommand: Command = {
   name: "export",
-  summary: "write sessions as JSONL (importable), Markdown or HTML",
   usage:
     "export [--format jsonl|markdown|html] [--session ID]… [--source S] [--since T] [--until T] [--redact PATTERN]… [--output FILE | --output-dir DIR]",
   help: [

@@ -1,34 +1,15 @@
-import type { FtsStatus } from "@sessiondb/core";
 import type { Command } from "../command.js";
 import { EXIT, ExitError } from "../exit.js";
 import { count, pairs, print, printJson } from "../format.js";
+import { describeFts } from "../fts-state.js";
 import { Interrupt } from "../interrupt.js";
 import { openFor, parsePositiveInt } from "../open.js";
 import { Progress } from "../progress.js";
-
-/** "ready", "backfilling (1,200/5,000 rows indexed, 24.0%)", "stale: reason", … */
-export function describeFts(status: FtsStatus): string {
-  const trigram = status.trigram ? "" : " (no trigram index)";
-  switch (status.state) {
-    case "backfilling": {
-      const { indexed, total } = status;
-      const pct = total > 0 ? ((indexed / total) * 100).toFixed(1) : "100.0";
-      return `backfilling (${count(indexed)}/${count(total)} rows indexed, ${pct}%; resume with "sessiondb fts backfill")${trigram}`;
-    }
-    case "stale":
-      return `stale — search answers by LIKE until "sessiondb fts rebuild": ${status.reason}`;
-    case "unavailable":
-      return "unavailable — this SQLite has no FTS5; search answers by LIKE";
-    default:
-      return `ready${trigram}`;
-  }
-}
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
 export const ftsStatus: Command = {
   name: "fts status",
-  summary: "state of the full-text index (ready, backfilling with progress, stale, unavailable)",
   usage: "fts status [--json]",
   help: "Opens the store read-only. Exit code 0 whatever the state; see `doctor` for a verdict.",
   options: {},
@@ -55,7 +36,6 @@ export const ftsStatus: Command = {
 
 export const ftsRebuild: Command = {
   name: "fts rebuild",
-  summary: "full FTS rebuild under the cross-process admission lock, in paced chunks, with progress",
   usage: "fts rebuild [--timeout MS] [--json]",
   help: [
     "Rebuilds both indexes under the FTS admission lock (one rebuild at a time across all",
@@ -106,7 +86,6 @@ export const ftsRebuild: Command = {
 
 export const ftsOptimize: Command = {
   name: "fts optimize",
-  summary: "compact the full-text index in short paced merge steps",
   usage: "fts optimize [--json]",
   help: [
     "Merges the index's segments in short steps (FTS5 'merge'), each holding the write lock about",
@@ -143,7 +122,6 @@ export const ftsOptimize: Command = {
 
 export const ftsBackfill: Command = {
   name: "fts backfill",
-  summary: "re-index in small resumable chunks, with a progress bar; Ctrl-C stops cleanly",
   usage: "fts backfill [--chunk IDS] [--json]",
   help: [
     "Continues a pending backfill, or starts one (the index is emptied and refilled chunk by chunk",

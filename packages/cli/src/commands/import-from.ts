@@ -1,7 +1,8 @@
 /**
- * `sessiondb import --from <format> [PATH…]`: another agent's sessions (Claude Code, Codex, …)
- * read from where it keeps them, through @sessiondb/formats' importFrom. Loaded only for this
- * mode. Re-running adds only what is new; `--watch` runs it again every second until stopped,
+ * `sessiondb import --from <format> [PATH…]`: another agent's sessions (Claude Code, Codex,
+ * Hermes, …) read from where it keeps them, through @sessiondb/formats' importFrom; a format
+ * kept in a database (Hermes) is read read-only through this runtime's SQLite driver. Loaded
+ * only for this mode. Re-running adds only what is new; `--watch` runs it again every second until stopped,
  * each run a series of short transactions, so no write lock is held between two runs.
  */
 import * as fs from "node:fs";
@@ -27,12 +28,16 @@ const wait = (ms: number, signal: AbortSignal) =>
     });
   });
 
-function summary(from: string, r: ImportResult): string {
+function summary(from: string, database: boolean, r: ImportResult): string {
   const parts = [
-    `imported ${plural(r.messages, "message")} from ${plural(r.files.read, "file")} (${from})`,
+    `imported ${plural(r.messages, "message")} from ${plural(r.files.read, database ? "database" : "file")} (${from})`,
     `${plural(r.sessions.created, "new session")}, ${r.sessions.grown} grown`,
   ];
+  if (r.sessions.linked) parts.push(`${r.sessions.linked} linked to a parent that came later`);
+  if (r.files.resumed)
+    parts.push(`${plural(r.files.resumed, "file")} read on from where the last run stopped`);
   if (r.files.unchanged > 0) parts.push(`${plural(r.files.unchanged, "file")} unchanged`);
+  if (r.sessions.unchanged) parts.push(`${plural(r.sessions.unchanged, "session")} unchanged`);
   if (r.partial > 0) parts.push(`${plural(r.partial, "half-written last line")} left for the next run`);
   const unknown = Object.entries(r.unknown);
   if (unknown.length > 0)
@@ -45,12 +50,14 @@ function summary(from: string, r: ImportResult): string {
 
 export async function importFromCommand({ values, positionals, runtime }: CommandContext): Promise<number> {
   const from = values.from as string;
-  const { importFrom, lineFormats } = await import("@sessiondb/formats");
-  const format = lineFormats.get(from);
+  const { databaseFormats, importFrom, lineFormats } = await import("@sessiondb/formats");
+  const format = lineFormats.get(from) ?? databaseFormats.get(from);
   if (!format)
     throw new UsageError(
-      `--from ${JSON.stringify(from)}: not a format this version imports; it imports ${[...lineFormats.keys()].join(", ")}`,
+      `--from ${JSON.stringify(from)}: not a format this version imports; it imports ${[...lineFormats.keys(), ...databaseFormats.keys()].join(", ")}`,
     );
+  // A database format's files are read through this runtime's own SQLite driver, read-only.
+  const database = databaseFormats.has(from);
   for (const path of positionals) {
     try {
       fs.statSync(path);
@@ -59,6 +66,7 @@ export async function importFromCommand({ values, positionals, runtime }: Comman
     }
   }
   const { store } = await openFor(runtime, values, "create");
+  const driver = database ? (await runtime()).driver : undefined;
   const stop = new Interrupt();
   const watch = values.watch === true;
   let problems = 0;
@@ -66,13 +74,14 @@ export async function importFromCommand({ values, positionals, runtime }: Comman
     do {
       const bar =
         !values.json && !watch && process.stderr.isTTY
-          ? new Progress({ label: "import", unit: "files" })
+          ? new Progress({ label: "import", unit: database ? "sessions" : "files" })
           : undefined;
       let result: ImportResult;
       try {
         result = await importFrom(store, format, positionals, {
           signal: stop.signal,
-          onProgress: (p) => bar?.update(p.files, p.filesTotal),
+          onProgress: (p) => bar?.update(p.sessions ?? p.files, p.sessionsTotal ?? p.filesTotal),
+          ...(driver ? { driver } : {}),
         });
         bar?.finish();
       } catch (error) {
@@ -88,9 +97,10 @@ export async function importFromCommand({ values, positionals, runtime }: Comman
       else {
         for (const p of result.problems)
           process.stderr.write(
-            `${visible(`${p.file}${p.line !== undefined ? `:${p.line}` : ""}: ${p.message}`)}\n`,
+            `${visible(`${p.file}${p.line !== undefined ? `:${p.line}` : ""}${p.table !== undefined ? ` (${p.table} row ${p.row})` : ""}: ${p.message}`)}\n`,
           );
-        if (!watch || result.messages > 0 || result.problems.length > 0) print(summary(from, result));
+        if (!watch || result.messages > 0 || result.problems.length > 0)
+          print(summary(from, database, result));
       }
       if (watch) await wait(WATCH_EVERY_MS, stop.signal);
     } while (watch && !stop.aborted);

@@ -346,7 +346,6 @@ class Importer {
 
 export const importCommand: Command = {
   name: "import",
-  summary: "import a JSONL export (each session whole; bad sessions are left out)",
   usage: "import FILE|- [--dry-run] [--json]  |  import --from FORMAT [PATH…] [--watch] [--json]",
   help: [
     "Reads the format `sessiondb export` writes (see `sessiondb export --help`); creates the store",
@@ -365,11 +364,15 @@ export const importCommand: Command = {
     "Exit 8 when any line was bad (the good sessions are imported all the same). Exit 2 for an",
     "empty file, a folder, or a file that is the store, one of its files or a SQLite database.",
     "",
-    "--from FORMAT [PATH…] imports another agent's sessions where it keeps them (codex:",
-    "~/.codex/sessions), or from the folders or files named. Each file is only read. Rows keep the",
-    "producer's ids, so running it again adds only what is new: a file unchanged since the last",
-    "run is skipped on its size and time, and a last line still being written waits for the next",
-    "run. Broken lines are reported as FILE:LINE (exit 8); the rest of their session comes in.",
+    "--from FORMAT [PATH…] imports another agent's sessions where it keeps them (claude-code:",
+    "~/.claude/projects, codex: ~/.codex/sessions, hermes: $HERMES_HOME/state.db, else",
+    "~/.hermes/state.db, opencode: ~/.local/share/opencode/opencode.db and the storage/ folder",
+    "beside it, or that storage/ folder alone), or from the folders or files named. Each file",
+    "is only read. Rows keep the producer's ids, so running it again adds only what is new: a",
+    "file unchanged since the last run is skipped on its size and time, a database's session on",
+    "its mark (what it holds), and a last line still being written waits for the next run.",
+    "Broken lines are reported as FILE:LINE, broken database rows as FILE (TABLE row ID), a",
+    "broken session file as FILE (exit 8); the rest comes in.",
     "",
     "  --from FORMAT   the agent whose sessions to import",
     "  --watch         import again every second until Ctrl-C (exit 0): new lines appear in",

@@ -91,7 +91,6 @@ async function deleteAll(
 
 export const sessionsDelete: Command = {
   name: "sessions delete",
-  summary: "delete sessions with their messages and usage (asks first on a terminal)",
   usage: "sessions delete ID… [--yes] [--json]",
   help: [
     YES_HELP,
@@ -128,7 +127,6 @@ export const sessionsDelete: Command = {
 
 export const prune: Command = {
   name: "prune",
-  summary: "delete sessions inactive for longer than an age (--dry-run lists them)",
   usage: "prune --older-than AGE [--source S] [--archived-only] [--dry-run] [--yes] [--json]",
   help: [
     "  --older-than AGE  last activity longer ago than AGE: 90d, 12h, 2w, 30m; at most 36500d (required)",
@@ -223,7 +221,6 @@ export const prune: Command = {
 
 export const sessionsRename: Command = {
   name: "sessions rename",
-  summary: 'set a session\'s title ("" clears it)',
   usage: "sessions rename ID TITLE [--json]",
   help: 'TITLE is the rest of the command line; an empty TITLE ("") removes the title. Exit 7 when ID does not exist.',
   options: {},
@@ -255,9 +252,6 @@ function archiving(archived: boolean): Command {
   const verb = archived ? "archive" : "unarchive";
   return {
     name: `sessions ${verb}`,
-    summary: archived
-      ? "hide sessions from lists without deleting them (unarchive brings them back)"
-      : "bring archived sessions back into lists",
     usage: `sessions ${verb} ID… [--json]`,
     help: archived
       ? "An archived session keeps every message and its usage; `sessions list --archived` and search\nstill find it. Archiving does not end a session: an agent may still append to it.\nExit 7, with nothing changed, when any ID does not exist."

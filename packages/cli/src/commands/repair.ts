@@ -73,7 +73,6 @@ function describe(report: RepairReport): string[] {
 
 export const repair: Command = {
   name: "repair",
-  summary: "bring a damaged store back with the least loss (offline; never writes the damaged file)",
   usage: "repair [--check-only] [--output PATH] [--force] [--json]",
   help: [
     "Copies the store through SQLite to a scratch file beside it and repairs the copy, least",

@@ -20,7 +20,6 @@ const ROUTES: Record<string, string> = {
 
 export const search: Command = {
   name: "search",
-  summary: "full-text search with highlighted snippets and the route taken",
   usage:
     "search QUERY [--role R]… [--source S]… [--session ID] [--since T] [--until T] [--sort rank|newest|oldest] [--limit N] [--offset N] [--substring] [--json]",
   help: [

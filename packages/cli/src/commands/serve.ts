@@ -62,7 +62,6 @@ function stopSignal(): Promise<string> {
 
 export const serve: Command = {
   name: "serve",
-  summary: "a local web app to browse sessions, transcripts, search, usage and health",
   usage: "serve [--port N] [--host H] [--allow-host NAME]… [--open] [--allow-write]",
   help: [
     `  --port N          port to listen on (default ${DEFAULT_PORT}; 0 picks a free one)`,

@@ -83,7 +83,6 @@ function parseMinimum(text: string, name: string): number {
 
 export const sessionsList: Command = {
   name: "sessions list",
-  summary: "sessions, newest first, with messages, tokens, cost and a preview",
   usage:
     "sessions list [--source S] [--model M] [--since T] [--until T] [--min-cost USD] [--min-tokens N] [--search TEXT] [--limit N] [--offset N] [--order started|activity] [--archived] [--no-pager] [--json]",
   help: [
@@ -335,7 +334,6 @@ async function readMessages(store: CliStore, id: string, chosen: Selection): Pro
 
 export const sessionsShow: Command = {
   name: "sessions show",
-  summary: "one session: usage, then its messages (tool output and system prompt folded unless --full)",
   usage:
     "sessions show ID [--full] [--limit N | --last N | --from ID --to ID | --range A..B] [--no-pager] [--json]",
   help: [

@@ -1,15 +1,14 @@
 import type { Command } from "../command.js";
 import { EXIT } from "../exit.js";
 import { bytes, count, pairs, print, printJson, usd } from "../format.js";
+import { describeFts } from "../fts-state.js";
 import { exactUsd } from "../money.js";
 import { fileSizes, openFor } from "../open.js";
 import { detectRuntime } from "../runtime.js";
 import { driverOf } from "../server.js";
-import { describeFts } from "./fts.js";
 
 export const stats: Command = {
   name: "stats",
-  summary: "sessions, messages by role, size on disk, journal mode, FTS state",
   usage: "stats [--json]",
   help: [
     "Opens the store read-only and prints what is in it.",

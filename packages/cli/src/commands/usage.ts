@@ -31,7 +31,6 @@ function rowsOf(entries: Array<[string, Totals]>, group: Group): string[][] {
 
 export const usage: Command = {
   name: "usage",
-  summary: "token and cost totals, per day, model or source",
   usage: "usage [--by day|model|source] [--since T] [--until T] [--source S] [--no-pager] [--json]",
   help: [
     "Totals of the sessions started in the range (archived ones included), then one row per",

@@ -8,7 +8,6 @@ import { cliProse } from "../wording.js";
 
 export const vacuum: Command = {
   name: "vacuum",
-  summary: "give the space of deleted sessions back to the disk, without stalling writers",
   usage: "vacuum [--full] [--json]",
   help: [
     "Stores keep the pages that deleted sessions and pruned messages used on a free list, and",

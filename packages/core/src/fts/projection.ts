@@ -135,7 +135,8 @@ export function storedDdl(def: FtsIndexDef): ReadonlyArray<readonly [name: strin
  * reads as stale instead, so two builds never take turns rebuilding each other's index.
  * Layout 1: tool rows cut by substr() on the TEXT, which stops at a NUL.
  */
-export const EARLIER_PROJECTIONS: ReadonlyMap<string, ReadonlySet<string>> = (() => {
+export function earlierProjections(): ReadonlyMap<string, ReadonlySet<string>> {
+  if (earlier !== undefined) return earlier;
   const layout1: FtsIndexDef = {
     ...BASE_INDEX,
     columns: BASE_INDEX.columns.map((column) =>
@@ -148,10 +149,14 @@ export const EARLIER_PROJECTIONS: ReadonlyMap<string, ReadonlySet<string>> = (()
         : column,
     ),
   };
-  const earlier = new Map<string, Set<string>>();
-  for (const [name, sql] of storedDdl(layout1)) earlier.set(name, new Set([sql]));
-  return earlier;
-})();
+  const found = new Map<string, Set<string>>();
+  for (const [name, sql] of storedDdl(layout1)) found.set(name, new Set([sql]));
+  earlier = found;
+  return found;
+}
+
+/** earlierProjections(), built on its first call (only an upgrade or a status asks), not at load. */
+let earlier: ReadonlyMap<string, ReadonlySet<string>> | undefined;
 
 /** `DROP TRIGGER` for every trigger of `def`. */
 export function dropTriggerDdl(def: FtsIndexDef): string[] {

@@ -32,13 +32,19 @@ export interface ParsedQuery {
 
 type Token = { op: "AND" | "OR" | "NOT" } | { text: string; prefix: boolean };
 
+// The patterns with Unicode property classes are built on first use, not at load: V8 builds
+// each class from ICU when the literal is evaluated: about 2 ms for the five of this module and
+// search-sql.ts on Node 24, 1–6 ms on a loaded Node 20 (~0 on Bun), paid by every process that
+// loads the core and never searches. Each is built once and kept.
+const built: { edge?: RegExp; content?: RegExp; word?: RegExp; cjk?: RegExp } = {};
+
 /** Punctuation and symbols at a word's edge: FTS5 syntax (`-`, `:`, `(`, `*`, `^`, `+`) or typos;
  * and format characters (U+200B zero-width space, U+2060 word joiner, U+00AD soft hyphen), which
  * the word index never holds: left on a term, the substring and LIKE routes would look for them. */
-const EDGE_PUNCTUATION = /^[\p{P}\p{S}\p{Cf}]+|[\p{P}\p{S}\p{Cf}]+$/gu;
+const edgePunctuation = () => (built.edge ??= /^[\p{P}\p{S}\p{Cf}]+|[\p{P}\p{S}\p{Cf}]+$/gu);
 /** A term needs at least one letter, digit or mark; punctuation or format characters alone find
  * nothing. */
-const HAS_CONTENT = /[^\s\p{P}\p{S}\p{Cf}]/u;
+const hasContent = () => (built.content ??= /[^\s\p{P}\p{S}\p{Cf}]/u);
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /** Cut to the length cap (a cut pair becomes a lone surrogate, removed with the others) and
@@ -53,8 +59,8 @@ function clean(input: string): string {
 function bareToken(raw: string): Token | undefined {
   if (raw === "AND" || raw === "OR" || raw === "NOT") return { op: raw };
   const prefix = /[^\s\p{P}\p{S}]\*+$/u.test(raw);
-  const text = raw.replace(EDGE_PUNCTUATION, "");
-  return HAS_CONTENT.test(text) ? { text, prefix } : undefined;
+  const text = raw.replace(edgePunctuation(), "");
+  return hasContent().test(text) ? { text, prefix } : undefined;
 }
 
 function tokenize(query: string): Token[] {
@@ -74,7 +80,7 @@ function tokenize(query: string): Token[] {
           .slice(i + 1, end)
           .replace(/\s+/g, " ")
           .trim();
-        if (HAS_CONTENT.test(text)) tokens.push({ text, prefix: false });
+        if (hasContent().test(text)) tokens.push({ text, prefix: false });
         i = end + 1;
         continue;
       }
@@ -156,7 +162,7 @@ export function toMatchExpression(query: ParsedQuery, options: { prefix: boolean
 }
 
 /** Words as the word index splits them: runs of letters, digits and marks. */
-const WORD = /[\p{L}\p{N}\p{M}\p{Co}]+/gu;
+const wordPattern = () => (built.word ??= /[\p{L}\p{N}\p{M}\p{Co}]+/gu);
 
 /**
  * Refuse a word query whose terms hold more than MAX_SEARCH_WORDS words in all. FTS5 matches a
@@ -165,7 +171,7 @@ const WORD = /[\p{L}\p{N}\p{M}\p{Co}]+/gu;
  * word budget bounds that factor. Substring searches do not use phrases and are not limited.
  */
 export function checkWordBudget(query: ParsedQuery): void {
-  const words = queryTerms(query).reduce((n, t) => n + (t.text.match(WORD)?.length ?? 0), 0);
+  const words = queryTerms(query).reduce((n, t) => n + (t.text.match(wordPattern())?.length ?? 0), 0);
   if (words > MAX_SEARCH_WORDS) {
     throw new InvalidInputError(
       "search.query",
@@ -224,11 +230,12 @@ export function toTrigramCandidates(query: ParsedQuery): string {
 }
 
 /** Han, kana and Hangul: scripts unicode61 cannot split into words. */
-const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+const cjkPattern = () =>
+  (built.cjk ??= /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u);
 
 /** True when any term contains CJK text. */
 export function hasCjk(query: ParsedQuery): boolean {
-  return queryTerms(query).some((t) => CJK.test(t.text));
+  return queryTerms(query).some((t) => cjkPattern().test(t.text));
 }
 
 /** Length in characters (code points), as the trigram tokenizer counts. */

@@ -278,13 +278,17 @@ export function rankedPageSql(
   };
 }
 
-/** A letter with an upper and a lower case: only then can folding change a match. */
-const CASED = /[\p{Lu}\p{Ll}\p{Lt}]/u;
+/** A letter with an upper and a lower case: only then can folding change a match. Built on the
+ * first search, not at load (its Unicode classes are costly to build: fts/query.ts). */
+let cased: RegExp | undefined;
 
 /** Whether finding `term` needs both sides folded: SQLite's lower() changes only A–Z and keeps
  * every byte where it is, so for a term without cased letters (digits, CJK, symbols) the folded
  * and the unfolded text hold it at the same positions, and the copy lower() makes is saved. */
-export const foldsCase = (term: string): boolean => CASED.test(term);
+export function foldsCase(term: string): boolean {
+  cased ??= /[\p{Lu}\p{Ll}\p{Lt}]/u;
+  return cased.test(term);
+}
 
 /**
  * "Some column contains the term", ASCII case-insensitively: instr() compares bytes with

@@ -12,7 +12,7 @@ import {
 } from "./constants.js";
 import {
   BASE_INDEX,
-  EARLIER_PROJECTIONS,
+  earlierProjections,
   type FtsIndexDef,
   storedDdl,
   TRIGRAM_INDEX,
@@ -52,20 +52,27 @@ const placeholders = (n: number) => Array.from({ length: n }, () => "?").join(",
 
 /** Each object's name and, for views and triggers, its SQL as this build stores it (null for the
  * FTS5 tables: their DDL is not compared). */
-const EXPECTED: ReadonlyArray<readonly [string, string | null]> = OBJECT_NAMES.map((name) => [
-  name,
-  [BASE_INDEX, TRIGRAM_INDEX].flatMap((def) => storedDdl(def)).find(([n]) => n === name)?.[1] ?? null,
-]);
+function expectedObjects(): Array<readonly [string, string | null]> {
+  const stored = new Map([BASE_INDEX, TRIGRAM_INDEX].flatMap((def) => storedDdl(def)));
+  return OBJECT_NAMES.map((name) => [name, stored.get(name) ?? null]);
+}
 
 const literal = (text: string | null) => (text === null ? "NULL" : `'${text.replaceAll("'", "''")}'`);
 
 /** One query for markers and objects (sqlite_master is read from the schema cache: cheap); an
  * object's value is 0 when its SQL is another build's. The expected SQL is part of the statement
- * (prepared once per connection), not bound on every call. */
-const SNAPSHOT_SQL = `SELECT 'meta' AS kind, key AS name, value FROM state_meta WHERE key IN (${placeholders(FTS_STATE_KEYS.length)}) UNION ALL SELECT 'object', m.name, coalesce(m.sql = e.column2, 1) FROM sqlite_master m JOIN (VALUES ${EXPECTED.map(([name, sql]) => `(${literal(name)}, ${literal(sql)})`).join(", ")}) e ON m.name = e.column1`;
+ * (prepared once per connection), not bound on every call. Built on the first snapshot rather
+ * than at load: a process that loads the core and never opens a store does not pay for it. */
+function snapshotSql(): string {
+  snapshotText ??= `SELECT 'meta' AS kind, key AS name, value FROM state_meta WHERE key IN (${placeholders(FTS_STATE_KEYS.length)}) UNION ALL SELECT 'object', m.name, coalesce(m.sql = e.column2, 1) FROM sqlite_master m JOIN (VALUES ${expectedObjects()
+    .map(([name, sql]) => `(${literal(name)}, ${literal(sql)})`)
+    .join(", ")}) e ON m.name = e.column1`;
+  return snapshotText;
+}
+let snapshotText: string | undefined;
 const SNAPSHOT_PARAMS: readonly string[] = FTS_STATE_KEYS;
 
-/** Which of the views and triggers `names` hold SQL an earlier build stored (EARLIER_PROJECTIONS):
+/** Which of the views and triggers `names` hold SQL an earlier build stored (earlierProjections()):
  * an index this build upgrades, where SQL it does not know is a newer build's and left alone. */
 export function* earlierProjectionObjects(names: readonly string[]): Op<Set<string>> {
   if (names.length === 0) return new Set();
@@ -75,14 +82,14 @@ export function* earlierProjectionObjects(names: readonly string[]): Op<Set<stri
   );
   return new Set(
     rows
-      .filter((row) => EARLIER_PROJECTIONS.get(String(row.name))?.has(String(row.sql)) === true)
+      .filter((row) => earlierProjections().get(String(row.name))?.has(String(row.sql)) === true)
       .map((row) => String(row.name)),
   );
 }
 
 /** The snapshot, as an operation. */
 export function* loadSnapshot(): Op<FtsSnapshot> {
-  return toSnapshot(yield* all(SNAPSHOT_SQL, ...SNAPSHOT_PARAMS));
+  return toSnapshot(yield* all(snapshotSql(), ...SNAPSHOT_PARAMS));
 }
 
 function toSnapshot(rows: Row[]): FtsSnapshot {

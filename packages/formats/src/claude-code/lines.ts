@@ -17,6 +17,7 @@
  */
 import type { Json, MessageInput } from "@sessiondb/core";
 import type { ItemMapper, MappedItem, SessionFacts } from "../mapped.js";
+import { BadMapperState, stateObject, statePairs, stateStrings } from "../mapper-state.js";
 import { readBlocks } from "./blocks.js";
 import { ResponseUsage } from "./usage.js";
 
@@ -52,14 +53,36 @@ export interface LineSession {
 export class ClaudeCodeLines implements ItemMapper<unknown> {
   readonly #usage = new ResponseUsage();
   /** Tool names by tool_use id: a result names the tool its call used. */
-  readonly #tools = new Map<string, string>();
+  #tools = new Map<string, string>();
   readonly #target: LineSession;
   /** The session facts given already (each is said once, by the first line that has it). */
-  readonly #seen = new Set<string>();
+  #seen = new Set<string>();
   #customTitle = false;
 
   constructor(target: LineSession = {}) {
     this.#target = target;
+  }
+
+  /** Every map this mapper keeps: a later line may repeat any response's usage or answer any
+   * tool call, so none is pruned (a few dozen bytes per response and per call). */
+  save(): Json {
+    return {
+      usage: this.#usage.save(),
+      tools: [...this.#tools],
+      seen: [...this.#seen],
+      customTitle: this.#customTitle,
+    };
+  }
+
+  restore(state: Json): void {
+    const s = stateObject(state, "Claude Code state");
+    const tools = new Map(statePairs(s.tools, "tool names"));
+    const seen = new Set(stateStrings(s.seen, "session facts"));
+    if (typeof s.customTitle !== "boolean") throw new BadMapperState("customTitle");
+    this.#usage.restore(s.usage);
+    this.#tools = tools;
+    this.#seen = seen;
+    this.#customTitle = s.customTitle;
   }
 
   map(value: unknown, position: number): MappedItem {

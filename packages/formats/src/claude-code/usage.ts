@@ -6,13 +6,23 @@
  * Anthropic's counters are disjoint (input excludes the cache reads and cache writes), as
  * sessiondb's are, so they map one to one.
  */
-import type { UsageInput } from "@sessiondb/core";
+import type { Json, UsageInput } from "@sessiondb/core";
+import { stateStrings } from "../mapper-state.js";
 
 type Obj = { [key: string]: unknown };
 
 /** Tracks the responses whose usage a file has already given. */
 export class ResponseUsage {
-  readonly #seen = new Set<string>();
+  #seen = new Set<string>();
+
+  /** The responses seen, for a mapper that goes on later (see ItemMapper.save). */
+  save(): Json {
+    return [...this.#seen];
+  }
+
+  restore(state: Json | undefined): void {
+    this.#seen = new Set(stateStrings(state, "usage keys"));
+  }
 
   /** The usage an assistant line adds: its `message.usage` the first time its response is
    * seen, else undefined (also for a line without usage or a zero one). */

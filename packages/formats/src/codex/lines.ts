@@ -16,6 +16,7 @@
  */
 import type { Json, MessageInput, UsageInput } from "@sessiondb/core";
 import type { ItemMapper, MappedItem, SessionFacts } from "../mapped.js";
+import { stateObject, stateOptionalString } from "../mapper-state.js";
 import { type ItemPlace, OpenAIItems } from "../openai/items.js";
 import { TokenTotals } from "./usage.js";
 
@@ -37,6 +38,23 @@ export class CodexLines implements ItemMapper<unknown> {
 
   constructor(relativePath: string) {
     this.#fileId = UUID.exec(relativePath)?.[1];
+  }
+
+  save(): Json {
+    const state: { [key: string]: Json } = { items: this.#items.save(), totals: this.#totals.save() };
+    if (this.#model !== undefined) state.model = this.#model;
+    if (this.#provider !== undefined) state.provider = this.#provider;
+    return state;
+  }
+
+  restore(state: Json): void {
+    const s = stateObject(state, "Codex state");
+    const model = stateOptionalString(s.model, "model");
+    const provider = stateOptionalString(s.provider, "provider");
+    this.#items.restore(s.items);
+    this.#totals.restore(s.totals);
+    this.#model = model;
+    this.#provider = provider;
   }
 
   map(value: unknown, position: number): MappedItem {

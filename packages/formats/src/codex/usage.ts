@@ -9,7 +9,8 @@
  * priced apart), so input is stored as input minus cached; output stays as counted and
  * reasoning is the part of it that was reasoning.
  */
-import type { UsageInput } from "@sessiondb/core";
+import type { Json, UsageInput } from "@sessiondb/core";
+import { stateCount, stateObject } from "../mapper-state.js";
 
 /** The counters of a Codex `TokenUsage`, all non-negative integers. */
 interface Totals {
@@ -24,6 +25,21 @@ const ZERO: Totals = { input: 0, cached: 0, output: 0, reasoning: 0 };
 /** Turns one file's cumulative totals into per-event differences. */
 export class TokenTotals {
   #last: Totals = ZERO;
+
+  /** The last totals, for a mapper that goes on later (see ItemMapper.save). */
+  save(): Json {
+    return { ...this.#last };
+  }
+
+  restore(state: Json | undefined): void {
+    const s = stateObject(state ?? null, "token totals");
+    this.#last = {
+      input: stateCount(s.input, "input total"),
+      cached: stateCount(s.cached, "cached total"),
+      output: stateCount(s.output, "output total"),
+      reasoning: stateCount(s.reasoning, "reasoning total"),
+    };
+  }
 
   /** The usage a `token_count` payload adds, or undefined when it adds none. */
   next(payload: unknown, model: string, provider: string | undefined): UsageInput | undefined {

@@ -1,10 +1,12 @@
-/** The importer of LineFormats (Claude Code, Codex): see engine.ts. */
-export {
-  type ImportOptions,
-  type ImportProblem,
-  type ImportProgress,
-  type ImportResult,
-  type ImportTarget,
-  importFrom,
-} from "./engine.js";
-export { lineFormats } from "./formats.js";
+/** The importers: of LineFormats (Claude Code, Codex: engine.ts) and of DatabaseFormats
+ * (Hermes: database.ts), both behind importFrom (from.ts). */
+
+export { databaseFormats, lineFormats } from "./formats.js";
+export { type ImportFormat, importFrom, isDatabaseFormat } from "./from.js";
+export type {
+  ImportOptions,
+  ImportProblem,
+  ImportProgress,
+  ImportResult,
+  ImportTarget,
+} from "./result.js";

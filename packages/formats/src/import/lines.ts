@@ -17,21 +17,31 @@ export interface FileLine {
   start: number;
 }
 
-/** The complete lines of `path`; `end.complete` is the byte offset after the last newline. */
+/** Where to start: a byte offset just past a newline, and the lines before it. */
+export interface LinesFrom {
+  offset: number;
+  lines: number;
+}
+
+/** The complete lines of `path` (from `from`, default its start); `end.complete` is the byte
+ * offset after the last newline. */
 export async function* fileLines(
   path: string,
   maxLineBytes: number,
   end: { complete: number },
+  from: LinesFrom = { offset: 0, lines: 0 },
 ): AsyncGenerator<FileLine> {
   let parts: Buffer[] = [];
   let held = 0;
   let lineBytes = 0;
-  let start = 0;
-  let offset = 0;
-  let position = 0;
+  let start = from.offset;
+  let offset = from.offset;
+  let position = from.lines;
+  end.complete = from.offset;
   // The file is only opened for reading ("r"): an importer never writes an agent's files.
   for await (const chunk of createReadStream(path, {
     flags: "r",
+    start: from.offset,
     highWaterMark: 1 << 16,
   }) as AsyncIterable<Buffer>) {
     let from = 0;

@@ -14,6 +14,7 @@
  */
 import type { Json, MessageInput, Original } from "@sessiondb/core";
 import type { MappedItem } from "../mapped.js";
+import { statePairs } from "../mapper-state.js";
 import { contentText } from "./text.js";
 
 type Item = { [key: string]: unknown };
@@ -69,7 +70,16 @@ const RESULTS = new Set([
 
 /** Maps one session's OpenAI items in order (state: the tool name of every call seen). */
 export class OpenAIItems {
-  readonly #names = new Map<string, string>();
+  #names = new Map<string, string>();
+
+  /** The tool names by call id, for a mapper that goes on later (see ItemMapper.save). */
+  save(): Json {
+    return [...this.#names];
+  }
+
+  restore(state: Json | undefined): void {
+    this.#names = new Map(statePairs(state, "tool names"));
+  }
 
   map(item: unknown, place: ItemPlace): MappedItem {
     const { row, unknown } = this.#row(item);
