@@ -320,15 +320,17 @@ export function isOutOfSpace(error: unknown): boolean {
 }
 
 /**
- * SQLITE_READONLY_RECOVERY (776) and SQLITE_READONLY_CANTINIT (1288), by number or by name as the
- * bindings give them: a connection that cannot write the -shm (a store of another user, a
+ * SQLITE_READONLY_RECOVERY (264: READONLY | 1 << 8) and SQLITE_READONLY_CANTINIT (1288: READONLY |
+ * 5 << 8), by number or by name as the bindings give them: a connection that cannot write the -shm (a store of another user, a
  * read-only mount) found the WAL index while a writer was rebuilding it. It clears once the
  * writer is done — the next read goes through — so it is waited for like a lock. Taken for what
  * SQLite's plain READONLY means, it turned a read into STORE_READONLY, and the schema probe of a
  * read-only open into SCHEMA_OUTDATED ("open it writable once").
  */
 const WAL_INDEX_BEING_REBUILT = new Set<number | string>([
-  776,
+  // Not 776, READONLY_ROLLBACK: a hot rollback journal, which only a writable connection clears
+  // (the read-only store's own wait, store.ts).
+  264,
   1288,
   "SQLITE_READONLY_RECOVERY",
   "SQLITE_READONLY_CANTINIT",

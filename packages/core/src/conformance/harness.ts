@@ -433,36 +433,60 @@ export function queryPlan(conn: SqliteConnection, sql: string, ...params: SqlVal
 }
 
 /** A driver that records every SQL text it is asked to exec or prepare, and calls `before(sql)`
- * first (a test can act at a precise point of an open: take a lock, release one). */
+ * first (a test can act at a precise point of an open: take a lock, release one); `beforeStep`,
+ * when given, before every execution as well — each exec and each run/get/all of a prepared
+ * statement, which the store prepares once and then reuses from its cache — with the path of the
+ * connection's file. Online backups go to the wrapped driver's. */
 export function recordingDriver(
   driver: SqliteDriver,
   before?: (sql: string) => void,
+  beforeStep?: (sql: string, path: string) => void,
 ): { driver: SqliteDriver; statements: string[] } {
   const statements: string[] = [];
   const see = (sql: string) => {
     statements.push(sql);
     before?.(sql);
   };
-  return {
-    statements,
-    driver: {
-      name: driver.name,
-      open(path, flags) {
-        const conn = driver.open(path, flags);
-        return {
-          exec: (sql) => {
-            see(sql);
-            conn.exec(sql);
-          },
-          prepare: (sql) => {
-            see(sql);
-            return conn.prepare(sql);
-          },
-          close: () => conn.close(),
-        };
-      },
+  const inner = new WeakMap<SqliteConnection, SqliteConnection>();
+  const recording: SqliteDriver = {
+    name: driver.name,
+    open(path, flags) {
+      const conn = driver.open(path, flags);
+      const wrapped: SqliteConnection = {
+        exec: (sql) => {
+          see(sql);
+          beforeStep?.(sql, path);
+          conn.exec(sql);
+        },
+        prepare: (sql) => {
+          see(sql);
+          const statement = conn.prepare(sql);
+          if (!beforeStep) return statement;
+          return {
+            run: (...params) => {
+              beforeStep(sql, path);
+              return statement.run(...params);
+            },
+            get: (...params) => {
+              beforeStep(sql, path);
+              return statement.get(...params);
+            },
+            all: (...params) => {
+              beforeStep(sql, path);
+              return statement.all(...params);
+            },
+          };
+        },
+        close: () => conn.close(),
+      };
+      inner.set(wrapped, conn);
+      return wrapped;
     },
   };
+  const backup = driver.backup?.bind(driver);
+  if (backup)
+    recording.backup = (conn, destination, options) => backup(inner.get(conn) ?? conn, destination, options);
+  return { statements, driver: recording };
 }
 
 /** Assertions that take promises as such; every other one refuses a promise among its first two

@@ -11,6 +11,7 @@
 
 import { backupSuite } from "./backup.js";
 import { badInputSuite } from "./bad-input.js";
+import { busyReadsSuite } from "./busy-reads.js";
 import { deleteSessionsSuite } from "./delete-sessions.js";
 import { diskFullSuite } from "./disk-full.js";
 import { durabilitySuite } from "./durability.js";
@@ -66,6 +67,7 @@ export function runConformance(target: ConformanceTarget): void {
     suiteIf(target, "disk-full", "disk full", diskFullSuite);
     suiteIf(target, "files", "files and locks", filesSuite);
     suiteIf(target, "backup", "backup", backupSuite);
+    busyReadsSuite(target);
     deleteSessionsSuite(target);
     importSessionsSuite(target);
     vacuumSuite(target);

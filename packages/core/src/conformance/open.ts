@@ -71,7 +71,7 @@ export function openSuite(target: ConformanceTarget): void {
         const writer = await open();
         await writer.createSession({ id: "s", source: "cli" });
         await writer.appendMessage("s", { role: "user", content: "hello" });
-        for (const extendedCode of [776, "SQLITE_READONLY_CANTINIT"]) {
+        for (const extendedCode of [264, "SQLITE_READONLY_CANTINIT"]) {
           let faults: RegExp[] = [];
           const hooked = recordingDriver(target.driver, (sql) => {
             const at = faults.findIndex((pattern) => pattern.test(sql));
@@ -92,7 +92,7 @@ export function openSuite(target: ConformanceTarget): void {
         // it) ends as STORE_BUSY after the patience, saying what to do.
         const stuck = recordingDriver(target.driver, (sql) => {
           if (/count\(\*\)/.test(sql)) {
-            throw new SqliteError("READONLY", "attempt to write a readonly database", { extendedCode: 776 });
+            throw new SqliteError("READONLY", "attempt to write a readonly database", { extendedCode: 264 });
           }
         });
         const reader = createStore(stuck.driver, file(), {

@@ -59,8 +59,9 @@ export function jitterBand(jitter: PatienceOptions["jitter"], elapsedMs: number)
 function describe(options: Omit<PatienceOptions, "sleep">, lastError: Error): string {
   // A message that ends its own sentence gets no second full stop.
   const parts = [`Last lock error: ${lastError.message.replace(/\.$/, "")}.`];
-  if (hasResultCode(lastError, "READONLY")) {
-    // isContention's READONLY_RECOVERY / CANTINIT: this process cannot write the -shm.
+  if (hasResultCode(lastError, "READONLY") && isContention(lastError)) {
+    // isContention's READONLY_RECOVERY / CANTINIT: this process cannot write the -shm. (Another
+    // READONLY waited for, a hot rollback journal's, has its cause from the holder text.)
     parts.push(
       "This process cannot write the store's -shm file, and the WAL index in it was being rebuilt the whole time; if no writer has the store open (a stale -shm on a read-only file system), open it once as a user who can write it.",
     );

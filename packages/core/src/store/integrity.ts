@@ -9,7 +9,7 @@ import { all, guard, type Op, patient, read } from "../engine/effects.js";
 import { hasResultCode, StoreCorruptError } from "../errors.js";
 import { ftsIntegrityProblems } from "../fts/integrity.js";
 import type { IntegrityProblem, IntegrityReport } from "../model/types.js";
-import { policy } from "./policy.js";
+import { classifyFailure, policy, readPatience } from "./policy.js";
 
 /** Errors that mean "the file is damaged" rather than "something else went wrong". */
 function readsAsCorrupt(error: unknown): boolean {
@@ -19,25 +19,41 @@ function readsAsCorrupt(error: unknown): boolean {
   );
 }
 
-/** Run both checks, waiting for a lock like any write would. */
+/**
+ * Run the checks, each one a statement of its own and so each waiting for the lock with the
+ * store's read patience: a writer may take its lock between two of them (in DELETE mode a
+ * writer's PENDING or EXCLUSIVE lock keeps every reader out), and a killed one may leave a hot
+ * rollback journal that a read-only store must wait for a writable connection to roll back.
+ * Either way the call waits, then throws StoreBusyError, never the engine's bare SQLITE_BUSY.
+ */
 export function* checkIntegrity(): Op<IntegrityReport> {
   yield* guard("open");
-  const { patience } = yield* policy();
   const problems: IntegrityProblem[] = [];
-  problems.push(
-    ...(yield* attempt("database", "integrity_check", () =>
-      patient(databaseProblems, { budgetMs: patience.writeMs, jitter: "write" }),
-    )),
-  );
+  problems.push(...(yield* databaseCheck("integrity_check", databaseProblems)));
   // integrity_check does not look at foreign keys: a row whose session_id bytes were changed on
   // disk reads as a sound row of a session that does not exist.
-  problems.push(...(yield* attempt("database", "foreign_key_check", orphanRows)));
-  problems.push(...(yield* attempt("fts-index", "FTS integrity", () => read(ftsIntegrityProblems))));
+  problems.push(...(yield* databaseCheck("foreign_key_check", orphanRows)));
+  // A read (read patience, failures classified) already: the FTS check runs several statements.
+  problems.push(...(yield* checked("fts-index", "FTS integrity", () => read(ftsIntegrityProblems))));
   return { ok: problems.length === 0, problems };
 }
 
+/** `check` run with the store's read patience (see checkIntegrity), its failure classified as
+ * a read's is, except that damage is reported as a problem (not made the store's sticky
+ * corruption: the caller asked whether the store is sound, and may go on to repair it). */
+function* databaseCheck(what: string, check: () => Op<IntegrityProblem[]>): Op<IntegrityProblem[]> {
+  const state = yield* policy();
+  try {
+    return yield* checked("database", what, () =>
+      patient(check, readPatience(state, state.patience.writeMs, "write")),
+    );
+  } catch (error) {
+    throw classifyFailure(state, error);
+  }
+}
+
 /** `check`'s problems; a failure that reads as damage is itself a problem of `kind`. */
-function* attempt(
+function* checked(
   kind: "database" | "fts-index",
   what: string,
   check: () => Op<IntegrityProblem[]>,
