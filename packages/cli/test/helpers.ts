@@ -103,6 +103,17 @@ export function json<T = any>(result: Result): T {
   }
 }
 
+/** `sessions list --json` output as sorted [id, model, messageCount, parentSessionId] rows: what an
+ * import test compares. */
+export function sessionShapes(result: Result): [string, string, number, string | null][] {
+  const { sessions } = json<{
+    sessions: { id: string; model: string; messageCount: number; parentSessionId: string | null }[];
+  }>(result);
+  return sessions
+    .map((s) => [s.id, s.model, s.messageCount, s.parentSessionId] as [string, string, number, string | null])
+    .sort();
+}
+
 /** Folders made by `tempDir()` in this test file, removed after its last test. */
 const tempDirs: string[] = [];
 

@@ -9,7 +9,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { cli, json, startCli, TARGETS, tempDir, withStore } from "./helpers.js";
+import { cli, json, sessionShapes, startCli, TARGETS, tempDir, withStore } from "./helpers.js";
 
 const FIXTURES = fileURLToPath(new URL("../../formats/test/fixtures/codex", import.meta.url));
 const PARENT = "0195a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b";
@@ -53,17 +53,7 @@ describe.each(TARGETS)("import --from codex ($name)", (target) => {
     const again = run(["import", "--from", "codex", "--json"]);
     expect(again.code, again.stderr).toBe(0);
     expect(json(again)).toMatchObject({ files: { total: 2, read: 0, unchanged: 2 }, messages: 0 });
-    const { sessions } = json(run(["sessions", "list", "--json"]));
-    expect(
-      sessions
-        .map((s: { id: string; model: string; messageCount: number; parentSessionId: string | null }) => [
-          s.id,
-          s.model,
-          s.messageCount,
-          s.parentSessionId,
-        ])
-        .sort(),
-    ).toEqual([
+    expect(sessionShapes(run(["sessions", "list", "--json"]))).toEqual([
       [PARENT, "gpt-5-codex", 13, null],
       ["0195a1b2-ffff-7e5f-8a9b-0c1d2e3f4a5c", "gpt-5-codex", 2, PARENT],
     ]);

@@ -9,7 +9,7 @@ import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { resolveDriver } from "@sessiondb/node";
 import { describe, expect, it } from "vitest";
-import { cli, json, startCli, TARGETS, tempDir } from "./helpers.js";
+import { cli, json, sessionShapes, startCli, TARGETS, tempDir } from "./helpers.js";
 
 const SQL = fileURLToPath(new URL("../../formats/test/fixtures/hermes/state.sql", import.meta.url));
 const MAIN = "20260301_101500_a1b2c3";
@@ -60,17 +60,7 @@ describe.each(TARGETS)("import --from hermes ($name)", (target) => {
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toContain("imported 0 messages from 1 database (hermes)");
     expect(again.stdout).toContain("2 sessions unchanged");
-    const { sessions } = json(run(["sessions", "list", "--json"]));
-    expect(
-      sessions
-        .map((s: { id: string; model: string; messageCount: number; parentSessionId: string | null }) => [
-          s.id,
-          s.model,
-          s.messageCount,
-          s.parentSessionId,
-        ])
-        .sort(),
-    ).toEqual([
+    expect(sessionShapes(run(["sessions", "list", "--json"]))).toEqual([
       [MAIN, "claude-sonnet-4-5", 9, null],
       [CHILD, "gpt-5-mini", 2, MAIN],
     ]);

@@ -10,7 +10,7 @@ import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { resolveDriver } from "@sessiondb/node";
 import { describe, expect, it } from "vitest";
-import { cli, json, TARGETS, tempDir } from "./helpers.js";
+import { cli, json, sessionShapes, TARGETS, tempDir } from "./helpers.js";
 
 const FIXTURES = fileURLToPath(new URL("../../formats/test/fixtures/opencode", import.meta.url));
 
@@ -68,17 +68,7 @@ describe.each(TARGETS)("import --from opencode ($name)", (target) => {
     const again = run(["import", "--from", "opencode", "--json"]);
     expect(again.code, again.stderr).toBe(0);
     expect(json(again)).toMatchObject({ messages: 0, sessions: { created: 0, grown: 0, unchanged: 3 } });
-    const { sessions } = json(run(["sessions", "list", "--json"]));
-    expect(
-      sessions
-        .map((s: { id: string; model: string; messageCount: number; parentSessionId: string | null }) => [
-          s.id,
-          s.model,
-          s.messageCount,
-          s.parentSessionId,
-        ])
-        .sort(),
-    ).toEqual([
+    expect(sessionShapes(run(["sessions", "list", "--json"]))).toEqual([
       ["ses_01main", "claude-sonnet-4-5", 14, null],
       ["ses_02child", "claude-haiku-4-5", 2, "ses_01main"],
       ["ses_03old", "claude-sonnet-4-20250514", 4, null],
