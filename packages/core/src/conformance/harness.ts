@@ -354,10 +354,13 @@ export function transact<T>(
 }
 
 /**
- * Run `job` while `writer` appends to its session `sessionId` every 2 ms, as another process
- * would. A paced job yields between its steps, so the appends land in those gaps; one append
- * lands before `job` starts, so the appender is known to be running. Returns what `job` returned
- * and how many messages were appended (every append has finished by then).
+ * Run `job` while `writer` appends to its session `sessionId` one message after another, 2 ms
+ * apart, as another process would. A paced job yields between its steps, so the appends land in
+ * those gaps; one append lands before `job` starts, so the appender is known to be running. The
+ * next append starts only when the last has finished: a timer that queued one every 2 ms whatever
+ * they took built a backlog on a slow machine (appends over HTTP at 20 ms each: ten queued per
+ * one done), all of it awaited after the job. Returns what `job` returned and how many messages
+ * were appended (every append has finished by then).
  */
 export async function whileAppending<T>(
   writer: ConformanceStore,
@@ -366,19 +369,21 @@ export async function whileAppending<T>(
 ): Promise<{ result: T; appended: number }> {
   await writer.appendMessage(sessionId, { role: "user", content: "live first" });
   let appended = 1;
-  let appending = Promise.resolve();
-  const appender = setInterval(() => {
-    appending = appending.then(async () => {
+  let stopped = false;
+  const appender = (async () => {
+    while (!stopped) {
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      if (stopped) break;
       await writer.appendMessage(sessionId, { role: "user", content: `live ${appended}` });
       appended++;
-    });
-  }, 2);
+    }
+  })();
   let result: T;
   try {
     result = await job();
   } finally {
-    clearInterval(appender);
-    await appending;
+    stopped = true;
+    await appender;
   }
   return { result, appended };
 }
