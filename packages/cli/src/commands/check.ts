@@ -123,7 +123,7 @@ export const check: Command = {
       }
       if (report.ok)
         print(
-          `${green("ok")}  ${shown}: integrity_check, FTS5 integrity-check and index row counts are sound`,
+          `${green("ok")}  ${shown}: integrity_check, foreign_key_check, FTS5 integrity-check and index row counts are sound`,
         );
       else {
         print(`${red("problems")}  ${shown}:`);
