@@ -104,7 +104,8 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: "check",
-    summary: "integrity check: SQLite integrity_check and foreign_key_check, FTS5 integrity-check, index row counts",
+    summary:
+      "integrity check: SQLite integrity_check and foreign_key_check, FTS5 integrity-check, index row counts",
     load: async () => (await import("./commands/check.js")).check,
   },
   {
