@@ -13,6 +13,7 @@ import { contentText, count, time, usd } from "./format.js";
 import { messageToRecord, sessionToRecord } from "./jsonl.js";
 import { tokensOf } from "./serve/data.js";
 import { html, raw } from "./serve/html.js";
+import { toolCallText } from "./tool-call.js";
 import { visible } from "./visible.js";
 
 export interface Format {
@@ -49,14 +50,6 @@ function facts(s: Session): string[] {
     ...(s.parentSessionId ? [`parent ${s.parentSessionId}`] : []),
     ...(s.archived ? ["archived"] : []),
   ];
-}
-
-/** A tool call as `name(arguments)`, or its JSON when it has no function name. */
-export function toolCallText(call: unknown): string {
-  const fn = (call as { function?: { name?: unknown; arguments?: unknown } })?.function;
-  return fn && typeof fn.name === "string"
-    ? `${fn.name}(${String(fn.arguments ?? "")})`
-    : JSON.stringify(call);
 }
 
 /** A fenced block whose fence is longer than any run of backticks inside it. */

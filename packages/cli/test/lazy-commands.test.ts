@@ -70,6 +70,11 @@ describe("the built CLI loads the command it runs and no other", () => {
     expect([...graph].some((name) => name.startsWith("./chunk-"))).toBe(true);
   });
 
+  it("sessions loads no HTML template: hono's comes with the export formats and the web app only", () => {
+    const graph = staticGraph(commandChunk("sessions"));
+    for (const name of HEAVY) expect(graph).not.toContain(name);
+  });
+
   it("serve loads markdown-it only when a transcript renders, by import()", () => {
     expect(staticGraph(commandChunk("serve"))).not.toContain("markdown-it");
     const app = commandChunk("app");
