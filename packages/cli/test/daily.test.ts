@@ -17,6 +17,7 @@ import {
   corpusStore,
   expectOneLineError,
   json,
+  ONE_RUNTIME,
   runOn,
   TARGETS,
   type Target,
@@ -101,7 +102,185 @@ if (!hasScript) console.warn("skipping the terminal tests: `script` (util-linux)
 const tokensOf = (s: Session) =>
   s.inputTokens + s.outputTokens + s.cacheReadTokens + s.cacheWriteTokens + s.reasoningTokens;
 
+// Cases whose outcome can differ by runtime (terminal, files written, binding, Intl formatting,
+// display width): on every runtime. The rest below run on one (helpers' ONE_RUNTIME says why).
 describe.each(TARGETS)("$name", (target) => {
+  const run = runOn(target);
+
+  it("sessions list and show carry tokens and cost", () => {
+    const s = sessions.find((x) => x.estimatedCostUsd > 0 && x.id !== "hostile") as Session;
+    const list = run(["--db", db, "sessions", "list", "--limit", "1000", "--no-pager"]);
+    expect(list.stdout.split("\n")[0]).toMatch(/MSGS\s+TOKENS\s+COST/);
+    const line = list.stdout.split("\n").find((l) => l.startsWith(s.id)) as string;
+    expect(line).toContain(tokensOf(s).toLocaleString("en-US"));
+    const dollars = s.estimatedCostUsd.toLocaleString("en-US", {
+      minimumFractionDigits: 2,
+      maximumFractionDigits: 2,
+    });
+    expect(line).toContain(`$${dollars}`);
+    const show = run(["--db", db, "sessions", "show", s.id, "--limit", "1"]);
+    expect(show.stdout).toContain(`${tokensOf(s).toLocaleString("en-US")} tokens`);
+    expect(show.stdout).toContain(`cost $${dollars}`);
+  });
+
+  it.skipIf(!hasScript)(
+    "a long list goes through $PAGER on a terminal, not with --no-pager or in a pipe",
+    () => {
+      const env = { PAGER: "sed s/^/PAGED:/" };
+      const paged = onTerminal(target, ["--db", db, "sessions", "list"], { env, rows: 10 });
+      expect(paged.code).toBe(0);
+      const lines = paged.output.split("\n").filter(Boolean);
+      expect(lines.length).toBeGreaterThan(10);
+      expect(lines.every((l) => l.startsWith("PAGED:"))).toBe(true);
+      const direct = onTerminal(target, ["--db", db, "sessions", "list", "--no-pager"], { env, rows: 10 });
+      expect(direct.output).not.toContain("PAGED:");
+      expect(direct.output).toContain("TITLE / FIRST MESSAGE");
+      // Fits the screen: written directly, no pager started.
+      const short = onTerminal(target, ["--db", db, "sessions", "list", "--limit", "3"], { env, rows: 40 });
+      expect(short.output).not.toContain("PAGED:");
+      const piped = cli(["--db", db, "sessions", "list"], {
+        runtime: target.runtime,
+        env: { ...target.env, ...env },
+      });
+      expect(piped.stdout).not.toContain("PAGED:");
+      // A pager that is not installed: the shell that would start it says so, and the list is
+      // printed directly.
+      for (const missing of ["no-such-pager-sessiondb", "/dev/null"]) {
+        const fallback = onTerminal(target, ["--db", db, "sessions", "list"], {
+          env: { PAGER: missing },
+          rows: 10,
+        });
+        expect(fallback.code, missing).toBe(0);
+        expect(fallback.output, missing).toContain("TITLE / FIRST MESSAGE");
+      }
+    },
+  );
+
+  it("tables fit the terminal width with CJK and emoji titles cut by display width", () => {
+    // 90: the title column gets what the fixed columns (~72) leave; 120: more of it.
+    for (const cols of [90, 120]) {
+      const r = cli(["--db", db, "sessions", "list", "--limit", "1000"], {
+        runtime: target.runtime,
+        env: { ...target.env, COLUMNS: String(cols) },
+      });
+      const lines = r.stdout.trimEnd().split("\n");
+      for (const line of lines) expect(stringWidth(line), line).toBeLessThanOrEqual(cols);
+      const wide = lines.find((l) => l.includes("修复")) as string;
+      expect(wide).toMatch(/…$/);
+      expect(stringWidth(wide)).toBeGreaterThan(cols - 2);
+      // The title starts at the same display column as the header's TITLE.
+      const header = lines[0] as string;
+      expect(stringWidth(wide.slice(0, wide.indexOf("修复")))).toBe(header.indexOf("TITLE"));
+    }
+  });
+
+  it("--version is the package's, and loads no SQLite binding (works with an unusable driver choice)", () => {
+    const r = cli(["--version"], {
+      runtime: target.runtime,
+      env: { ...target.env, SESSIONDB_DRIVER: "no-such-driver" },
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe(`${PACKAGE_VERSION}\n`);
+    expect(cli(["--help"], { runtime: target.runtime, env: target.env }).stdout).toContain(
+      `sessiondb ${PACKAGE_VERSION}`,
+    );
+  });
+
+  it("export: Markdown and HTML, one document or a file per session; filters; HTML escaped", () => {
+    const md = run(["--db", db, "export", "--format", "md", "--session", "hostile"]);
+    expect(md.code).toBe(0);
+    expect(md.stdout).toMatch(/^# <b>bold<\/b>\n\n- id hostile/);
+    expect(md.stdout).toContain("## user · #");
+    const page = run(["--db", db, "export", "--format", "html", "--session", "hostile"]);
+    expect(page.stdout).toMatch(/^<!doctype html>/);
+    expect(page.stdout).toContain(
+      "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &lt;img src=x onerror=alert(1)&gt;",
+    );
+    expect(page.stdout).toContain("<h1>&lt;b&gt;bold&lt;/b&gt;</h1>");
+    expect(page.stdout).not.toMatch(/<script|<img|<b>/);
+    const folder = path.join(dir, `${target.name.replace(/\W/g, "_")}-pages`);
+    const since = sessions.map((s) => s.startedAt).sort((a, b) => b - a)[4] as number;
+    const r = run([
+      "--db",
+      db,
+      "export",
+      "--format",
+      "html",
+      "--output-dir",
+      folder,
+      "--since",
+      String(since),
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const expected = sessions.filter((s) => s.startedAt >= since).map((s) => `${s.id}.html`);
+    expect(fs.readdirSync(folder).sort()).toEqual(expected.sort());
+    expect(r.stderr).toContain(`exported ${expected.length} sessions`);
+    const gpt = run(["--db", db, "export", "--source", "api"]);
+    const records = gpt.stdout.split("\n").filter((l) => l.includes('"type":"session"'));
+    expect(records.length).toBe(sessions.filter((s) => s.source === "api").length);
+  });
+
+  it("export --output-dir never writes the store: a session named like the store file is refused", () => {
+    const folder = path.join(dir, `${target.name.replace(/\W/g, "_")}-clash`);
+    fs.mkdirSync(folder);
+    const store = path.join(folder, "clash.md");
+    withStore(store, (st) => st.createSession({ id: "clash", source: "cli" }));
+    const before = fs.readFileSync(store);
+    const r = run(["--db", store, "export", "--format", "md", "--output-dir", folder]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/clash\.md/);
+    expect(fs.readFileSync(store).equals(before)).toBe(true);
+  });
+
+  it("sessions delete: --yes needed off a terminal; unknown ids delete nothing", () => {
+    const file = copyOf(`${target.name.replace(/\W/g, "_")}-delete.db`);
+    const [a, b] = [sessions[2]?.id as string, sessions[3]?.id as string];
+    const refused = run(["--db", file, "sessions", "delete", a]);
+    expectOneLineError(refused, 2, "USAGE");
+    expect(refused.stderr).toContain("add --yes");
+    expectOneLineError(run(["--db", file, "sessions", "delete", a, "nope", "--yes"]), 7, "SESSION_NOT_FOUND");
+    expect(withStore(file, (s) => s.getSession(a), { readOnly: true })).toBeDefined();
+    const done = json(run(["--db", file, "sessions", "delete", a, b, "--yes", "--json"]));
+    const counted = sessions[2]?.messageCount ?? 0;
+    expect(done.deleted.sessions).toBe(2);
+    expect(done.deleted.messages).toBe(counted + (sessions[3]?.messageCount ?? 0));
+    expect(withStore(file, (s) => [s.getSession(a), s.getSession(b)], { readOnly: true })).toEqual([
+      undefined,
+      undefined,
+    ]);
+    expect(cli(["--db", file, "check"]).code).toBe(0);
+  });
+
+  it("vacuum gives the space of deleted sessions back (--json); --full where the binding can VACUUM", () => {
+    const file = copyOf(`${target.name.replace(/\W/g, "_")}-vacuum.db`);
+    const doomed = sessions.slice(0, 20).map((s) => s.id);
+    expect(run(["--db", file, "sessions", "delete", ...doomed, "--yes"]).code).toBe(0);
+    const sizeBefore = fs.statSync(file).size;
+    const r = run(["--db", file, "vacuum", "--json"]);
+    expect(r.code, r.stderr).toBe(0);
+    const result = json(r);
+    expect(result.method).toBe("incremental");
+    expect(result.bytesAfter).toBeLessThan(result.bytesBefore);
+    expect(result.reclaimableBytes).toBe(0);
+    expect(fs.statSync(file).size).toBeLessThan(sizeBefore);
+    expect(run(["--db", file, "vacuum"]).stdout).toMatch(/^vacuumed .* \(incremental\): /);
+    const full = run(["--db", file, "vacuum", "--full", "--json"]);
+    if (full.code === 6) {
+      // A binding that allows no attached database (Deno's node:sqlite) cannot VACUUM.
+      expectOneLineError(full, 6, "DRIVER_UNAVAILABLE");
+      expect(full.stderr).toContain("cannot run a full VACUUM");
+    } else {
+      expect(full.code, full.stderr).toBe(0);
+      expect(json(full).method).toBe("full");
+    }
+    expect(cli(["--db", file, "check"]).code).toBe(0);
+  });
+});
+
+// The same CLI code on every runtime (usage sums, filters, pages, ranges, search counts, help for
+// mistakes, redaction, session upkeep): one runtime suffices; the conformance suites run the
+// Store calls beneath them on every driver.
+describe.each(ONE_RUNTIME)("$name (runtime-independent)", (target) => {
   const run = runOn(target);
 
   it("usage: totals and per model/source/day match the recorded usage; --since/--until narrow it", () => {
@@ -156,22 +335,6 @@ describe.each(TARGETS)("$name", (target) => {
     expect(until.total.sessions + narrowed.total.sessions).toBe(sessions.length);
   });
 
-  it("sessions list and show carry tokens and cost", () => {
-    const s = sessions.find((x) => x.estimatedCostUsd > 0 && x.id !== "hostile") as Session;
-    const list = run(["--db", db, "sessions", "list", "--limit", "1000", "--no-pager"]);
-    expect(list.stdout.split("\n")[0]).toMatch(/MSGS\s+TOKENS\s+COST/);
-    const line = list.stdout.split("\n").find((l) => l.startsWith(s.id)) as string;
-    expect(line).toContain(tokensOf(s).toLocaleString("en-US"));
-    const dollars = s.estimatedCostUsd.toLocaleString("en-US", {
-      minimumFractionDigits: 2,
-      maximumFractionDigits: 2,
-    });
-    expect(line).toContain(`$${dollars}`);
-    const show = run(["--db", db, "sessions", "show", s.id, "--limit", "1"]);
-    expect(show.stdout).toContain(`${tokensOf(s).toLocaleString("en-US")} tokens`);
-    expect(show.stdout).toContain(`cost $${dollars}`);
-  });
-
   it("sessions list filters: --model, --since/--until, --min-cost, --min-tokens, --search", () => {
     const ids = (args: string[]) =>
       json(run(["--db", db, "sessions", "list", "--json", "--limit", "1000", ...args]))
@@ -203,39 +366,6 @@ describe.each(TARGETS)("$name", (target) => {
     const whole = run(["--db", db, "sessions", "list", "--limit", "1000"]);
     expect(whole.stdout).not.toMatch(/ of \d+ sessions/);
   });
-
-  it.skipIf(!hasScript)(
-    "a long list goes through $PAGER on a terminal, not with --no-pager or in a pipe",
-    () => {
-      const env = { PAGER: "sed s/^/PAGED:/" };
-      const paged = onTerminal(target, ["--db", db, "sessions", "list"], { env, rows: 10 });
-      expect(paged.code).toBe(0);
-      const lines = paged.output.split("\n").filter(Boolean);
-      expect(lines.length).toBeGreaterThan(10);
-      expect(lines.every((l) => l.startsWith("PAGED:"))).toBe(true);
-      const direct = onTerminal(target, ["--db", db, "sessions", "list", "--no-pager"], { env, rows: 10 });
-      expect(direct.output).not.toContain("PAGED:");
-      expect(direct.output).toContain("TITLE / FIRST MESSAGE");
-      // Fits the screen: written directly, no pager started.
-      const short = onTerminal(target, ["--db", db, "sessions", "list", "--limit", "3"], { env, rows: 40 });
-      expect(short.output).not.toContain("PAGED:");
-      const piped = cli(["--db", db, "sessions", "list"], {
-        runtime: target.runtime,
-        env: { ...target.env, ...env },
-      });
-      expect(piped.stdout).not.toContain("PAGED:");
-      // A pager that is not installed: the shell that would start it says so, and the list is
-      // printed directly.
-      for (const missing of ["no-such-pager-sessiondb", "/dev/null"]) {
-        const fallback = onTerminal(target, ["--db", db, "sessions", "list"], {
-          env: { PAGER: missing },
-          rows: 10,
-        });
-        expect(fallback.code, missing).toBe(0);
-        expect(fallback.output, missing).toContain("TITLE / FIRST MESSAGE");
-      }
-    },
-  );
 
   it("sessions show: --last N, --range, --from/--to select by message id; folded system prompt", () => {
     const s = sessions.find((x) => x.messageCount >= 10 && x.id !== "hostile") as Session;
@@ -282,24 +412,6 @@ describe.each(TARGETS)("$name", (target) => {
     expect(words(wrapped.stdout)).toEqual(words(r.stdout));
   });
 
-  it("tables fit the terminal width with CJK and emoji titles cut by display width", () => {
-    // 90: the title column gets what the fixed columns (~72) leave; 120: more of it.
-    for (const cols of [90, 120]) {
-      const r = cli(["--db", db, "sessions", "list", "--limit", "1000"], {
-        runtime: target.runtime,
-        env: { ...target.env, COLUMNS: String(cols) },
-      });
-      const lines = r.stdout.trimEnd().split("\n");
-      for (const line of lines) expect(stringWidth(line), line).toBeLessThanOrEqual(cols);
-      const wide = lines.find((l) => l.includes("修复")) as string;
-      expect(wide).toMatch(/…$/);
-      expect(stringWidth(wide)).toBeGreaterThan(cols - 2);
-      // The title starts at the same display column as the header's TITLE.
-      const header = lines[0] as string;
-      expect(stringWidth(wide.slice(0, wide.indexOf("修复")))).toBe(header.indexOf("TITLE"));
-    }
-  });
-
   it("search: the count says when more hits exist; a capped --limit warns; --json errors stay off stdout", () => {
     const few = run(["--db", db, "search", "build", "--limit", "2"]);
     expect(few.stdout.split("\n")[0]).toMatch(/^2 shown, more available \(--offset 2\)/);
@@ -341,56 +453,10 @@ describe.each(TARGETS)("$name", (target) => {
     }
   });
 
-  it("--version is the package's, and loads no SQLite binding (works with an unusable driver choice)", () => {
-    const r = cli(["--version"], {
-      runtime: target.runtime,
-      env: { ...target.env, SESSIONDB_DRIVER: "no-such-driver" },
-    });
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toBe(`${PACKAGE_VERSION}\n`);
-    expect(cli(["--help"], { runtime: target.runtime, env: target.env }).stdout).toContain(
-      `sessiondb ${PACKAGE_VERSION}`,
-    );
-  });
-
   it("sizes are labelled in KiB/MiB (base 1024)", () => {
     const r = run(["--db", db, "stats"]);
     expect(r.stdout).toMatch(/^size\s+[\d.]+ (KiB|MiB) \(db [\d.]+ (KiB|MiB)/m);
     expect(r.stdout).not.toMatch(/\d (KB|MB)\b/);
-  });
-
-  it("export: Markdown and HTML, one document or a file per session; filters; HTML escaped", () => {
-    const md = run(["--db", db, "export", "--format", "md", "--session", "hostile"]);
-    expect(md.code).toBe(0);
-    expect(md.stdout).toMatch(/^# <b>bold<\/b>\n\n- id hostile/);
-    expect(md.stdout).toContain("## user · #");
-    const page = run(["--db", db, "export", "--format", "html", "--session", "hostile"]);
-    expect(page.stdout).toMatch(/^<!doctype html>/);
-    expect(page.stdout).toContain(
-      "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &lt;img src=x onerror=alert(1)&gt;",
-    );
-    expect(page.stdout).toContain("<h1>&lt;b&gt;bold&lt;/b&gt;</h1>");
-    expect(page.stdout).not.toMatch(/<script|<img|<b>/);
-    const folder = path.join(dir, `${target.name.replace(/\W/g, "_")}-pages`);
-    const since = sessions.map((s) => s.startedAt).sort((a, b) => b - a)[4] as number;
-    const r = run([
-      "--db",
-      db,
-      "export",
-      "--format",
-      "html",
-      "--output-dir",
-      folder,
-      "--since",
-      String(since),
-    ]);
-    expect(r.code, r.stderr).toBe(0);
-    const expected = sessions.filter((s) => s.startedAt >= since).map((s) => `${s.id}.html`);
-    expect(fs.readdirSync(folder).sort()).toEqual(expected.sort());
-    expect(r.stderr).toContain(`exported ${expected.length} sessions`);
-    const gpt = run(["--db", db, "export", "--source", "api"]);
-    const records = gpt.stdout.split("\n").filter((l) => l.includes('"type":"session"'));
-    expect(records.length).toBe(sessions.filter((s) => s.source === "api").length);
   });
 
   it("export --redact: literal and /regex/ secrets are gone from every format", () => {
@@ -425,18 +491,6 @@ describe.each(TARGETS)("$name", (target) => {
     expect(run(["--db", db, "export", "--redact", "/(/"]).stderr).toContain("not a valid regular expression");
   });
 
-  it("export --output-dir never writes the store: a session named like the store file is refused", () => {
-    const folder = path.join(dir, `${target.name.replace(/\W/g, "_")}-clash`);
-    fs.mkdirSync(folder);
-    const store = path.join(folder, "clash.md");
-    withStore(store, (st) => st.createSession({ id: "clash", source: "cli" }));
-    const before = fs.readFileSync(store);
-    const r = run(["--db", store, "export", "--format", "md", "--output-dir", folder]);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/clash\.md/);
-    expect(fs.readFileSync(store).equals(before)).toBe(true);
-  });
-
   it("rename, archive and unarchive", () => {
     const file = copyOf(`${target.name.replace(/\W/g, "_")}-manage.db`);
     const id = sessions[0]?.id as string;
@@ -462,50 +516,6 @@ describe.each(TARGETS)("$name", (target) => {
     expect(run(["--db", file, "sessions", "unarchive", id, id]).stdout).toBe("unarchived 1 session\n");
     const missing = run(["--db", file, "sessions", "archive", id, "nope"]);
     expectOneLineError(missing, 7, "SESSION_NOT_FOUND");
-  });
-
-  it("sessions delete: --yes needed off a terminal; unknown ids delete nothing", () => {
-    const file = copyOf(`${target.name.replace(/\W/g, "_")}-delete.db`);
-    const [a, b] = [sessions[2]?.id as string, sessions[3]?.id as string];
-    const refused = run(["--db", file, "sessions", "delete", a]);
-    expectOneLineError(refused, 2, "USAGE");
-    expect(refused.stderr).toContain("add --yes");
-    expectOneLineError(run(["--db", file, "sessions", "delete", a, "nope", "--yes"]), 7, "SESSION_NOT_FOUND");
-    expect(withStore(file, (s) => s.getSession(a), { readOnly: true })).toBeDefined();
-    const done = json(run(["--db", file, "sessions", "delete", a, b, "--yes", "--json"]));
-    const counted = sessions[2]?.messageCount ?? 0;
-    expect(done.deleted.sessions).toBe(2);
-    expect(done.deleted.messages).toBe(counted + (sessions[3]?.messageCount ?? 0));
-    expect(withStore(file, (s) => [s.getSession(a), s.getSession(b)], { readOnly: true })).toEqual([
-      undefined,
-      undefined,
-    ]);
-    expect(cli(["--db", file, "check"]).code).toBe(0);
-  });
-
-  it("vacuum gives the space of deleted sessions back (--json); --full where the binding can VACUUM", () => {
-    const file = copyOf(`${target.name.replace(/\W/g, "_")}-vacuum.db`);
-    const doomed = sessions.slice(0, 20).map((s) => s.id);
-    expect(run(["--db", file, "sessions", "delete", ...doomed, "--yes"]).code).toBe(0);
-    const sizeBefore = fs.statSync(file).size;
-    const r = run(["--db", file, "vacuum", "--json"]);
-    expect(r.code, r.stderr).toBe(0);
-    const result = json(r);
-    expect(result.method).toBe("incremental");
-    expect(result.bytesAfter).toBeLessThan(result.bytesBefore);
-    expect(result.reclaimableBytes).toBe(0);
-    expect(fs.statSync(file).size).toBeLessThan(sizeBefore);
-    expect(run(["--db", file, "vacuum"]).stdout).toMatch(/^vacuumed .* \(incremental\): /);
-    const full = run(["--db", file, "vacuum", "--full", "--json"]);
-    if (full.code === 6) {
-      // A binding that allows no attached database (Deno's node:sqlite) cannot VACUUM.
-      expectOneLineError(full, 6, "DRIVER_UNAVAILABLE");
-      expect(full.stderr).toContain("cannot run a full VACUUM");
-    } else {
-      expect(full.code, full.stderr).toBe(0);
-      expect(json(full).method).toBe("full");
-    }
-    expect(cli(["--db", file, "check"]).code).toBe(0);
   });
 
   it("prune --older-than: --dry-run changes nothing; pinned and recent sessions stay", () => {
