@@ -84,7 +84,8 @@ export const TARGETS: Target[] = [
 /**
  * Where the cases run whose outcome is the same on every runtime: wording, tables, filters,
  * option errors — the CLI's own JavaScript over the Store API, whose every driver the
- * conformance suites cover. Node 20 + better-sqlite3: the quickest to start. A case whose outcome
+ * conformance suites cover. Node 20 + better-sqlite3: the Node that runs the tests, always
+ * present (the others are skipped where not installed). A case whose outcome
  * can differ by runtime (the terminal, the file system, the SQLite binding, Intl number and
  * width handling, signals, the environment) runs on every one of TARGETS instead.
  */
