@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { WAITING_SUITE_WORKERS } from "../../vitest.shared.js";
 
 /**
  * The tests drive the built binary (dist/cli.js) as a subprocess, against stores built with the
@@ -9,5 +10,7 @@ export default defineConfig({
     include: ["test/**/*.test.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    // Almost every test waits on a child process: a file per core keeps both cores busy.
+    maxWorkers: WAITING_SUITE_WORKERS,
   },
 });

@@ -17,6 +17,7 @@ import {
   corpusStore,
   expectOneLineError,
   json,
+  ONE_RUNTIME,
   runOn,
   TARGETS,
   type Target,
@@ -63,12 +64,24 @@ beforeAll(() => {
   });
 });
 
-/** A copy of the shared store, for tests that change it. */
-function copyOf(name: string): string {
+/** A copy of the shared store (or of `from`), for tests that change it. */
+function copyOf(name: string, from = db): string {
   const target = path.join(dir, name);
   for (const suffix of ["", "-wal"])
-    if (fs.existsSync(db + suffix)) fs.copyFileSync(db + suffix, target + suffix);
+    if (fs.existsSync(from + suffix)) fs.copyFileSync(from + suffix, target + suffix);
   return target;
+}
+
+/** A store big enough that a paced prune or import next to a writer is still running when its
+ * first sessions are done (8 000 messages): built once, on first use, for the three tests that
+ * need one — a build is most of such a test's work, a copy is a file copy. */
+let big: string | undefined;
+function bigStore(): string {
+  if (big === undefined) {
+    big = path.join(dir, "big.db");
+    corpusStore(big, 8_000, 5);
+  }
+  return big;
 }
 
 const quote = (arg: string) => `'${arg.replace(/'/g, "'\\''")}'`;
@@ -101,7 +114,185 @@ if (!hasScript) console.warn("skipping the terminal tests: `script` (util-linux)
 const tokensOf = (s: Session) =>
   s.inputTokens + s.outputTokens + s.cacheReadTokens + s.cacheWriteTokens + s.reasoningTokens;
 
+// Cases whose outcome can differ by runtime (terminal, files written, binding, Intl formatting,
+// display width): on every runtime. The rest below run on one (helpers' ONE_RUNTIME says why).
 describe.each(TARGETS)("$name", (target) => {
+  const run = runOn(target);
+
+  it("sessions list and show carry tokens and cost", () => {
+    const s = sessions.find((x) => x.estimatedCostUsd > 0 && x.id !== "hostile") as Session;
+    const list = run(["--db", db, "sessions", "list", "--limit", "1000", "--no-pager"]);
+    expect(list.stdout.split("\n")[0]).toMatch(/MSGS\s+TOKENS\s+COST/);
+    const line = list.stdout.split("\n").find((l) => l.startsWith(s.id)) as string;
+    expect(line).toContain(tokensOf(s).toLocaleString("en-US"));
+    const dollars = s.estimatedCostUsd.toLocaleString("en-US", {
+      minimumFractionDigits: 2,
+      maximumFractionDigits: 2,
+    });
+    expect(line).toContain(`$${dollars}`);
+    const show = run(["--db", db, "sessions", "show", s.id, "--limit", "1"]);
+    expect(show.stdout).toContain(`${tokensOf(s).toLocaleString("en-US")} tokens`);
+    expect(show.stdout).toContain(`cost $${dollars}`);
+  });
+
+  it.skipIf(!hasScript)(
+    "a long list goes through $PAGER on a terminal, not with --no-pager or in a pipe",
+    () => {
+      const env = { PAGER: "sed s/^/PAGED:/" };
+      const paged = onTerminal(target, ["--db", db, "sessions", "list"], { env, rows: 10 });
+      expect(paged.code).toBe(0);
+      const lines = paged.output.split("\n").filter(Boolean);
+      expect(lines.length).toBeGreaterThan(10);
+      expect(lines.every((l) => l.startsWith("PAGED:"))).toBe(true);
+      const direct = onTerminal(target, ["--db", db, "sessions", "list", "--no-pager"], { env, rows: 10 });
+      expect(direct.output).not.toContain("PAGED:");
+      expect(direct.output).toContain("TITLE / FIRST MESSAGE");
+      // Fits the screen: written directly, no pager started.
+      const short = onTerminal(target, ["--db", db, "sessions", "list", "--limit", "3"], { env, rows: 40 });
+      expect(short.output).not.toContain("PAGED:");
+      const piped = cli(["--db", db, "sessions", "list"], {
+        runtime: target.runtime,
+        env: { ...target.env, ...env },
+      });
+      expect(piped.stdout).not.toContain("PAGED:");
+      // A pager that is not installed: the shell that would start it says so, and the list is
+      // printed directly.
+      for (const missing of ["no-such-pager-sessiondb", "/dev/null"]) {
+        const fallback = onTerminal(target, ["--db", db, "sessions", "list"], {
+          env: { PAGER: missing },
+          rows: 10,
+        });
+        expect(fallback.code, missing).toBe(0);
+        expect(fallback.output, missing).toContain("TITLE / FIRST MESSAGE");
+      }
+    },
+  );
+
+  it("tables fit the terminal width with CJK and emoji titles cut by display width", () => {
+    // 90: the title column gets what the fixed columns (~72) leave; 120: more of it.
+    for (const cols of [90, 120]) {
+      const r = cli(["--db", db, "sessions", "list", "--limit", "1000"], {
+        runtime: target.runtime,
+        env: { ...target.env, COLUMNS: String(cols) },
+      });
+      const lines = r.stdout.trimEnd().split("\n");
+      for (const line of lines) expect(stringWidth(line), line).toBeLessThanOrEqual(cols);
+      const wide = lines.find((l) => l.includes("修复")) as string;
+      expect(wide).toMatch(/…$/);
+      expect(stringWidth(wide)).toBeGreaterThan(cols - 2);
+      // The title starts at the same display column as the header's TITLE.
+      const header = lines[0] as string;
+      expect(stringWidth(wide.slice(0, wide.indexOf("修复")))).toBe(header.indexOf("TITLE"));
+    }
+  });
+
+  it("--version is the package's, and loads no SQLite binding (works with an unusable driver choice)", () => {
+    const r = cli(["--version"], {
+      runtime: target.runtime,
+      env: { ...target.env, SESSIONDB_DRIVER: "no-such-driver" },
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe(`${PACKAGE_VERSION}\n`);
+    expect(cli(["--help"], { runtime: target.runtime, env: target.env }).stdout).toContain(
+      `sessiondb ${PACKAGE_VERSION}`,
+    );
+  });
+
+  it("export: Markdown and HTML, one document or a file per session; filters; HTML escaped", () => {
+    const md = run(["--db", db, "export", "--format", "md", "--session", "hostile"]);
+    expect(md.code).toBe(0);
+    expect(md.stdout).toMatch(/^# <b>bold<\/b>\n\n- id hostile/);
+    expect(md.stdout).toContain("## user · #");
+    const page = run(["--db", db, "export", "--format", "html", "--session", "hostile"]);
+    expect(page.stdout).toMatch(/^<!doctype html>/);
+    expect(page.stdout).toContain(
+      "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &lt;img src=x onerror=alert(1)&gt;",
+    );
+    expect(page.stdout).toContain("<h1>&lt;b&gt;bold&lt;/b&gt;</h1>");
+    expect(page.stdout).not.toMatch(/<script|<img|<b>/);
+    const folder = path.join(dir, `${target.name.replace(/\W/g, "_")}-pages`);
+    const since = sessions.map((s) => s.startedAt).sort((a, b) => b - a)[4] as number;
+    const r = run([
+      "--db",
+      db,
+      "export",
+      "--format",
+      "html",
+      "--output-dir",
+      folder,
+      "--since",
+      String(since),
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const expected = sessions.filter((s) => s.startedAt >= since).map((s) => `${s.id}.html`);
+    expect(fs.readdirSync(folder).sort()).toEqual(expected.sort());
+    expect(r.stderr).toContain(`exported ${expected.length} sessions`);
+    const gpt = run(["--db", db, "export", "--source", "api"]);
+    const records = gpt.stdout.split("\n").filter((l) => l.includes('"type":"session"'));
+    expect(records.length).toBe(sessions.filter((s) => s.source === "api").length);
+  });
+
+  it("export --output-dir never writes the store: a session named like the store file is refused", () => {
+    const folder = path.join(dir, `${target.name.replace(/\W/g, "_")}-clash`);
+    fs.mkdirSync(folder);
+    const store = path.join(folder, "clash.md");
+    withStore(store, (st) => st.createSession({ id: "clash", source: "cli" }));
+    const before = fs.readFileSync(store);
+    const r = run(["--db", store, "export", "--format", "md", "--output-dir", folder]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/clash\.md/);
+    expect(fs.readFileSync(store).equals(before)).toBe(true);
+  });
+
+  it("sessions delete: --yes needed off a terminal; unknown ids delete nothing", () => {
+    const file = copyOf(`${target.name.replace(/\W/g, "_")}-delete.db`);
+    const [a, b] = [sessions[2]?.id as string, sessions[3]?.id as string];
+    const refused = run(["--db", file, "sessions", "delete", a]);
+    expectOneLineError(refused, 2, "USAGE");
+    expect(refused.stderr).toContain("add --yes");
+    expectOneLineError(run(["--db", file, "sessions", "delete", a, "nope", "--yes"]), 7, "SESSION_NOT_FOUND");
+    expect(withStore(file, (s) => s.getSession(a), { readOnly: true })).toBeDefined();
+    const done = json(run(["--db", file, "sessions", "delete", a, b, "--yes", "--json"]));
+    const counted = sessions[2]?.messageCount ?? 0;
+    expect(done.deleted.sessions).toBe(2);
+    expect(done.deleted.messages).toBe(counted + (sessions[3]?.messageCount ?? 0));
+    expect(withStore(file, (s) => [s.getSession(a), s.getSession(b)], { readOnly: true })).toEqual([
+      undefined,
+      undefined,
+    ]);
+    expect(cli(["--db", file, "check"]).code).toBe(0);
+  });
+
+  it("vacuum gives the space of deleted sessions back (--json); --full where the binding can VACUUM", () => {
+    const file = copyOf(`${target.name.replace(/\W/g, "_")}-vacuum.db`);
+    const doomed = sessions.slice(0, 20).map((s) => s.id);
+    expect(run(["--db", file, "sessions", "delete", ...doomed, "--yes"]).code).toBe(0);
+    const sizeBefore = fs.statSync(file).size;
+    const r = run(["--db", file, "vacuum", "--json"]);
+    expect(r.code, r.stderr).toBe(0);
+    const result = json(r);
+    expect(result.method).toBe("incremental");
+    expect(result.bytesAfter).toBeLessThan(result.bytesBefore);
+    expect(result.reclaimableBytes).toBe(0);
+    expect(fs.statSync(file).size).toBeLessThan(sizeBefore);
+    expect(run(["--db", file, "vacuum"]).stdout).toMatch(/^vacuumed .* \(incremental\): /);
+    const full = run(["--db", file, "vacuum", "--full", "--json"]);
+    if (full.code === 6) {
+      // A binding that allows no attached database (Deno's node:sqlite) cannot VACUUM.
+      expectOneLineError(full, 6, "DRIVER_UNAVAILABLE");
+      expect(full.stderr).toContain("cannot run a full VACUUM");
+    } else {
+      expect(full.code, full.stderr).toBe(0);
+      expect(json(full).method).toBe("full");
+    }
+    expect(cli(["--db", file, "check"]).code).toBe(0);
+  });
+});
+
+// The same CLI code on every runtime (usage sums, filters, pages, ranges, search counts, help for
+// mistakes, redaction, session upkeep): one runtime suffices; the conformance suites run the
+// Store calls beneath them on every driver.
+describe.each(ONE_RUNTIME)("$name (runtime-independent)", (target) => {
   const run = runOn(target);
 
   it("usage: totals and per model/source/day match the recorded usage; --since/--until narrow it", () => {
@@ -156,22 +347,6 @@ describe.each(TARGETS)("$name", (target) => {
     expect(until.total.sessions + narrowed.total.sessions).toBe(sessions.length);
   });
 
-  it("sessions list and show carry tokens and cost", () => {
-    const s = sessions.find((x) => x.estimatedCostUsd > 0 && x.id !== "hostile") as Session;
-    const list = run(["--db", db, "sessions", "list", "--limit", "1000", "--no-pager"]);
-    expect(list.stdout.split("\n")[0]).toMatch(/MSGS\s+TOKENS\s+COST/);
-    const line = list.stdout.split("\n").find((l) => l.startsWith(s.id)) as string;
-    expect(line).toContain(tokensOf(s).toLocaleString("en-US"));
-    const dollars = s.estimatedCostUsd.toLocaleString("en-US", {
-      minimumFractionDigits: 2,
-      maximumFractionDigits: 2,
-    });
-    expect(line).toContain(`$${dollars}`);
-    const show = run(["--db", db, "sessions", "show", s.id, "--limit", "1"]);
-    expect(show.stdout).toContain(`${tokensOf(s).toLocaleString("en-US")} tokens`);
-    expect(show.stdout).toContain(`cost $${dollars}`);
-  });
-
   it("sessions list filters: --model, --since/--until, --min-cost, --min-tokens, --search", () => {
     const ids = (args: string[]) =>
       json(run(["--db", db, "sessions", "list", "--json", "--limit", "1000", ...args]))
@@ -203,39 +378,6 @@ describe.each(TARGETS)("$name", (target) => {
     const whole = run(["--db", db, "sessions", "list", "--limit", "1000"]);
     expect(whole.stdout).not.toMatch(/ of \d+ sessions/);
   });
-
-  it.skipIf(!hasScript)(
-    "a long list goes through $PAGER on a terminal, not with --no-pager or in a pipe",
-    () => {
-      const env = { PAGER: "sed s/^/PAGED:/" };
-      const paged = onTerminal(target, ["--db", db, "sessions", "list"], { env, rows: 10 });
-      expect(paged.code).toBe(0);
-      const lines = paged.output.split("\n").filter(Boolean);
-      expect(lines.length).toBeGreaterThan(10);
-      expect(lines.every((l) => l.startsWith("PAGED:"))).toBe(true);
-      const direct = onTerminal(target, ["--db", db, "sessions", "list", "--no-pager"], { env, rows: 10 });
-      expect(direct.output).not.toContain("PAGED:");
-      expect(direct.output).toContain("TITLE / FIRST MESSAGE");
-      // Fits the screen: written directly, no pager started.
-      const short = onTerminal(target, ["--db", db, "sessions", "list", "--limit", "3"], { env, rows: 40 });
-      expect(short.output).not.toContain("PAGED:");
-      const piped = cli(["--db", db, "sessions", "list"], {
-        runtime: target.runtime,
-        env: { ...target.env, ...env },
-      });
-      expect(piped.stdout).not.toContain("PAGED:");
-      // A pager that is not installed: the shell that would start it says so, and the list is
-      // printed directly.
-      for (const missing of ["no-such-pager-sessiondb", "/dev/null"]) {
-        const fallback = onTerminal(target, ["--db", db, "sessions", "list"], {
-          env: { PAGER: missing },
-          rows: 10,
-        });
-        expect(fallback.code, missing).toBe(0);
-        expect(fallback.output, missing).toContain("TITLE / FIRST MESSAGE");
-      }
-    },
-  );
 
   it("sessions show: --last N, --range, --from/--to select by message id; folded system prompt", () => {
     const s = sessions.find((x) => x.messageCount >= 10 && x.id !== "hostile") as Session;
@@ -282,24 +424,6 @@ describe.each(TARGETS)("$name", (target) => {
     expect(words(wrapped.stdout)).toEqual(words(r.stdout));
   });
 
-  it("tables fit the terminal width with CJK and emoji titles cut by display width", () => {
-    // 90: the title column gets what the fixed columns (~72) leave; 120: more of it.
-    for (const cols of [90, 120]) {
-      const r = cli(["--db", db, "sessions", "list", "--limit", "1000"], {
-        runtime: target.runtime,
-        env: { ...target.env, COLUMNS: String(cols) },
-      });
-      const lines = r.stdout.trimEnd().split("\n");
-      for (const line of lines) expect(stringWidth(line), line).toBeLessThanOrEqual(cols);
-      const wide = lines.find((l) => l.includes("修复")) as string;
-      expect(wide).toMatch(/…$/);
-      expect(stringWidth(wide)).toBeGreaterThan(cols - 2);
-      // The title starts at the same display column as the header's TITLE.
-      const header = lines[0] as string;
-      expect(stringWidth(wide.slice(0, wide.indexOf("修复")))).toBe(header.indexOf("TITLE"));
-    }
-  });
-
   it("search: the count says when more hits exist; a capped --limit warns; --json errors stay off stdout", () => {
     const few = run(["--db", db, "search", "build", "--limit", "2"]);
     expect(few.stdout.split("\n")[0]).toMatch(/^2 shown, more available \(--offset 2\)/);
@@ -341,56 +465,10 @@ describe.each(TARGETS)("$name", (target) => {
     }
   });
 
-  it("--version is the package's, and loads no SQLite binding (works with an unusable driver choice)", () => {
-    const r = cli(["--version"], {
-      runtime: target.runtime,
-      env: { ...target.env, SESSIONDB_DRIVER: "no-such-driver" },
-    });
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toBe(`${PACKAGE_VERSION}\n`);
-    expect(cli(["--help"], { runtime: target.runtime, env: target.env }).stdout).toContain(
-      `sessiondb ${PACKAGE_VERSION}`,
-    );
-  });
-
   it("sizes are labelled in KiB/MiB (base 1024)", () => {
     const r = run(["--db", db, "stats"]);
     expect(r.stdout).toMatch(/^size\s+[\d.]+ (KiB|MiB) \(db [\d.]+ (KiB|MiB)/m);
     expect(r.stdout).not.toMatch(/\d (KB|MB)\b/);
-  });
-
-  it("export: Markdown and HTML, one document or a file per session; filters; HTML escaped", () => {
-    const md = run(["--db", db, "export", "--format", "md", "--session", "hostile"]);
-    expect(md.code).toBe(0);
-    expect(md.stdout).toMatch(/^# <b>bold<\/b>\n\n- id hostile/);
-    expect(md.stdout).toContain("## user · #");
-    const page = run(["--db", db, "export", "--format", "html", "--session", "hostile"]);
-    expect(page.stdout).toMatch(/^<!doctype html>/);
-    expect(page.stdout).toContain(
-      "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &lt;img src=x onerror=alert(1)&gt;",
-    );
-    expect(page.stdout).toContain("<h1>&lt;b&gt;bold&lt;/b&gt;</h1>");
-    expect(page.stdout).not.toMatch(/<script|<img|<b>/);
-    const folder = path.join(dir, `${target.name.replace(/\W/g, "_")}-pages`);
-    const since = sessions.map((s) => s.startedAt).sort((a, b) => b - a)[4] as number;
-    const r = run([
-      "--db",
-      db,
-      "export",
-      "--format",
-      "html",
-      "--output-dir",
-      folder,
-      "--since",
-      String(since),
-    ]);
-    expect(r.code, r.stderr).toBe(0);
-    const expected = sessions.filter((s) => s.startedAt >= since).map((s) => `${s.id}.html`);
-    expect(fs.readdirSync(folder).sort()).toEqual(expected.sort());
-    expect(r.stderr).toContain(`exported ${expected.length} sessions`);
-    const gpt = run(["--db", db, "export", "--source", "api"]);
-    const records = gpt.stdout.split("\n").filter((l) => l.includes('"type":"session"'));
-    expect(records.length).toBe(sessions.filter((s) => s.source === "api").length);
   });
 
   it("export --redact: literal and /regex/ secrets are gone from every format", () => {
@@ -425,18 +503,6 @@ describe.each(TARGETS)("$name", (target) => {
     expect(run(["--db", db, "export", "--redact", "/(/"]).stderr).toContain("not a valid regular expression");
   });
 
-  it("export --output-dir never writes the store: a session named like the store file is refused", () => {
-    const folder = path.join(dir, `${target.name.replace(/\W/g, "_")}-clash`);
-    fs.mkdirSync(folder);
-    const store = path.join(folder, "clash.md");
-    withStore(store, (st) => st.createSession({ id: "clash", source: "cli" }));
-    const before = fs.readFileSync(store);
-    const r = run(["--db", store, "export", "--format", "md", "--output-dir", folder]);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/clash\.md/);
-    expect(fs.readFileSync(store).equals(before)).toBe(true);
-  });
-
   it("rename, archive and unarchive", () => {
     const file = copyOf(`${target.name.replace(/\W/g, "_")}-manage.db`);
     const id = sessions[0]?.id as string;
@@ -462,50 +528,6 @@ describe.each(TARGETS)("$name", (target) => {
     expect(run(["--db", file, "sessions", "unarchive", id, id]).stdout).toBe("unarchived 1 session\n");
     const missing = run(["--db", file, "sessions", "archive", id, "nope"]);
     expectOneLineError(missing, 7, "SESSION_NOT_FOUND");
-  });
-
-  it("sessions delete: --yes needed off a terminal; unknown ids delete nothing", () => {
-    const file = copyOf(`${target.name.replace(/\W/g, "_")}-delete.db`);
-    const [a, b] = [sessions[2]?.id as string, sessions[3]?.id as string];
-    const refused = run(["--db", file, "sessions", "delete", a]);
-    expectOneLineError(refused, 2, "USAGE");
-    expect(refused.stderr).toContain("add --yes");
-    expectOneLineError(run(["--db", file, "sessions", "delete", a, "nope", "--yes"]), 7, "SESSION_NOT_FOUND");
-    expect(withStore(file, (s) => s.getSession(a), { readOnly: true })).toBeDefined();
-    const done = json(run(["--db", file, "sessions", "delete", a, b, "--yes", "--json"]));
-    const counted = sessions[2]?.messageCount ?? 0;
-    expect(done.deleted.sessions).toBe(2);
-    expect(done.deleted.messages).toBe(counted + (sessions[3]?.messageCount ?? 0));
-    expect(withStore(file, (s) => [s.getSession(a), s.getSession(b)], { readOnly: true })).toEqual([
-      undefined,
-      undefined,
-    ]);
-    expect(cli(["--db", file, "check"]).code).toBe(0);
-  });
-
-  it("vacuum gives the space of deleted sessions back (--json); --full where the binding can VACUUM", () => {
-    const file = copyOf(`${target.name.replace(/\W/g, "_")}-vacuum.db`);
-    const doomed = sessions.slice(0, 20).map((s) => s.id);
-    expect(run(["--db", file, "sessions", "delete", ...doomed, "--yes"]).code).toBe(0);
-    const sizeBefore = fs.statSync(file).size;
-    const r = run(["--db", file, "vacuum", "--json"]);
-    expect(r.code, r.stderr).toBe(0);
-    const result = json(r);
-    expect(result.method).toBe("incremental");
-    expect(result.bytesAfter).toBeLessThan(result.bytesBefore);
-    expect(result.reclaimableBytes).toBe(0);
-    expect(fs.statSync(file).size).toBeLessThan(sizeBefore);
-    expect(run(["--db", file, "vacuum"]).stdout).toMatch(/^vacuumed .* \(incremental\): /);
-    const full = run(["--db", file, "vacuum", "--full", "--json"]);
-    if (full.code === 6) {
-      // A binding that allows no attached database (Deno's node:sqlite) cannot VACUUM.
-      expectOneLineError(full, 6, "DRIVER_UNAVAILABLE");
-      expect(full.stderr).toContain("cannot run a full VACUUM");
-    } else {
-      expect(full.code, full.stderr).toBe(0);
-      expect(json(full).method).toBe("full");
-    }
-    expect(cli(["--db", file, "check"]).code).toBe(0);
   });
 
   it("prune --older-than: --dry-run changes nothing; pinned and recent sessions stay", () => {
@@ -591,8 +613,14 @@ describe("on a terminal (node)", () => {
   });
 
   it("a prune lets another process write between its deletes", async () => {
-    const file = path.join(dir, "prune-live.db");
-    corpusStore(file, 20_000, 3);
+    const file = copyOf("prune-live.db", bigStore());
+    const corpus = withStore(
+      file,
+      (s) => s.listSessions({ limit: 1_000_000, includeArchived: true }).length,
+      {
+        readOnly: true,
+      },
+    );
     const { spawn } = await import("node:child_process");
     const child = spawn(
       node.runtime[0] as string,
@@ -604,6 +632,8 @@ describe("on a terminal (node)", () => {
     );
     const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
     let appended = 0;
+    /** Appends that landed with some of the corpus deleted and some not: between two deletes. */
+    let between = 0;
     let running = true;
     void exited.then(() => {
       running = false;
@@ -611,22 +641,29 @@ describe("on a terminal (node)", () => {
     withStore(file, (s) => s.createSession({ id: "writer", source: "cli" }));
     while (running) {
       // A short patience: an append that waited for a whole prune would fail here.
-      withStore(file, (s) => s.appendMessage("writer", { role: "user", content: `m${appended}` }), {
-        patience: { openMs: 2000, writeMs: 2000, appendMs: 2000 },
-      });
+      const left = withStore(
+        file,
+        (s) => {
+          s.appendMessage("writer", { role: "user", content: `m${appended}` });
+          return s.listSessions({ limit: 1_000_000, includeArchived: true }).length - 1;
+        },
+        { patience: { openMs: 2000, writeMs: 2000, appendMs: 2000 } },
+      );
       appended++;
+      if (left > 0 && left < corpus) between++;
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
     expect(await exited).toBe(0);
     expect(appended).toBeGreaterThan(0);
+    // A prune in one transaction would show the writer all of the corpus or none of it.
+    expect(between).toBeGreaterThan(0);
     expect(withStore(file, (s) => s.messageCount("writer"), { readOnly: true })).toBe(appended);
-    // A paced delete of 20 000 messages next to a writer: 38 s in a loaded CI run (2026-12-04),
-    // against the file's default of 60 s.
+    // A paced delete of 20 000 messages next to a writer took 38 s in a loaded CI run
+    // (2026-12-04); of 8 000, it is about two fifths of that.
   }, 180_000);
 
   it("Ctrl-C mid-prune: exit 130, every session gone whole or untouched", async () => {
-    const file = path.join(dir, "prune-interrupted.db");
-    corpusStore(file, 20_000, 3);
+    const file = copyOf("prune-interrupted.db", bigStore());
     const counts = () =>
       withStore(
         file,
@@ -679,10 +716,10 @@ describe("on a terminal (node)", () => {
           ),
         { readOnly: true },
       );
-    const source = path.join(dir, "import-source.db");
     // Big enough that the paced import is still running when its first sessions are in (the
     // writer keeps its steps short), small enough to export and import twice on a loaded machine.
-    corpusStore(source, 8_000, 5);
+    // Only read here.
+    const source = bigStore();
     const jsonl = path.join(dir, "import-interrupted.jsonl");
     expect(cli(["--db", source, "export", "--output", jsonl]).code).toBe(0);
     const expected = counts(source);

@@ -81,6 +81,16 @@ export const TARGETS: Target[] = [
   { name: "deno", runtime: [path.join(ROOT_BIN, "deno"), "run", "-A"], driver: "node:sqlite" },
 ].filter((t) => fs.existsSync(t.runtime[0] as string));
 
+/**
+ * Where the cases run whose outcome is the same on every runtime: wording, tables, filters,
+ * option errors — the CLI's own JavaScript over the Store API, whose every driver the
+ * conformance suites cover. Node 20 + better-sqlite3: the Node that runs the tests, always
+ * present (the others are skipped where not installed). A case whose outcome
+ * can differ by runtime (the terminal, the file system, the SQLite binding, Intl number and
+ * width handling, signals, the environment) runs on every one of TARGETS instead.
+ */
+export const ONE_RUNTIME: Target[] = TARGETS.slice(0, 1);
+
 /** `cli` on one target. */
 export function runOn(target: Target): (args: string[], input?: string) => Result {
   return (args, input) =>

@@ -9,7 +9,16 @@ import * as net from "node:net";
 import * as path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
-import { cli, corpusStore, expectOneLineError, json, runOn, TARGETS, tempDir } from "./helpers.js";
+import {
+  cli,
+  corpusStore,
+  expectOneLineError,
+  json,
+  ONE_RUNTIME,
+  runOn,
+  TARGETS,
+  tempDir,
+} from "./helpers.js";
 
 const TOKEN = "tok-0123456789-secret";
 const URL_SECRET = "pw-9876543210-secret";
@@ -69,6 +78,7 @@ describe("server support loads only for a URL", () => {
   });
 });
 
+// The URL handed to the runtime's own file and network code: on every runtime.
 describe.each(TARGETS)("store URLs on $name", (target) => {
   const run = runOn(target);
   const withEnv = (args: string[], env: Record<string, string>) => {
@@ -82,22 +92,6 @@ describe.each(TARGETS)("store URLs on $name", (target) => {
     expect(absolute.messages.total).toBe(200);
     const fromEnv = json(withEnv(["stats", "--json"], { SESSIONDB_PATH: pathToFileURL(db).href }));
     expect(fromEnv.path).toBe(db);
-  });
-
-  it("another scheme is a usage error, naming the URL forms", () => {
-    const r = run(["--db", "postgres://db.example/sessions", "stats"]);
-    expectOneLineError(r, 2, "USAGE");
-    expect(r.stderr).toContain("libsql://");
-  });
-
-  it("a server URL for a file-bound command: exit 2 NEEDS_FILE, before any connection", () => {
-    const r = withEnv(["--db", `libsql://user:${URL_SECRET}@127.0.0.1:9/db`, "repair"], {
-      SESSIONDB_AUTH_TOKEN: TOKEN,
-    });
-    expectOneLineError(r, 2, "NEEDS_FILE");
-    expect(r.stderr).toContain("libsql://127.0.0.1:9/db");
-    expect(r.stderr).not.toContain(URL_SECRET);
-    expect(r.stderr).not.toContain(TOKEN);
   });
 
   it("a server that is not there: one typed line after --wait, without the token or the URL's credentials", () => {
@@ -128,5 +122,31 @@ describe.each(TARGETS)("store URLs on $name", (target) => {
         expect(r.stderr, what).not.toMatch(/^\s+at /m);
       }
     }
+  });
+});
+
+// Refused from the URL's text alone, before any file or connection: the same CLI code on every
+// runtime (helpers' ONE_RUNTIME), so one runtime.
+describe.each(ONE_RUNTIME)("store URLs on $name (runtime-independent)", (target) => {
+  const run = runOn(target);
+  const withEnv = (args: string[], env: Record<string, string>) => {
+    const r = runOn({ ...target, env: { ...target.env, ...env } });
+    return r(args);
+  };
+
+  it("another scheme is a usage error, naming the URL forms", () => {
+    const r = run(["--db", "postgres://db.example/sessions", "stats"]);
+    expectOneLineError(r, 2, "USAGE");
+    expect(r.stderr).toContain("libsql://");
+  });
+
+  it("a server URL for a file-bound command: exit 2 NEEDS_FILE, before any connection", () => {
+    const r = withEnv(["--db", `libsql://user:${URL_SECRET}@127.0.0.1:9/db`, "repair"], {
+      SESSIONDB_AUTH_TOKEN: TOKEN,
+    });
+    expectOneLineError(r, 2, "NEEDS_FILE");
+    expect(r.stderr).toContain("libsql://127.0.0.1:9/db");
+    expect(r.stderr).not.toContain(URL_SECRET);
+    expect(r.stderr).not.toContain(TOKEN);
   });
 });
