@@ -22,7 +22,7 @@ const ROUTES: Record<string, string> = {
 export const search = defineCommand({
   name: "search",
   usage:
-    "search QUERY [--role R]… [--source S]… [--session ID] [--since T] [--until T] [--sort rank|newest|oldest] [--limit N] [--offset N] [--substring] [--json]",
+    "search QUERY [--role R]… [--source S]… [--session ID] [--since T] [--until T] [--sort rank|newest|oldest] [--limit N] [--offset N] [--substring] [--no-pager] [--json]",
   help: 'QUERY is words, "quoted phrases", AND/OR/NOT; stray punctuation is ignored.',
   options: {
     role: {
