@@ -19,6 +19,8 @@ const ROUTES: Record<string, string> = {
   "fts+like": "full-text index, topped up by LIKE over the rows a backfill has not reached",
 };
 
+const isRole = (text: string): text is Role => (ROLES as readonly string[]).includes(text);
+
 export const search = defineCommand({
   name: "search",
   usage:
@@ -79,10 +81,10 @@ export const search = defineCommand({
   async run({ values, positionals, runtime }) {
     const query = positionals.join(" ");
     const roles = values.role ?? [];
-    if (!roles.every((role): role is Role => ROLES.includes(role as Role)))
-      throw new UsageError(
-        `--role must be one of ${ROLES.join(", ")}, got ${JSON.stringify(roles.find((r) => !ROLES.includes(r as Role)))}`,
-      );
+    if (!roles.every(isRole)) {
+      const unknown = roles.find((role) => !isRole(role));
+      throw new UsageError(`--role must be one of ${ROLES.join(", ")}, got ${JSON.stringify(unknown)}`);
+    }
     const sort = values.sort;
     if (sort !== "rank" && sort !== "newest" && sort !== "oldest")
       throw new UsageError(`--sort must be rank, newest or oldest, got ${JSON.stringify(sort)}`);
