@@ -4,7 +4,7 @@
  * an exit code from the table in exit.ts.
  */
 import { parseArgs } from "node:util";
-import { type AnyCommand, GLOBAL_OPTIONS, JSON_OPTION, VERSION_OPTION } from "./command.js";
+import { type AnyCommand, allOptions, GLOBAL_OPTIONS, JSON_OPTION, VERSION_OPTION } from "./command.js";
 import { COMMANDS, type CommandEntry } from "./commands.js";
 import { argsConfig, optionHelp, parseOptions } from "./define.js";
 import { classify, describe, EXIT, redactSecrets, UsageError } from "./exit.js";
@@ -159,12 +159,7 @@ async function run(argv: string[]): Promise<number> {
   }
   if (!command.json && rest.includes("--json"))
     throw new UsageError(`${name} has no --json: ${command.noJson ?? "its output is text"}`);
-  const { values, positionals } = parseOptions(name, rest, {
-    ...GLOBAL_OPTIONS,
-    ...VERSION_OPTION,
-    ...command.options,
-    ...(command.json ? JSON_OPTION : {}),
-  });
+  const { values, positionals } = parseOptions(name, rest, allOptions(command));
   if (positionals.length < command.args.min)
     throw new UsageError(`${name} needs ${command.args.names}; see "sessiondb ${name} --help"`);
   if (positionals.length > command.args.max) {

@@ -39,6 +39,19 @@ type AllOptions<O extends OptionDefs, J extends boolean> = typeof GLOBAL_OPTIONS
   O &
   (J extends true ? typeof JSON_OPTION : Record<never, never>);
 
+/** Every option `command` accepts: the global ones, its own, and --json where it has one. */
+export function allOptions<O extends OptionDefs, J extends boolean>(
+  command: Command<O, J>,
+): AllOptions<O, J> {
+  // The spread is that intersection; TypeScript cannot follow a conditional spread of a generic.
+  return {
+    ...GLOBAL_OPTIONS,
+    ...VERSION_OPTION,
+    ...command.options,
+    ...(command.json ? JSON_OPTION : {}),
+  } as AllOptions<O, J>;
+}
+
 /** The values a command with options `O` (and --json when `J`) runs with. */
 export type CommandValues<O extends OptionDefs, J extends boolean = true> = Values<AllOptions<O, J>>;
 

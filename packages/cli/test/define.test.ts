@@ -4,7 +4,7 @@
  * through one parser with one wording. Run on the sources, with node:util's own parseArgs.
  */
 import { describe, expect, expectTypeOf, it } from "vitest";
-import { type CommandValues, defineCommand, type GLOBAL_OPTIONS } from "../src/command.js";
+import { allOptions, type CommandValues, defineCommand, type GLOBAL_OPTIONS } from "../src/command.js";
 import { COMMANDS } from "../src/commands.js";
 import { type OptionDefs, optionHelp, parseOptions, type Values } from "../src/define.js";
 import { decimal, integer, parseNumber } from "../src/numbers.js";
@@ -67,6 +67,13 @@ describe("parseOptions", () => {
       .toHaveProperty("values")
       .toEqualTypeOf<CommandValues<typeof OPTIONS>>();
     expectTypeOf<CommandValues<typeof OPTIONS, false>>().not.toHaveProperty("json");
+    const withoutJson = { ...withJson, json: false as const };
+    expect(Object.keys(allOptions(withJson))).toEqual([
+      ...["db", "wait", "help", "version"],
+      ...Object.keys(OPTIONS),
+      "json",
+    ]);
+    expect(Object.keys(allOptions(withoutJson))).not.toContain("json");
   });
 
   it("reads a negative number after an option as its value, so the option's check names it", () => {
