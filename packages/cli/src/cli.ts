@@ -4,12 +4,12 @@
  * an exit code from the table in exit.ts.
  */
 import { parseArgs } from "node:util";
-import { parseCommandArgs } from "./args.js";
-import type { Command, OptionSpec } from "./command.js";
+import { type AnyCommand, allOptions, GLOBAL_OPTIONS, JSON_OPTION, VERSION_OPTION } from "./command.js";
 import { COMMANDS, type CommandEntry } from "./commands.js";
+import { argsConfig, optionHelp, parseOptions } from "./define.js";
 import { classify, describe, EXIT, redactSecrets, UsageError } from "./exit.js";
 import { budgetsOf, describeLockWaits } from "./lock-wait.js";
-import { DEFAULT_PATIENCE, type GlobalOptions, patience, shownLocation, storeLocation } from "./open.js";
+import { type GlobalOptions, patience, shownLocation, storeLocation } from "./open.js";
 import { flushOut, guardOutput, writeErr, writeOut } from "./output.js";
 import { envIfAllowed } from "./permissions.js";
 import { loadRuntime, type Runtime } from "./runtime.js";
@@ -21,20 +21,8 @@ import { rememberStore } from "./wording.js";
 declare const __SESSIONDB_CLI_VERSION__: string;
 export const VERSION = __SESSIONDB_CLI_VERSION__;
 
-const GLOBAL_OPTIONS: OptionSpec = {
-  db: { type: "string" },
-  wait: { type: "string" },
-  help: { type: "boolean", short: "h" },
-  version: { type: "boolean", short: "V" },
-};
-
-const GLOBAL_HELP = [
-  "  --db PATH    the store (default: $SESSIONDB_PATH, else ~/.sessiondb/state.db); a libSQL",
-  "               server URL (libsql://, https://, wss://…) works too, token in $SESSIONDB_AUTH_TOKEN",
-  `  --wait MS    how long to wait for a store locked by another process (default ${DEFAULT_PATIENCE.openMs};`,
-  `               ${DEFAULT_PATIENCE.appendMs} for import's writes)`,
-  "  -h, --help   help for any command",
-].join("\n");
+/** What the command line may hold before the command words are known. */
+const BEFORE_COMMAND = argsConfig({ ...GLOBAL_OPTIONS, ...VERSION_OPTION });
 
 function mainHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
@@ -47,9 +35,14 @@ function mainHelp(): string {
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     "",
     "Options:",
-    GLOBAL_HELP,
-    "  --json       machine-readable output (every command but export and serve)",
-    "  -V, --version",
+    optionHelp({
+      ...GLOBAL_OPTIONS,
+      json: {
+        ...JSON_OPTION.json,
+        help: "machine-readable output (every command but export, serve and demo)",
+      },
+      ...VERSION_OPTION,
+    }),
     "",
     "Exit codes: 0 ok · 1 failure · 2 usage · 3 no store · 4 busy · 5 corrupt · 6 unusable store",
     "            7 no such session · 8 bad import lines · 9 unhealthy · 10 disk full · 130 interrupted",
@@ -57,17 +50,19 @@ function mainHelp(): string {
   ].join("\n");
 }
 
-function commandHelp(entry: CommandEntry, command: Command): string {
+/** A command's help: its prose, then its options and the global ones, printed from their definitions. */
+function commandHelp(entry: CommandEntry, command: AnyCommand): string {
+  const own = Object.keys(command.options).length > 0;
   return [
     `Usage: sessiondb [--db PATH] ${command.usage}`,
     "",
     `${entry.summary[0]?.toUpperCase()}${entry.summary.slice(1)}.`,
-    "",
-    command.help,
+    ...(command.help ? ["", command.help] : []),
+    ...(own ? ["", "Options:", optionHelp(command.options)] : []),
+    ...(command.notes ? ["", command.notes] : []),
     "",
     "Global options:",
-    GLOBAL_HELP,
-    ...(command.json ? ["  --json       machine-readable output on stdout"] : []),
+    optionHelp({ ...GLOBAL_OPTIONS, ...(command.json ? JSON_OPTION : {}) }),
   ].join("\n");
 }
 
@@ -95,7 +90,7 @@ function unknownCommand(words: string[]): UsageError {
 function findCommand(argv: string[]): { words: string[]; rest: string[] } {
   const { tokens } = parseArgs({
     args: argv,
-    options: GLOBAL_OPTIONS,
+    options: BEFORE_COMMAND,
     strict: false,
     allowPositionals: true,
     tokens: true,
@@ -119,7 +114,7 @@ async function run(argv: string[]): Promise<number> {
     // The topic is the words after "help", not the values of options around them (--db PATH).
     const { positionals } = parseArgs({
       args: rest,
-      options: GLOBAL_OPTIONS,
+      options: BEFORE_COMMAND,
       strict: false,
       allowPositionals: true,
     });
@@ -164,13 +159,7 @@ async function run(argv: string[]): Promise<number> {
   }
   if (!command.json && rest.includes("--json"))
     throw new UsageError(`${name} has no --json: ${command.noJson ?? "its output is text"}`);
-  const options: OptionSpec = {
-    ...GLOBAL_OPTIONS,
-    ...command.options,
-    ...(command.json ? { json: { type: "boolean" } } : {}),
-  };
-  const parsed = parseCommandArgs(name, rest, options);
-  const { positionals } = parsed;
+  const { values, positionals } = parseOptions(name, rest, allOptions(command));
   if (positionals.length < command.args.min)
     throw new UsageError(`${name} needs ${command.args.names}; see "sessiondb ${name} --help"`);
   if (positionals.length > command.args.max) {
@@ -178,10 +167,10 @@ async function run(argv: string[]): Promise<number> {
       `${name} takes ${command.args.max === 0 ? "no arguments" : `only ${command.args.names}`}, got ${JSON.stringify(positionals.join(" "))}`,
     );
   }
-  nameTheStore(name, parsed.values as GlobalOptions);
+  nameTheStore(name, values);
   let runtime: Promise<Runtime> | undefined;
   return command.run({
-    values: parsed.values as Parameters<Command["run"]>[0]["values"],
+    values,
     positionals,
     runtime: () => {
       runtime ??= loadRuntime();

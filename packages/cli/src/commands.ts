@@ -5,7 +5,7 @@
  * maintenance commands. The specifiers are literal, so a bundler makes each a chunk of its own
  * and Deno finds them in the module graph (no --allow-read needed to load them).
  */
-import type { Command } from "./command.js";
+import type { AnyCommand } from "./command.js";
 
 export interface CommandEntry {
   /** Words that select it, e.g. "sessions list". */
@@ -13,7 +13,7 @@ export interface CommandEntry {
   /** One line for the command list. */
   summary: string;
   /** The command's options, help and run, from its module. */
-  load(): Promise<Command>;
+  load(): Promise<AnyCommand>;
 }
 
 export const COMMANDS: readonly CommandEntry[] = [

@@ -12,6 +12,7 @@ import type { StoreOptions } from "@sessiondb/core";
 import { displayUrl } from "@sessiondb/core/driver";
 import { NeedsFileError, StoreMissingError, UsageError } from "./exit.js";
 import { type Patience, whileOpening } from "./lock-wait.js";
+import { parseNumber } from "./numbers.js";
 import { fileError } from "./paths.js";
 import type { Runtime } from "./runtime.js";
 import { type CliStore, openServerStore } from "./server.js";
@@ -120,26 +121,8 @@ export const DEFAULT_PATIENCE: Readonly<Patience> = { openMs: 20_000, writeMs: 2
 /** Patience budgets: --wait for each, or DEFAULT_PATIENCE. */
 export function patience(options: GlobalOptions): Patience {
   if (options.wait === undefined) return { ...DEFAULT_PATIENCE };
-  const ms = parseNonNegativeInt(options.wait, "--wait");
+  const ms = parseNumber(options.wait, "--wait");
   return { openMs: ms, writeMs: ms, appendMs: ms };
-}
-
-/** A non-negative integer option, or a usage error naming it. */
-export function parseNonNegativeInt(text: string, name: string): number {
-  if (!/^\d+$/.test(text))
-    throw new UsageError(`${name} expects a non-negative integer, got ${JSON.stringify(text)}`);
-  const n = Number(text);
-  // Beyond this a number is no longer exact (99999999999999999999 reads as 100000000000000000000).
-  if (!Number.isSafeInteger(n))
-    throw new UsageError(`${name} is at most ${Number.MAX_SAFE_INTEGER}, got ${text}`);
-  return n;
-}
-
-/** A positive integer option. */
-export function parsePositiveInt(text: string, name: string): number {
-  const n = parseNonNegativeInt(text, name);
-  if (n === 0) throw new UsageError(`${name} must be at least 1`);
-  return n;
 }
 
 /** A directory or device at the path is "there" but not a store: the library says so (exit 6). */

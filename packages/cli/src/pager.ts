@@ -6,13 +6,14 @@
  * cannot be started (not installed, no permission to run programs) falls back to stdout.
  */
 import { spawn } from "node:child_process";
-import type { OptionSpec } from "./command.js";
+import type { OptionDefs } from "./define.js";
 import { writeOut } from "./output.js";
 import { envIfAllowed } from "./permissions.js";
 
 /** The option every paging command takes. */
-export const PAGER_OPTION: OptionSpec = { "no-pager": { type: "boolean" } };
-export const PAGER_HELP = "  --no-pager     print directly, even on a terminal";
+export const PAGER_OPTION = {
+  "no-pager": { type: "boolean", help: "print directly, even on a terminal" },
+} as const satisfies OptionDefs;
 
 function pagerCommand(): string | undefined {
   const chosen = envIfAllowed("SESSIONDB_PAGER") ?? envIfAllowed("PAGER") ?? "less";

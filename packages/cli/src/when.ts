@@ -31,11 +31,3 @@ export function parseAge(text: string, name: string): number {
     throw new UsageError(`${name} is at most ${MAX_AGE_DAYS}d (100 years), got ${JSON.stringify(text)}`);
   return seconds;
 }
-
-/** --since/--until as an epoch-second range [since, until). */
-export function timeRange(values: Record<string, unknown>): { since?: number; until?: number } {
-  return {
-    ...(values.since !== undefined ? { since: parseTime(String(values.since), "--since") } : {}),
-    ...(values.until !== undefined ? { until: parseTime(String(values.until), "--until") } : {}),
-  };
-}

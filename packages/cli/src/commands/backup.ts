@@ -1,6 +1,6 @@
 import * as nodePath from "node:path";
 import type { BackupResult } from "@sessiondb/core";
-import type { Command } from "../command.js";
+import { defineCommand } from "../command.js";
 import { classify, EXIT, ExitError, NeedsFileError, UsageError } from "../exit.js";
 import { bytes, print, printJson } from "../format.js";
 import { describeFts } from "../fts-state.js";
@@ -24,7 +24,7 @@ function destinationFull(error: unknown): boolean {
   return code === "ENOSPC" || code === "EDQUOT" || classify(error).exitCode === EXIT.FULL;
 }
 
-export const backup: Command = {
+export const backup = defineCommand({
   name: "backup",
   usage: "backup DEST [--overwrite] [--json]",
   help: [
@@ -35,14 +35,18 @@ export const backup: Command = {
     "",
     "Never back up a live store with cp, rsync or a file copy: reading or copying the file inside",
     "a process that has it open drops that process's locks, and the copy can be torn.",
-    "",
-    "  --overwrite   replace DEST if it exists (never the store or one of its -wal/-shm/-journal files)",
-    "",
+  ].join("\n"),
+  options: {
+    overwrite: {
+      type: "boolean",
+      help: "replace DEST if it exists (never the store or one of its -wal/-shm/-journal files)",
+    },
+  },
+  notes: [
     "Progress goes to stderr. Exit 2 when DEST is refused; 1 (ENOSPC) when DEST's disk is full; 130,",
     "143 or 129 when stopped by SIGINT (Ctrl-C), SIGTERM or SIGHUP. A backup that fails or is",
     "stopped writes nothing and removes its temporary copy.",
   ].join("\n"),
-  options: { overwrite: { type: "boolean" } },
   args: { min: 1, max: 1, names: "DEST" },
   json: true,
   async run({ values, positionals, runtime }) {
@@ -107,4 +111,4 @@ export const backup: Command = {
       await store.close();
     }
   },
-};
+});

@@ -1,5 +1,5 @@
 import type { IntegrityProblem, RepairReport } from "@sessiondb/core";
-import type { Command } from "../command.js";
+import { defineCommand } from "../command.js";
 import { classify, describe, EXIT, ExitError } from "../exit.js";
 import { green, plural, print, printJson, red } from "../format.js";
 import { type GlobalOptions, type Opened, openFor, storeLocation } from "../open.js";
@@ -81,7 +81,7 @@ export async function integrity(store: CliStore): Promise<{
   };
 }
 
-export const check: Command = {
+export const check = defineCommand({
   name: "check",
   usage: "check [--json]",
   help: [
@@ -136,7 +136,7 @@ export const check: Command = {
       await store.close();
     }
   },
-};
+});
 
 /**
  * A store too damaged to open (its schema page unreadable, the file cut short) still gets a

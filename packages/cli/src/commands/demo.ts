@@ -9,7 +9,7 @@ import * as os from "node:os";
 import * as nodePath from "node:path";
 import { fileURLToPath } from "node:url";
 import type { SqliteDriver } from "@sessiondb/core";
-import type { Command } from "../command.js";
+import { defineCommand } from "../command.js";
 import { UsageError } from "../exit.js";
 import { plural, print } from "../format.js";
 import { openFor } from "../open.js";
@@ -18,7 +18,7 @@ import { serve } from "./serve.js";
 /** The formats' fixtures in a checkout of the repository (dist/cli.js → packages/formats). */
 const CHECKOUT_SAMPLES = fileURLToPath(new URL("../../formats/test/fixtures/", import.meta.url));
 
-export const demo: Command = {
+export const demo = defineCommand({
   name: "demo",
   usage: "demo [FOLDER] [--port N]",
   help: [
@@ -28,10 +28,8 @@ export const demo: Command = {
     "the project's own fixtures, in a checkout of its repository), then serves it as",
     "`sessiondb serve` does and prints the address. Ctrl-C stops; the store is left in the",
     "temporary folder, named on the first line, to look at with the other commands.",
-    "",
-    "  --port N   the port to serve on (default 7345; 0 picks a free one)",
   ].join("\n"),
-  options: { port: { type: "string" } },
+  options: { port: serve.options.port },
   args: { min: 0, max: 1, names: "FOLDER" },
   json: false,
   noJson: "it serves web pages until stopped",
@@ -75,7 +73,7 @@ export const demo: Command = {
     }
     return serve.run({ ...context, values, positionals: [] });
   },
-};
+});
 
 /**
  * A database format's sample: FOLDER/<format>/<its file name>, or the database its SQL

@@ -1,7 +1,7 @@
 import * as fs from "node:fs";
 import { type FtsStatus, isWalResetVulnerable, readAdmissionHolder } from "@sessiondb/core";
 import { nodeFsHost } from "@sessiondb/core/host";
-import type { Command } from "../command.js";
+import { defineCommand } from "../command.js";
 import { classify, describe, EXIT, StoreMissingError } from "../exit.js";
 import { bold, green, print, printJson, red, yellow } from "../format.js";
 import { describeFts } from "../fts-state.js";
@@ -194,7 +194,7 @@ async function inspectOpen(
   }
 }
 
-export const doctor: Command = {
+export const doctor = defineCommand({
   name: "doctor",
   usage: "doctor [--json]",
   help: [
@@ -314,4 +314,4 @@ export const doctor: Command = {
     if (corrupt && (openCode === undefined || openCode === "STORE_CORRUPT")) print(REPAIR_HINT);
     return exit;
   },
-};
+});

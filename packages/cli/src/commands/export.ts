@@ -2,20 +2,20 @@ import * as fs from "node:fs";
 import * as nodePath from "node:path";
 import { setImmediate } from "node:timers";
 import type { Message, Session, SessionSummary } from "@sessiondb/core";
-import type { Command, CommandContext } from "../command.js";
+import { defineCommand } from "../command.js";
 import { EXIT, ExitError, UsageError } from "../exit.js";
 import { count, plural } from "../format.js";
 import { allSessions } from "../inspect.js";
 import { Interrupt } from "../interrupt.js";
-import { localStoreFile, openFor } from "../open.js";
+import { type GlobalOptions, localStoreFile, openFor } from "../open.js";
 import { writeErr, writeOutDrained } from "../output.js";
 import { OutputFile } from "../output-file.js";
 import { fileError, type ResolvedPath, refuseDatabases, refuseStoreFiles, resolvePath } from "../paths.js";
 import { redactor } from "../redact.js";
 import type { CliStore } from "../server.js";
-import { FORMAT, FORMATS, type Format, type FormatName } from "../transcript.js";
+import { FORMAT, FORMATS, type Format } from "../transcript.js";
 import { visible } from "../visible.js";
-import { timeRange } from "../when.js";
+import { parseTime } from "../when.js";
 
 /** Messages read per page, so a long session never sits in memory whole. */
 const PAGE = 1000;
@@ -186,7 +186,7 @@ function noteVanished(vanished: readonly Vanished[]): void {
 }
 
 /** --output, resolved and checked before anything is opened; undefined for stdout. */
-function outputTarget(values: CommandContext["values"]): ResolvedPath | undefined {
+function outputTarget(values: GlobalOptions & { output?: string }): ResolvedPath | undefined {
   const output = values.output;
   if (output === undefined || output === "-") {
     // `export >> state.db` would append to the store: the shell opened it, not us, but we can
@@ -201,7 +201,7 @@ function outputTarget(values: CommandContext["values"]): ResolvedPath | undefine
       refuseStoreFiles({ stat: stdout }, localStoreFile(values), "stdout", "nothing was written");
     return undefined;
   }
-  if (typeof output !== "string" || output === "") throw new UsageError("--output needs a file name");
+  if (output === "") throw new UsageError("--output needs a file name");
   const what = `--output ${output}`;
   const intact = "nothing was written";
   try {
@@ -361,7 +361,7 @@ async function exportToStdout(store: CliStore, sessions: Session[], rendering: R
   }
 }
 
-export const exportCommand: Command = {
+export const exportCommand = defineCommand({
   name: "export",
   usage:
     "export [--format jsonl|markdown|html] [--session ID]… [--source S] [--since T] [--until T] [--redact PATTERN]… [--output FILE | --output-dir DIR]",
@@ -369,21 +369,41 @@ export const exportCommand: Command = {
     "Writes to stdout (or FILE) one document with every chosen session: by default JSONL, one JSON",
     "object per line, a session record then its messages — the format `sessiondb import` reads.",
     "Sessions come oldest first, parents before children; archived sessions are included.",
-    "",
-    "  --format F       jsonl (default), markdown (md) or html: Markdown and HTML are for reading",
-    "                   (every message in full; HTML shows content as escaped text, with no scripts)",
-    "  --session ID     only this session; repeatable",
-    "  --source S       only sessions from this source",
-    "  --since T        sessions started at or after T (2025-01-31, an ISO time, or epoch seconds)",
-    "  --until T        sessions started before T",
-    "  --redact P       replace P with [REDACTED] in everything written but ids; literal text, or",
-    "                   /a regular expression/flags; repeatable",
-    "  --output FILE    write to FILE instead of stdout: to a temporary file in its folder, renamed",
-    "                   into place when complete (mode 0600). Never the store, one of its files or",
-    "                   any SQLite database (exit 2).",
-    "  --output-dir DIR one file per session in DIR (created if missing), named after the session",
-    "                   id (<id>.jsonl, .md, .html), each written the same way as --output",
-    "",
+  ].join("\n"),
+  options: {
+    format: {
+      type: "string",
+      value: "F",
+      default: "jsonl",
+      help: "jsonl (default), markdown (md) or html: Markdown and HTML are for reading (every message in full; HTML shows content as escaped text, with no scripts)",
+    },
+    session: { type: "string", multiple: true, value: "ID", help: "only this session; repeatable" },
+    source: { type: "string", value: "S", help: "only sessions from this source" },
+    since: {
+      type: "string",
+      value: "T",
+      parse: parseTime,
+      help: "sessions started at or after T (2025-01-31, an ISO time, or epoch seconds)",
+    },
+    until: { type: "string", value: "T", parse: parseTime, help: "sessions started before T" },
+    redact: {
+      type: "string",
+      multiple: true,
+      value: "P",
+      help: "replace P with [REDACTED] in everything written but ids; literal text, or /a regular expression/flags; repeatable",
+    },
+    output: {
+      type: "string",
+      value: "FILE",
+      help: "write to FILE instead of stdout: to a temporary file in its folder, renamed into place when complete (mode 0600). Never the store, one of its files or any SQLite database (exit 2).",
+    },
+    "output-dir": {
+      type: "string",
+      value: "DIR",
+      help: "one file per session in DIR (created if missing), named after the session id (<id>.jsonl, .md, .html), each written the same way as --output",
+    },
+  },
+  notes: [
     "A session another process deletes during the export is left out, with a note on stderr (exit 0).",
     "Exit 1 when a file cannot be written (a full disk is ENOSPC); 130, 143 or 129 when stopped by",
     "SIGINT (Ctrl-C), SIGTERM or SIGHUP. A file that fails or is stopped is removed (an existing one",
@@ -396,29 +416,16 @@ export const exportCommand: Command = {
     "Not exported: usage/cost rows and counters (no public API can re-create them exactly),",
     "and inactive messages.",
   ].join("\n"),
-  options: {
-    format: { type: "string" },
-    session: { type: "string", multiple: true },
-    source: { type: "string" },
-    since: { type: "string" },
-    until: { type: "string" },
-    redact: { type: "string", multiple: true },
-    output: { type: "string" },
-    "output-dir": { type: "string" },
-  },
   args: { min: 0, max: 0, names: "" },
   json: false,
   noJson: "what it writes is the data itself, JSON Lines by default (--format jsonl)",
   async run({ values, runtime }) {
-    const name = String(values.format ?? "jsonl").toLowerCase();
-    const formatName = (name === "md" ? "markdown" : name) as FormatName;
-    if (!FORMATS.includes(formatName))
+    const name = values.format.toLowerCase();
+    const formatName = FORMATS.find((f) => f === (name === "md" ? "markdown" : name));
+    if (formatName === undefined)
       throw new UsageError(`--format must be jsonl, markdown or html, got ${JSON.stringify(values.format)}`);
-    const rendering: Rendering = {
-      format: FORMAT[formatName],
-      redact: redactor((values.redact as string[] | undefined) ?? []),
-    };
-    const { since, until } = timeRange(values);
+    const rendering: Rendering = { format: FORMAT[formatName], redact: redactor(values.redact ?? []) };
+    const { since, until } = values;
     const folder = values["output-dir"];
     if (folder !== undefined && values.output !== undefined)
       throw new UsageError("choose --output FILE or --output-dir DIR, not both");
@@ -426,8 +433,8 @@ export const exportCommand: Command = {
     const target = folder === undefined ? outputTarget(values) : undefined;
     const { store, shown } = await openFor(runtime, values, "read");
     try {
-      const wanted = values.session as string[] | undefined;
-      const source = values.source ? String(values.source) : undefined;
+      const wanted = values.session;
+      const source = values.source || undefined;
       const matches = (s: Session) =>
         (source === undefined || s.source === source) &&
         (since === undefined || s.startedAt >= since) &&
@@ -474,4 +481,4 @@ export const exportCommand: Command = {
       await store.close();
     }
   },
-};
+});

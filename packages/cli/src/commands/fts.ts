@@ -1,14 +1,15 @@
-import type { Command } from "../command.js";
+import { defineCommand } from "../command.js";
 import { EXIT, ExitError } from "../exit.js";
 import { count, pairs, print, printJson } from "../format.js";
 import { describeFts } from "../fts-state.js";
 import { Interrupt } from "../interrupt.js";
-import { openFor, parsePositiveInt } from "../open.js";
+import { integer } from "../numbers.js";
+import { openFor } from "../open.js";
 import { Progress } from "../progress.js";
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
-export const ftsStatus: Command = {
+export const ftsStatus = defineCommand({
   name: "fts status",
   usage: "fts status [--json]",
   help: "Opens the store read-only. Exit code 0 whatever the state; see `doctor` for a verdict.",
@@ -32,9 +33,9 @@ export const ftsStatus: Command = {
       await store.close();
     }
   },
-};
+});
 
-export const ftsRebuild: Command = {
+export const ftsRebuild = defineCommand({
   name: "fts rebuild",
   usage: "fts rebuild [--timeout MS] [--json]",
   help: [
@@ -43,18 +44,23 @@ export const ftsRebuild: Command = {
     "indexed in paced chunks that let other processes write between them, while search tops up the",
     "rows not indexed yet by LIKE, so it never misses. A rebuild that is killed leaves a backfill",
     "that `sessiondb fts backfill` (or the next rebuild) finishes.",
-    "",
-    "  --timeout MS   how long to wait for another process's rebuild (default 120000)",
-    "",
+  ].join("\n"),
+  options: {
+    timeout: {
+      type: "string",
+      value: "MS",
+      parse: integer({ min: 1 }),
+      help: "how long to wait for another process's rebuild (default 120000)",
+    },
+  },
+  notes: [
     "Progress goes to stderr: a bar on a terminal, plain lines otherwise.",
     "Exit 4 when another process holds the admission lock past the timeout.",
   ].join("\n"),
-  options: { timeout: { type: "string" } },
   args: { min: 0, max: 0, names: "" },
   json: true,
   async run({ values, runtime }) {
-    const timeoutMs =
-      values.timeout === undefined ? undefined : parsePositiveInt(String(values.timeout), "--timeout");
+    const timeoutMs = values.timeout;
     const { store } = await openFor(runtime, values, "write", { repairFtsOnOpen: false });
     try {
       const total = await store.messageCount();
@@ -82,9 +88,9 @@ export const ftsRebuild: Command = {
       await store.close();
     }
   },
-};
+});
 
-export const ftsOptimize: Command = {
+export const ftsOptimize = defineCommand({
   name: "fts optimize",
   usage: "fts optimize [--json]",
   help: [
@@ -118,9 +124,9 @@ export const ftsOptimize: Command = {
       await store.close();
     }
   },
-};
+});
 
-export const ftsBackfill: Command = {
+export const ftsBackfill = defineCommand({
   name: "fts backfill",
   usage: "fts backfill [--chunk IDS] [--json]",
   help: [
@@ -128,18 +134,20 @@ export const ftsBackfill: Command = {
     "while search tops up the missing window by LIKE, so it never misses). Each chunk commits its",
     "progress in the same transaction: Ctrl-C (or a kill) stops it, and the next run resumes where",
     "the last committed chunk ended. The loop backs off while other processes write.",
-    "",
-    "  --chunk IDS   the most message ids per chunk (default: chunks grow while nobody else writes",
-    "                until one holds the write lock about a second)",
-    "",
-    "Progress goes to stderr: a bar on a terminal, plain lines otherwise. Exit 130 when interrupted.",
   ].join("\n"),
-  options: { chunk: { type: "string" } },
+  options: {
+    chunk: {
+      type: "string",
+      value: "IDS",
+      parse: integer({ min: 1 }),
+      help: "the most message ids per chunk (default: chunks grow while nobody else writes until one holds the write lock about a second)",
+    },
+  },
+  notes: "Progress goes to stderr: a bar on a terminal, plain lines otherwise. Exit 130 when interrupted.",
   args: { min: 0, max: 0, names: "" },
   json: true,
   async run({ values, runtime }) {
-    const chunkRows =
-      values.chunk === undefined ? undefined : parsePositiveInt(String(values.chunk), "--chunk");
+    const chunkRows = values.chunk;
     // No repair at open: a stale index is exactly what a backfill refills, in chunks, instead of
     // one long rebuild before the first progress line.
     const { store } = await openFor(runtime, values, "write", { repairFtsOnOpen: false });
@@ -194,4 +202,4 @@ export const ftsBackfill: Command = {
       await store.close();
     }
   },
-};
+});

@@ -11,7 +11,7 @@ import type { CommandContext } from "../command.js";
 import { EXIT, UsageError } from "../exit.js";
 import { plural, print, printJson } from "../format.js";
 import { Interrupt } from "../interrupt.js";
-import { openFor } from "../open.js";
+import { type GlobalOptions, openFor } from "../open.js";
 import { fileError } from "../paths.js";
 import { Progress } from "../progress.js";
 import { visible } from "../visible.js";
@@ -48,8 +48,13 @@ function summary(from: string, database: boolean, r: ImportResult): string {
   return visible(parts.join("; "));
 }
 
-export async function importFromCommand({ values, positionals, runtime }: CommandContext): Promise<number> {
-  const from = values.from as string;
+/** What `import --from` reads of import's options. */
+type FromValues = GlobalOptions & { json?: boolean; watch?: boolean };
+
+export async function importFromCommand(
+  from: string,
+  { values, positionals, runtime }: CommandContext<FromValues>,
+): Promise<number> {
   const { databaseFormats, importFrom, lineFormats } = await import("@sessiondb/formats");
   const format = lineFormats.get(from) ?? databaseFormats.get(from);
   if (!format)

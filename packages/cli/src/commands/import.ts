@@ -5,7 +5,8 @@ import {
   type ImportSessionInput,
   type MessageInput,
 } from "@sessiondb/core";
-import type { Command } from "../command.js";
+import { defineCommand } from "../command.js";
+import type { OptionDefs } from "../define.js";
 import { EXIT, ExitError, UsageError } from "../exit.js";
 import { count, plural, print, printJson } from "../format.js";
 import { Interrupt } from "../interrupt.js";
@@ -344,7 +345,16 @@ class Importer {
   }
 }
 
-export const importCommand: Command = {
+const IMPORT_OPTIONS = {
+  "dry-run": { type: "boolean", help: "check the file only; write nothing" },
+  from: { type: "string", value: "FORMAT", help: "the agent whose sessions to import" },
+  watch: {
+    type: "boolean",
+    help: "(with --from) import again every second until Ctrl-C (exit 0): new lines appear in search and serve within seconds; no lock is held between two runs",
+  },
+} as const satisfies OptionDefs;
+
+export const importCommand = defineCommand({
   name: "import",
   usage: "import FILE|- [--dry-run] [--json]  |  import --from FORMAT [PATH…] [--watch] [--json]",
   help: [
@@ -356,8 +366,6 @@ export const importCommand: Command = {
     "skipped, so re-running an import is safe. The sessions are written in short transactions with",
     "pauses between them, so agents writing to the store meanwhile are not held up; Ctrl-C stops",
     "between two of them (exit 130).",
-    "",
-    "  --dry-run   check the file only; write nothing",
     "",
     "On a terminal, a progress bar on stderr counts the messages written.",
     "",
@@ -373,12 +381,8 @@ export const importCommand: Command = {
     "its mark (what it holds), and a last line still being written waits for the next run.",
     "Broken lines are reported as FILE:LINE, broken database rows as FILE (TABLE row ID), a",
     "broken session file as FILE (exit 8); the rest comes in.",
-    "",
-    "  --from FORMAT   the agent whose sessions to import",
-    "  --watch         import again every second until Ctrl-C (exit 0): new lines appear in",
-    "                  search and serve within seconds; no lock is held between two runs",
   ].join("\n"),
-  options: { "dry-run": { type: "boolean" }, from: { type: "string" }, watch: { type: "boolean" } },
+  options: IMPORT_OPTIONS,
   args: { min: 0, max: Number.MAX_SAFE_INTEGER, names: "FILE" },
   json: true,
   async run(context) {
@@ -386,7 +390,7 @@ export const importCommand: Command = {
     if (values.from !== undefined) {
       if (values["dry-run"]) throw new UsageError("--dry-run does not go with --from");
       const { importFromCommand } = await import("./import-from.js");
-      return importFromCommand(context);
+      return importFromCommand(values.from, context);
     }
     if (values.watch) throw new UsageError("--watch goes with --from FORMAT");
     if (positionals.length !== 1)
@@ -515,4 +519,4 @@ export const importCommand: Command = {
     }
     return outcome.errors.length > 0 ? EXIT.BAD_INPUT : EXIT.OK;
   },
-};
+});

@@ -5,7 +5,8 @@
  */
 import * as readline from "node:readline";
 import type { Session, SessionSummary } from "@sessiondb/core";
-import type { Command, CommandContext } from "../command.js";
+import { defineCommand } from "../command.js";
+import type { OptionDefs } from "../define.js";
 import { EXIT, ExitError, UsageError } from "../exit.js";
 import { count, plural, print, printJson, table, time } from "../format.js";
 import { allSessions } from "../inspect.js";
@@ -17,10 +18,12 @@ import type { CliStore } from "../server.js";
 import { parseAge } from "../when.js";
 import { terminalWidth } from "../width.js";
 
-const YES_HELP = "  --yes          do not ask (needed when stdin or stderr is not a terminal)";
+const YES_OPTION = {
+  yes: { type: "boolean", help: "do not ask (needed when stdin or stderr is not a terminal)" },
+} as const satisfies OptionDefs;
 
 /** Ask on the terminal; without one, --yes is required (a script never deletes by accident). */
-async function confirm(question: string, values: CommandContext["values"]): Promise<boolean> {
+async function confirm(question: string, values: { yes?: boolean }): Promise<boolean> {
   if (values.yes === true) return true;
   if (!process.stdin.isTTY || !process.stderr.isTTY)
     throw new UsageError(
@@ -89,16 +92,14 @@ async function deleteAll(
   }
 }
 
-export const sessionsDelete: Command = {
+export const sessionsDelete = defineCommand({
   name: "sessions delete",
   usage: "sessions delete ID… [--yes] [--json]",
-  help: [
-    YES_HELP,
-    "",
+  options: YES_OPTION,
+  notes: [
     "Each session is deleted whole in a short transaction. Children of a deleted session are kept and",
     "lose their parent link. Exit 7, with nothing deleted, when any ID does not exist.",
   ].join("\n"),
-  options: { yes: { type: "boolean" } },
   args: { min: 1, max: Number.POSITIVE_INFINITY, names: "ID" },
   json: true,
   async run({ values, positionals, runtime }) {
@@ -123,41 +124,40 @@ export const sessionsDelete: Command = {
       await store.close();
     }
   },
-};
+});
 
-export const prune: Command = {
+export const prune = defineCommand({
   name: "prune",
   usage: "prune --older-than AGE [--source S] [--archived-only] [--dry-run] [--yes] [--json]",
-  help: [
-    "  --older-than AGE  last activity longer ago than AGE: 90d, 12h, 2w, 30m; at most 36500d (required)",
-    "  --source S        only sessions from this source",
-    "  --archived-only   only archived sessions",
-    "  --dry-run         list what would be deleted; change nothing",
-    YES_HELP,
-    "",
+  options: {
+    "older-than": {
+      type: "string",
+      value: "AGE",
+      parse: parseAge,
+      help: "last activity longer ago than AGE: 90d, 12h, 2w, 30m; at most 36500d (required)",
+    },
+    source: { type: "string", value: "S", help: "only sessions from this source" },
+    "archived-only": { type: "boolean", help: "only archived sessions" },
+    "dry-run": { type: "boolean", help: "list what would be deleted; change nothing" },
+    ...YES_OPTION,
+  },
+  notes: [
     "Pinned sessions are never pruned. Each session is deleted whole in a short transaction,",
     "paced so that agents writing at the same time get their turn in between. Ctrl-C stops",
     "between two (exit 130); the sessions left are intact and a second run finishes the job.",
     "The space freed is reused by the store; the file itself does not shrink.",
   ].join("\n"),
-  options: {
-    "older-than": { type: "string" },
-    source: { type: "string" },
-    "archived-only": { type: "boolean" },
-    "dry-run": { type: "boolean" },
-    yes: { type: "boolean" },
-  },
   args: { min: 0, max: 0, names: "" },
   json: true,
   async run({ values, runtime }) {
     if (values["older-than"] === undefined)
       throw new UsageError('prune needs --older-than AGE (for example 90d); see "sessiondb prune --help"');
-    const age = parseAge(String(values["older-than"]), "--older-than");
+    const age = values["older-than"];
     const cutoff = Date.now() / 1000 - age;
     const dryRun = values["dry-run"] === true;
     const { store } = await openFor(runtime, values, dryRun ? "read" : "write");
     try {
-      const all = await allSessions(store, values.source ? String(values.source) : undefined);
+      const all = await allSessions(store, values.source || undefined);
       const old = (s: SessionSummary) =>
         s.lastActiveAt < cutoff && (values["archived-only"] !== true || s.archived);
       const chosen = all.filter((s) => old(s) && !s.pinned);
@@ -217,9 +217,9 @@ export const prune: Command = {
       await store.close();
     }
   },
-};
+});
 
-export const sessionsRename: Command = {
+export const sessionsRename = defineCommand({
   name: "sessions rename",
   usage: "sessions rename ID TITLE [--json]",
   help: 'TITLE is the rest of the command line; an empty TITLE ("") removes the title. Exit 7 when ID does not exist.',
@@ -246,11 +246,11 @@ export const sessionsRename: Command = {
       await store.close();
     }
   },
-};
+});
 
-function archiving(archived: boolean): Command {
+function archiving(archived: boolean) {
   const verb = archived ? "archive" : "unarchive";
-  return {
+  return defineCommand({
     name: `sessions ${verb}`,
     usage: `sessions ${verb} ID… [--json]`,
     help: archived
@@ -278,7 +278,7 @@ function archiving(archived: boolean): Command {
         await store.close();
       }
     },
-  };
+  });
 }
 
 export const sessionsArchive = archiving(true);

@@ -1,7 +1,7 @@
 import * as fs from "node:fs";
 import * as nodePath from "node:path";
 import type { RepairReport, TableCounts } from "@sessiondb/core";
-import type { Command } from "../command.js";
+import { defineCommand } from "../command.js";
 import { EXIT, StoreMissingError } from "../exit.js";
 import { count, print, printJson } from "../format.js";
 import { Interrupt } from "../interrupt.js";
@@ -71,7 +71,7 @@ function describe(report: RepairReport): string[] {
   return lines;
 }
 
-export const repair: Command = {
+export const repair = defineCommand({
   name: "repair",
   usage: "repair [--check-only] [--output PATH] [--force] [--json]",
   help: [
@@ -85,15 +85,23 @@ export const repair: Command = {
     "",
     "Run it with every process that uses the store stopped: it refuses a store whose lock another",
     "process holds and says which lock it saw.",
-    "",
-    "  --check-only    diagnose and try the repair on the scratch copy; change nothing",
-    "  --output PATH   write the repaired store to PATH instead (the damaged store stays)",
-    "  --force         repair even though another process holds a lock on the store",
-    "",
+  ].join("\n"),
+  options: {
+    "check-only": {
+      type: "boolean",
+      help: "diagnose and try the repair on the scratch copy; change nothing",
+    },
+    output: {
+      type: "string",
+      value: "PATH",
+      help: "write the repaired store to PATH instead (the damaged store stays)",
+    },
+    force: { type: "boolean", help: "repair even though another process holds a lock on the store" },
+  },
+  notes: [
     "Exit 0 when the store is sound or was repaired (lost rows are listed), 5 when it is damaged",
     "and --check-only was given or no strategy worked, 4 when another process holds it.",
   ].join("\n"),
-  options: { "check-only": { type: "boolean" }, output: { type: "string" }, force: { type: "boolean" } },
   args: { min: 0, max: 0, names: "" },
   json: true,
   async run({ values, runtime }) {
@@ -104,7 +112,7 @@ export const repair: Command = {
     );
     if (!fs.existsSync(path)) throw new StoreMissingError(path);
     const rt = await runtime();
-    const output = typeof values.output === "string" ? nodePath.resolve(values.output) : undefined;
+    const output = values.output === undefined ? undefined : nodePath.resolve(values.output);
     // Ctrl-C (or SIGTERM, SIGHUP) stops the repair between its steps, before it swaps anything
     // in: its scratch copies (each a full copy of the store) are removed.
     const stop = new Interrupt();
@@ -137,4 +145,4 @@ export const repair: Command = {
     if (report.strategy === "none") return EXIT.OK;
     return report.outcome === "unchanged" ? EXIT.CORRUPT : EXIT.OK;
   },
-};
+});

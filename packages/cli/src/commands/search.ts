@@ -1,10 +1,11 @@
 import { ROLES, type Role, type SearchOptions } from "@sessiondb/core";
-import type { Command } from "../command.js";
+import { defineCommand } from "../command.js";
 import { EXIT, UsageError } from "../exit.js";
 import { bold, count, dim, highlight, plural, printJson, time } from "../format.js";
-import { openFor, parseNonNegativeInt } from "../open.js";
+import { integer } from "../numbers.js";
+import { openFor } from "../open.js";
 import { writeErr } from "../output.js";
-import { PAGER_HELP, PAGER_OPTION, page } from "../pager.js";
+import { PAGER_OPTION, page } from "../pager.js";
 import { visible } from "../visible.js";
 import { parseTime } from "../when.js";
 
@@ -18,26 +19,52 @@ const ROUTES: Record<string, string> = {
   "fts+like": "full-text index, topped up by LIKE over the rows a backfill has not reached",
 };
 
-export const search: Command = {
+const isRole = (text: string): text is Role => (ROLES as readonly string[]).includes(text);
+
+export const search = defineCommand({
   name: "search",
   usage:
-    "search QUERY [--role R]… [--source S]… [--session ID] [--since T] [--until T] [--sort rank|newest|oldest] [--limit N] [--offset N] [--substring] [--json]",
-  help: [
-    'QUERY is words, "quoted phrases", AND/OR/NOT; stray punctuation is ignored.',
-    "",
-    "  --role R        only this role (system, developer, user, assistant, tool); repeatable",
-    "  --source S      only sessions from this source; repeatable",
-    "  --session ID    only this session",
-    "  --since T       at or after T (2025-01-31, an ISO time, or epoch seconds)",
-    "  --until T       before T",
-    "  --sort S        rank (default), newest or oldest",
-    "  --limit N       at most N hits (default 20, at most 1,000: more is capped, with a warning)",
-    "  --offset N      skip the first N hits",
-    "  --substring     match terms inside words (trigram index; LIKE for terms under 3 characters)",
-    "",
+    "search QUERY [--role R]… [--source S]… [--session ID] [--since T] [--until T] [--sort rank|newest|oldest] [--limit N] [--offset N] [--substring] [--no-pager] [--json]",
+  help: 'QUERY is words, "quoted phrases", AND/OR/NOT; stray punctuation is ignored.',
+  options: {
+    role: {
+      type: "string",
+      multiple: true,
+      value: "R",
+      help: "only this role (system, developer, user, assistant, tool); repeatable",
+    },
+    source: {
+      type: "string",
+      multiple: true,
+      value: "S",
+      help: "only sessions from this source; repeatable",
+    },
+    session: { type: "string", value: "ID", help: "only this session" },
+    since: {
+      type: "string",
+      value: "T",
+      parse: parseTime,
+      help: "at or after T (2025-01-31, an ISO time, or epoch seconds)",
+    },
+    until: { type: "string", value: "T", parse: parseTime, help: "before T" },
+    sort: { type: "string", value: "S", default: "rank", help: "rank (default), newest or oldest" },
+    limit: {
+      type: "string",
+      value: "N",
+      default: "20",
+      parse: integer(),
+      help: "at most N hits (default 20, at most 1,000: more is capped, with a warning)",
+    },
+    offset: { type: "string", value: "N", parse: integer(), help: "skip the first N hits" },
+    substring: {
+      type: "boolean",
+      help: "match terms inside words (trigram index; LIKE for terms under 3 characters)",
+    },
+    ...PAGER_OPTION,
+  },
+  notes: [
     "Every result names its route: fts, trigram, like, or fts+like (while a backfill runs).",
     "Matches are marked « » (bold on a terminal).",
-    PAGER_HELP,
     "",
     "Tool output is searched by a prefix only: a word search reads the first 8,192 characters of",
     "each tool result, --substring reads none of it, and a word past the prefix is not found.",
@@ -49,47 +76,33 @@ export const search: Command = {
     "Errors go to stderr, also with --json (there as one JSON object {error:{code,exit,message}}):",
     "stdout carries results only, so a consumer never parses an error as a result.",
   ].join("\n"),
-  options: {
-    role: { type: "string", multiple: true },
-    source: { type: "string", multiple: true },
-    session: { type: "string" },
-    since: { type: "string" },
-    until: { type: "string" },
-    sort: { type: "string" },
-    limit: { type: "string" },
-    offset: { type: "string" },
-    substring: { type: "boolean" },
-    ...PAGER_OPTION,
-  },
   args: { min: 1, max: Number.POSITIVE_INFINITY, names: "QUERY" },
   json: true,
   async run({ values, positionals, runtime }) {
     const query = positionals.join(" ");
-    const roles = (values.role as string[] | undefined) ?? [];
-    for (const role of roles) {
-      if (!ROLES.includes(role as Role))
-        throw new UsageError(`--role must be one of ${ROLES.join(", ")}, got ${JSON.stringify(role)}`);
+    const roles = values.role ?? [];
+    if (!roles.every(isRole)) {
+      const unknown = roles.find((role) => !isRole(role));
+      throw new UsageError(`--role must be one of ${ROLES.join(", ")}, got ${JSON.stringify(unknown)}`);
     }
-    const sort = (values.sort as string | undefined) ?? "rank";
-    if (!["rank", "newest", "oldest"].includes(sort))
+    const sort = values.sort;
+    if (sort !== "rank" && sort !== "newest" && sort !== "oldest")
       throw new UsageError(`--sort must be rank, newest or oldest, got ${JSON.stringify(sort)}`);
-    const asked = values.limit === undefined ? 20 : parseNonNegativeInt(String(values.limit), "--limit");
+    const asked = values.limit;
     const limit = Math.min(asked, MAX_LIMIT);
     if (asked > MAX_LIMIT)
       writeErr(
         `sessiondb: --limit ${count(asked)} is capped at ${count(MAX_LIMIT)} hits; page on with --offset\n`,
       );
     const options: SearchOptions = {
-      sort: sort as SearchOptions["sort"],
-      ...(roles.length ? { roles: roles as Role[] } : {}),
-      ...(values.source ? { sources: values.source as string[] } : {}),
-      ...(values.session ? { sessionId: String(values.session) } : {}),
-      ...(values.since ? { since: parseTime(String(values.since), "--since") } : {}),
-      ...(values.until ? { until: parseTime(String(values.until), "--until") } : {}),
+      sort,
+      ...(roles.length ? { roles } : {}),
+      ...(values.source ? { sources: values.source } : {}),
+      ...(values.session ? { sessionId: values.session } : {}),
+      ...(values.since !== undefined ? { since: values.since } : {}),
+      ...(values.until !== undefined ? { until: values.until } : {}),
       limit,
-      ...(values.offset !== undefined
-        ? { offset: parseNonNegativeInt(String(values.offset), "--offset") }
-        : {}),
+      ...(values.offset !== undefined ? { offset: values.offset } : {}),
       ...(values.substring ? { substring: true } : {}),
     };
     const { store } = await openFor(runtime, values, "read");
@@ -121,4 +134,4 @@ export const search: Command = {
       await store.close();
     }
   },
-};
+});

@@ -2,10 +2,11 @@ import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import * as os from "node:os";
 import * as nodePath from "node:path";
-import type { Command } from "../command.js";
+import { defineCommand } from "../command.js";
 import { EXIT, ExitError, redactSecrets, UsageError } from "../exit.js";
 import { print } from "../format.js";
-import { openFor, parseNonNegativeInt } from "../open.js";
+import { integer } from "../numbers.js";
+import { openFor } from "../open.js";
 import { writeErr } from "../output.js";
 import { detectRuntime } from "../runtime.js";
 import { hostEntry } from "../serve/hosts.js";
@@ -60,43 +61,50 @@ function stopSignal(): Promise<string> {
   });
 }
 
-export const serve: Command = {
+export const serve = defineCommand({
   name: "serve",
   usage: "serve [--port N] [--host H] [--allow-host NAME]… [--open] [--allow-write]",
-  help: [
-    `  --port N          port to listen on (default ${DEFAULT_PORT}; 0 picks a free one)`,
-    "  --host H          address to listen on (default 127.0.0.1, this machine only)",
-    "  --allow-host NAME another name the server may be reached by (checked against the Host",
-    "                    header, which defeats DNS rebinding) on the port it listens on; NAME:PORT",
-    "                    for that port instead (a proxy or tunnel); repeatable",
-    "  --open            open the address in the browser",
-    "  --allow-write     open the store writable and let session pages rename, archive and",
-    "                    delete sessions (forms protected against cross-site posts)",
-    "",
+  options: {
+    port: {
+      type: "string",
+      value: "N",
+      default: String(DEFAULT_PORT),
+      parse: integer({ max: 65535 }),
+      help: `port to listen on (default ${DEFAULT_PORT}; 0 picks a free one)`,
+    },
+    host: {
+      type: "string",
+      value: "H",
+      help: "address to listen on (default 127.0.0.1, this machine only)",
+    },
+    "allow-host": {
+      type: "string",
+      multiple: true,
+      value: "NAME",
+      help: "another name the server may be reached by (checked against the Host header, which defeats DNS rebinding) on the port it listens on; NAME:PORT for that port instead (a proxy or tunnel); repeatable",
+    },
+    open: { type: "boolean", help: "open the address in the browser" },
+    "allow-write": {
+      type: "boolean",
+      help: "open the store writable and let session pages rename, archive and delete sessions (forms protected against cross-site posts)",
+    },
+  },
+  notes: [
     "Prints the address it listens on, then serves until Ctrl-C. The store is opened read-only",
     "unless --allow-write is given.",
     "Beyond loopback every request needs a token: a random one is printed once, inside the address,",
     "or set SESSIONDB_SERVE_TOKEN (which also makes a loopback server ask for it).",
   ].join("\n"),
-  options: {
-    port: { type: "string" },
-    host: { type: "string" },
-    "allow-host": { type: "string", multiple: true },
-    open: { type: "boolean" },
-    "allow-write": { type: "boolean" },
-  },
   args: { min: 0, max: 0, names: "" },
   json: false,
   noJson: "it serves web pages until stopped; for JSON, run the read commands with --json",
   async run({ values, runtime }) {
-    const port =
-      values.port === undefined ? DEFAULT_PORT : parseNonNegativeInt(String(values.port), "--port");
-    if (port > 65535) throw new UsageError(`--port must be at most 65535, got ${port}`);
-    const host = values.host === undefined ? "127.0.0.1" : String(values.host).replace(/^\[|\]$/g, "");
+    const port = values.port;
+    const host = values.host === undefined ? "127.0.0.1" : values.host.replace(/^\[|\]$/g, "");
     if (!/^[\w.:-]+$/.test(host))
       throw new UsageError(`--host expects an address or host name, got ${JSON.stringify(host)}`);
     // Checked before the store is opened: a bad value is a usage error, nothing to close.
-    const hosts = allowedHosts(host, (values["allow-host"] as string[] | undefined) ?? []);
+    const hosts = allowedHosts(host, values["allow-host"] ?? []);
     const fromEnv = process.env.SESSIONDB_SERVE_TOKEN || undefined;
     const token = fromEnv ?? (isLoopback(host) ? undefined : randomBytes(24).toString("base64url"));
 
@@ -154,4 +162,4 @@ export const serve: Command = {
     await store.close();
     return EXIT.OK;
   },
-};
+});

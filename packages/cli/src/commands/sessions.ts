@@ -1,5 +1,6 @@
 import type { Message, Session, SessionSummary } from "@sessiondb/core";
-import type { Command, CommandContext } from "../command.js";
+import { type CommandValues, defineCommand } from "../command.js";
+import type { OptionDefs } from "../define.js";
 import { EXIT, ExitError, UsageError } from "../exit.js";
 import {
   bold,
@@ -16,13 +17,14 @@ import {
   usd,
 } from "../format.js";
 import { exactCost } from "../money.js";
-import { openFor, parseNonNegativeInt, parsePositiveInt } from "../open.js";
-import { PAGER_HELP, PAGER_OPTION, page } from "../pager.js";
+import { decimal, integer, parseNumber } from "../numbers.js";
+import { openFor } from "../open.js";
+import { PAGER_OPTION, page } from "../pager.js";
 import { tokensOf } from "../serve/data.js";
 import type { CliStore } from "../server.js";
 import { toolCallText } from "../tool-call.js";
 import { visible } from "../visible.js";
-import { timeRange } from "../when.js";
+import { parseTime } from "../when.js";
 import { terminalWidth, wrapLine } from "../width.js";
 
 /** Search hits read per page when --search collects the sessions it matches. */
@@ -74,69 +76,69 @@ async function matcher(
     (needle === undefined || hits?.has(s.id) === true || (s.title ?? "").toLowerCase().includes(needle));
 }
 
-function parseMinimum(text: string, name: string): number {
-  const n = Number(text);
-  if (text.trim() === "" || !Number.isFinite(n) || n < 0)
-    throw new UsageError(`${name} expects a non-negative number, got ${JSON.stringify(text)}`);
-  return n;
-}
-
-export const sessionsList: Command = {
+export const sessionsList = defineCommand({
   name: "sessions list",
   usage:
     "sessions list [--source S] [--model M] [--since T] [--until T] [--min-cost USD] [--min-tokens N] [--search TEXT] [--limit N] [--offset N] [--order started|activity] [--archived] [--no-pager] [--json]",
-  help: [
-    "  --source S       only sessions from this source (cli, gateway, cron, …)",
-    "  --model M        only sessions whose model contains M (any case)",
-    "  --since T        started at or after T (2025-01-31, an ISO time, or epoch seconds)",
-    "  --until T        started before T",
-    "  --min-cost USD   recorded cost at least USD",
-    "  --min-tokens N   recorded tokens (input, output, cache, reasoning) at least N",
-    "  --search TEXT    a message matches TEXT (full-text search) or the title contains it",
-    "  --limit N        at most N sessions (default 50)",
-    "  --offset N       skip the first N",
-    "  --order O        started (default) or activity (last message first)",
-    "  --archived       include archived sessions",
-    PAGER_HELP,
-    "",
+  options: {
+    source: { type: "string", value: "S", help: "only sessions from this source (cli, gateway, cron, …)" },
+    model: { type: "string", value: "M", help: "only sessions whose model contains M (any case)" },
+    since: {
+      type: "string",
+      value: "T",
+      parse: parseTime,
+      help: "started at or after T (2025-01-31, an ISO time, or epoch seconds)",
+    },
+    until: { type: "string", value: "T", parse: parseTime, help: "started before T" },
+    "min-cost": { type: "string", value: "USD", parse: decimal(), help: "recorded cost at least USD" },
+    "min-tokens": {
+      type: "string",
+      value: "N",
+      parse: integer(),
+      help: "recorded tokens (input, output, cache, reasoning) at least N",
+    },
+    search: {
+      type: "string",
+      value: "TEXT",
+      help: "a message matches TEXT (full-text search) or the title contains it",
+    },
+    limit: {
+      type: "string",
+      value: "N",
+      default: "50",
+      parse: integer(),
+      help: "at most N sessions (default 50)",
+    },
+    offset: { type: "string", value: "N", default: "0", parse: integer(), help: "skip the first N" },
+    order: {
+      type: "string",
+      value: "O",
+      default: "started",
+      help: "started (default) or activity (last message first)",
+    },
+    archived: { type: "boolean", help: "include archived sessions" },
+    ...PAGER_OPTION,
+  },
+  notes: [
     'A cut page ends with "50 of 292 sessions". The filters other than --source read the whole',
     "session list (and, for --search, every hit) in this process.",
     "--json prints { sessions, total }: the page, and how many sessions the filters match.",
   ].join("\n"),
-  options: {
-    source: { type: "string" },
-    model: { type: "string" },
-    since: { type: "string" },
-    until: { type: "string" },
-    "min-cost": { type: "string" },
-    "min-tokens": { type: "string" },
-    search: { type: "string" },
-    limit: { type: "string" },
-    offset: { type: "string" },
-    order: { type: "string" },
-    archived: { type: "boolean" },
-    ...PAGER_OPTION,
-  },
   args: { min: 0, max: 0, names: "" },
   json: true,
   async run({ values, runtime }) {
-    const order = (values.order as string | undefined) ?? "started";
+    const { order, limit, offset } = values;
     if (order !== "started" && order !== "activity")
       throw new UsageError(`--order must be "started" or "activity", got ${JSON.stringify(order)}`);
-    const limit = values.limit === undefined ? 50 : parseNonNegativeInt(String(values.limit), "--limit");
-    const offset = values.offset === undefined ? 0 : parseNonNegativeInt(String(values.offset), "--offset");
     const filter: ListFilter = {
-      ...timeRange(values),
-      ...(values.model !== undefined ? { model: String(values.model) } : {}),
-      ...(values["min-cost"] !== undefined
-        ? { minCost: parseMinimum(String(values["min-cost"]), "--min-cost") }
-        : {}),
-      ...(values["min-tokens"] !== undefined
-        ? { minTokens: parseNonNegativeInt(String(values["min-tokens"]), "--min-tokens") }
-        : {}),
-      ...(values.search !== undefined ? { search: String(values.search) } : {}),
+      ...(values.since !== undefined ? { since: values.since } : {}),
+      ...(values.until !== undefined ? { until: values.until } : {}),
+      ...(values.model !== undefined ? { model: values.model } : {}),
+      ...(values["min-cost"] !== undefined ? { minCost: values["min-cost"] } : {}),
+      ...(values["min-tokens"] !== undefined ? { minTokens: values["min-tokens"] } : {}),
+      ...(values.search !== undefined ? { search: values.search } : {}),
     };
-    const source = values.source ? String(values.source) : undefined;
+    const source = values.source || undefined;
     const { store } = await openFor(runtime, values, "read");
     try {
       const base = {
@@ -208,7 +210,7 @@ export const sessionsList: Command = {
       await store.close();
     }
   },
-};
+});
 
 /** Lines of tool output shown before shortening (unless --full). */
 const TOOL_PREVIEW_LINES = 8;
@@ -278,6 +280,30 @@ function renderMessage(message: Message, full: boolean, width: number | undefine
   return lines.join("\n");
 }
 
+const SHOW_OPTIONS = {
+  full: { type: "boolean", help: "tool output and the system prompt in full (otherwise their first lines)" },
+  limit: { type: "string", value: "N", parse: integer({ min: 1 }), help: "only the first N messages" },
+  last: { type: "string", value: "N", parse: integer({ min: 1 }), help: "only the last N messages" },
+  from: {
+    type: "string",
+    value: "ID",
+    parse: integer(),
+    help: "messages from this message id (the #N shown before each message) …",
+  },
+  to: {
+    type: "string",
+    value: "ID",
+    parse: integer(),
+    help: "… up to this one, inclusive; either may be left out",
+  },
+  range: {
+    type: "string",
+    value: "A..B",
+    help: "the same as --from A --to B; A.. and ..B leave one end open",
+  },
+  ...PAGER_OPTION,
+} as const satisfies OptionDefs;
+
 /** Which messages to show: all, the first N, the last N, or an id range. */
 type Selection =
   | { kind: "all" }
@@ -285,30 +311,31 @@ type Selection =
   | { kind: "last"; n: number }
   | { kind: "range"; from: number; to: number };
 
-function selection(values: CommandContext["values"]): Selection {
-  const given = ["limit", "last", "range"].filter((k) => values[k] !== undefined);
-  if (values.from !== undefined || values.to !== undefined) given.push("from/--to");
-  if (given.length > 1)
-    throw new UsageError(`choose one of --${given.join(", --")}: they select messages differently`);
-  if (values.limit !== undefined)
-    return { kind: "first", n: parsePositiveInt(String(values.limit), "--limit") };
-  if (values.last !== undefined) return { kind: "last", n: parsePositiveInt(String(values.last), "--last") };
+function selection(values: CommandValues<typeof SHOW_OPTIONS>): Selection {
+  const given = (["limit", "last", "range"] as const).filter((k) => values[k] !== undefined);
+  const choices: string[] = [...given];
+  if (values.from !== undefined || values.to !== undefined) choices.push("from/--to");
+  if (choices.length > 1)
+    throw new UsageError(`choose one of --${choices.join(", --")}: they select messages differently`);
+  if (values.limit !== undefined) return { kind: "first", n: values.limit };
+  if (values.last !== undefined) return { kind: "last", n: values.last };
   if (values.range !== undefined) {
-    const match = /^(\d*)\.\.(\d*)$/.exec(String(values.range));
+    const match = /^(\d*)\.\.(\d*)$/.exec(values.range);
     if (!match || (match[1] === "" && match[2] === ""))
       throw new UsageError(
         `--range expects FROM..TO message ids (either end may be left open), got ${JSON.stringify(values.range)}`,
       );
-    return rangeOf(match[1] || undefined, match[2] || undefined, "--range");
+    const [first, last] = [match[1], match[2]].map((end) => (end ? parseNumber(end, "--range") : undefined));
+    return rangeOf(first, last, "--range");
   }
   if (values.from !== undefined || values.to !== undefined)
-    return rangeOf(values.from as string | undefined, values.to as string | undefined, "--from/--to");
+    return rangeOf(values.from, values.to, "--from/--to");
   return { kind: "all" };
 }
 
-function rangeOf(from: string | undefined, to: string | undefined, name: string): Selection {
-  const first = from === undefined ? 0 : parseNonNegativeInt(from, name);
-  const last = to === undefined ? Number.MAX_SAFE_INTEGER : parseNonNegativeInt(to, name);
+function rangeOf(from: number | undefined, to: number | undefined, name: string): Selection {
+  const first = from ?? 0;
+  const last = to ?? Number.MAX_SAFE_INTEGER;
   if (first > last) throw new UsageError(`${name}: the range starts after it ends (${first} > ${last})`);
   return { kind: "range", from: first, to: last };
 }
@@ -332,31 +359,15 @@ async function readMessages(store: CliStore, id: string, chosen: Selection): Pro
   }
 }
 
-export const sessionsShow: Command = {
+export const sessionsShow = defineCommand({
   name: "sessions show",
   usage:
     "sessions show ID [--full] [--limit N | --last N | --from ID --to ID | --range A..B] [--no-pager] [--json]",
-  help: [
-    "  --full         tool output and the system prompt in full (otherwise their first lines)",
-    "  --limit N      only the first N messages",
-    "  --last N       only the last N messages",
-    "  --from ID      messages from this message id (the #N shown before each message) …",
-    "  --to ID        … up to this one, inclusive; either may be left out",
-    "  --range A..B   the same as --from A --to B; A.. and ..B leave one end open",
-    PAGER_HELP,
-    "",
+  options: SHOW_OPTIONS,
+  notes: [
     "On a terminal, long lines are wrapped to its width.",
     "--json prints { session, messages } with every message in full. Exit 7 when ID does not exist.",
   ].join("\n"),
-  options: {
-    full: { type: "boolean" },
-    limit: { type: "string" },
-    last: { type: "string" },
-    from: { type: "string" },
-    to: { type: "string" },
-    range: { type: "string" },
-    ...PAGER_OPTION,
-  },
   args: { min: 1, max: 1, names: "ID" },
   json: true,
   async run({ values, positionals, runtime }) {
@@ -390,4 +401,4 @@ export const sessionsShow: Command = {
       await store.close();
     }
   },
-};
+});

@@ -1,4 +1,4 @@
-import type { Command } from "../command.js";
+import { defineCommand } from "../command.js";
 import { EXIT } from "../exit.js";
 import { bytes, count, pairs, print, printJson, usd } from "../format.js";
 import { describeFts } from "../fts-state.js";
@@ -7,7 +7,7 @@ import { fileSizes, openFor } from "../open.js";
 import { detectRuntime } from "../runtime.js";
 import { driverOf } from "../server.js";
 
-export const stats: Command = {
+export const stats = defineCommand({
   name: "stats",
   usage: "stats [--json]",
   help: [
@@ -65,4 +65,4 @@ export const stats: Command = {
       await store.close();
     }
   },
-};
+});

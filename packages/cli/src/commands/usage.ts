@@ -1,10 +1,10 @@
-import type { Command } from "../command.js";
+import { defineCommand } from "../command.js";
 import { EXIT, UsageError } from "../exit.js";
 import { count, plural, printJson, table, usd } from "../format.js";
 import { openFor } from "../open.js";
-import { PAGER_HELP, PAGER_OPTION, page } from "../pager.js";
+import { PAGER_OPTION, page } from "../pager.js";
 import { type Totals, usageReport } from "../serve/data.js";
-import { timeRange } from "../when.js";
+import { parseTime } from "../when.js";
 import { terminalWidth } from "../width.js";
 
 const GROUPS = ["day", "model", "source"] as const;
@@ -29,19 +29,31 @@ function rowsOf(entries: Array<[string, Totals]>, group: Group): string[][] {
     ]);
 }
 
-export const usage: Command = {
+export const usage = defineCommand({
   name: "usage",
   usage: "usage [--by day|model|source] [--since T] [--until T] [--source S] [--no-pager] [--json]",
   help: [
     "Totals of the sessions started in the range (archived ones included), then one row per",
     "group. A session's tokens and cost are the usage recorded for it (recordUsage).",
-    "",
-    "  --by G         day (UTC, the day a session started; default), model or source",
-    "  --since T      sessions started at or after T (2025-01-31, an ISO time, or epoch seconds)",
-    "  --until T      sessions started before T",
-    "  --source S     only sessions from this source",
-    PAGER_HELP,
-    "",
+  ].join("\n"),
+  options: {
+    by: {
+      type: "string",
+      value: "G",
+      default: "day",
+      help: "day (UTC, the day a session started; default), model or source",
+    },
+    since: {
+      type: "string",
+      value: "T",
+      parse: parseTime,
+      help: "sessions started at or after T (2025-01-31, an ISO time, or epoch seconds)",
+    },
+    until: { type: "string", value: "T", parse: parseTime, help: "sessions started before T" },
+    source: { type: "string", value: "S", help: "only sessions from this source" },
+    ...PAGER_OPTION,
+  },
+  notes: [
     "Per model, a session counts once under each model it used, with that model's calls; per day",
     "and source, the session's totals count once. Days without sessions are left out; at most the",
     "last 366 days with usage are listed (narrow the range with --since/--until).",
@@ -49,24 +61,17 @@ export const usage: Command = {
     "what was recorded; `estimatedCost` is the part estimated from list prices (usage imported",
     'from a format that records no cost: billing mode "estimated"); in the table, "~" marks it.',
   ].join("\n"),
-  options: {
-    by: { type: "string" },
-    since: { type: "string" },
-    until: { type: "string" },
-    source: { type: "string" },
-    ...PAGER_OPTION,
-  },
   args: { min: 0, max: 0, names: "" },
   json: true,
   async run({ values, runtime }) {
-    const by = (values.by as string | undefined) ?? "day";
-    if (!GROUPS.includes(by as Group))
-      throw new UsageError(`--by must be day, model or source, got ${JSON.stringify(by)}`);
-    const { since, until } = timeRange(values);
+    const group = GROUPS.find((g) => g === values.by);
+    if (group === undefined)
+      throw new UsageError(`--by must be day, model or source, got ${JSON.stringify(values.by)}`);
+    const { since, until } = values;
     const { store } = await openFor(runtime, values, "read");
     try {
       const report = await usageReport(store, {
-        ...(values.source ? { source: String(values.source) } : {}),
+        ...(values.source ? { source: values.source } : {}),
         ...(since !== undefined ? { from: since } : {}),
         ...(until !== undefined ? { to: until } : {}),
       });
@@ -88,7 +93,6 @@ export const usage: Command = {
       const estimate =
         t.estimatedCost > 0 ? ` (${usd(t.estimatedCost)} of it estimated from list prices)` : "";
       const summary = `${plural(t.sessions, "session")} · ${count(tokens(t))} tokens (${count(t.input)} in, ${count(t.output)} out, ${count(t.cache)} cache, ${count(t.reasoning)} reasoning) · ${usd(t.cost)}${estimate}`;
-      const group = by as Group;
       const entries = group === "day" ? report.byDay : group === "model" ? report.byModel : report.bySource;
       const rows = rowsOf(entries, group);
       const header = [
@@ -110,4 +114,4 @@ export const usage: Command = {
       await store.close();
     }
   },
-};
+});

@@ -1,4 +1,4 @@
-import type { Command } from "../command.js";
+import { defineCommand } from "../command.js";
 import { EXIT } from "../exit.js";
 import { bytes, print, printJson } from "../format.js";
 import { Interrupt } from "../interrupt.js";
@@ -6,7 +6,7 @@ import { openFor } from "../open.js";
 import { Progress } from "../progress.js";
 import { cliProse } from "../wording.js";
 
-export const vacuum: Command = {
+export const vacuum = defineCommand({
   name: "vacuum",
   usage: "vacuum [--full] [--json]",
   help: [
@@ -17,15 +17,17 @@ export const vacuum: Command = {
     "",
     "A store created before sessiondb had incremental vacuum cannot be vacuumed in steps: vacuum",
     "says so and changes nothing, unless --full is given.",
-    "",
-    "  --full   rewrite the whole store with SQLite's VACUUM: compacts everything and makes later",
-    "           vacuums incremental, but holds the write lock for the whole rewrite (writers wait,",
-    "           up to their patience) and needs free disk space the size of the store",
-    "",
+  ].join("\n"),
+  options: {
+    full: {
+      type: "boolean",
+      help: "rewrite the whole store with SQLite's VACUUM: compacts everything and makes later vacuums incremental, but holds the write lock for the whole rewrite (writers wait, up to their patience) and needs free disk space the size of the store",
+    },
+  },
+  notes: [
     "Progress goes to stderr on a terminal. Ctrl-C stops between steps (what was freed stays",
     "freed; exit 130).",
   ].join("\n"),
-  options: { full: { type: "boolean" } },
   args: { min: 0, max: 0, names: "" },
   json: true,
   async run({ values, runtime }) {
@@ -68,4 +70,4 @@ export const vacuum: Command = {
       await store.close();
     }
   },
-};
+});
