@@ -27,11 +27,11 @@
 import type { Effect, Op } from "./engine/effects.js";
 import { type AsyncEnvironment, runAsync } from "./engine/run-async.js";
 
-/** Most rows in one group: bounds how long a group holds the server's write lock. */
-const GROUP_MAX_ROWS = 512;
-/** Most characters of values in one group (a server refuses very large requests, and a group
- * one member of which is huge gains nothing from company). */
-const GROUP_MAX_BYTES = 4 * 1024 * 1024;
+/** Most rows in one group: bounds how long a group holds the write lock. Each row is a round
+ * trip inside the transaction, and sqld rolls back a transaction open for 5 s. */
+const GROUP_MAX_ROWS = 256;
+/** Most characters of values in one group (a member that is huge gains nothing from company). */
+const GROUP_MAX_BYTES = 2 * 1024 * 1024;
 
 /** A `write` effect (its member of `Effect` also covers reads and snapshots). */
 type WriteEffect = Extract<Effect, { kind: "write" | "read" | "snapshot" }> & { readonly kind: "write" };
@@ -175,8 +175,14 @@ function* groupWrite(members: Member[], run: GroupRun): Op<void> {
   };
 }
 
+/** Thrown by a group's second attempt after its body had started: see groupBody. */
+class GroupSplit extends Error {}
+
 function* groupBody(members: Member[], run: GroupRun): Op<void> {
-  // Each attempt starts afresh (patience and fail-open run the body again).
+  // The write policy runs the body again after a BUSY inside it (a server that rolled back a
+  // transaction left open too long, a lost connection): a group does not, since the same group
+  // could time out again. It splits at the member that was running (#commit).
+  if (run.phase === "body") throw new GroupSplit("the group's transaction was lost; split");
   run.phase = "body";
   run.results = [];
   for (let i = 0; i < members.length; i++) {
