@@ -10,13 +10,18 @@ import { tempDir, testDriver } from "../test/support/driver.js";
 import { type AsyncStore, createAsyncStore } from "./async-store.js";
 import type { SqliteConnection } from "./driver.js";
 import { SessionNotFoundError, SqliteError } from "./errors.js";
+import type { AsyncStatements } from "./executor.js";
 
 let dir: ReturnType<typeof tempDir>;
 const opened: SqliteConnection[] = [];
 
-/** A store on a new file, and the number of write transactions its executor ran so far. */
+/** A store on a new file, and the number of write transactions its executor ran so far. With
+ * `lose`, a fault the double cannot produce on its own: a statement for which it answers true
+ * fails with BUSY, as when the server rolled the transaction back under its body (sqld's
+ * transaction timeout). */
 async function openCounted(
   name: string,
+  lose?: (sql: string, params: readonly unknown[]) => boolean,
 ): Promise<{ store: AsyncStore; writes(): number; conn: SqliteConnection }> {
   const conn = testDriver.open(dir.file(name), { readOnly: false });
   conn.exec("PRAGMA journal_mode = WAL");
@@ -24,9 +29,19 @@ async function openCounted(
   const executor = asyncDouble(conn);
   let writes = 0;
   const transaction = executor.transaction.bind(executor);
+  const losing = (tx: AsyncStatements): AsyncStatements => ({
+    execute(sql, params) {
+      if (!lose?.(sql, params)) return tx.execute(sql, params);
+      return Promise.reject(
+        new SqliteError("BUSY", "the server rolled the transaction back", {
+          extendedCode: "LIBSQL_TRANSACTION_TIMEOUT",
+        }),
+      );
+    },
+  });
   executor.transaction = (mode, fn, options) => {
     if (mode === "write") writes++;
-    return transaction(mode, fn, options);
+    return transaction(mode, (tx) => fn(losing(tx)), options);
   };
   const store = await createAsyncStore(executor, { patience: { writeMs: 2_000 } });
   return { store, writes: () => writes, conn };
@@ -121,6 +136,30 @@ describe("group commit on the async store", () => {
     expect(await contents(grouped.store, ["a", "b", "c"])).toEqual(
       await contents(serial.store, ["a", "b", "c"]),
     );
+    await grouped.store.close();
+    await serial.store.close();
+  });
+
+  it("a group whose transaction is lost splits, and every call still gets its serial result", async () => {
+    let sent = 0;
+    // The first time the 30th call's row is sent, inside a group: lost (then never again).
+    const losing = (sql: string, params: readonly unknown[]) =>
+      sql.startsWith("INSERT INTO messages") && params[2] === "row 29" && sent++ === 0;
+    const grouped = await openCounted("grouped.db", losing);
+    const serial = await openCounted("serial.db");
+    const sessions = Array.from({ length: 10 }, (_, i) => `l${i}`);
+    for (const { store } of [grouped, serial])
+      for (const id of sessions) await store.createSession({ id, source: "test" });
+    const calls = Array.from({ length: 40 }, (_, i) => ({
+      session: sessions[i % 10] as string,
+      content: `row ${i}`,
+      many: false,
+    }));
+    const together = await runCalls(grouped.store, calls, true);
+    // Lost the first time, then sent once more.
+    expect(sent).toBe(2);
+    expect(together).toEqual(await runCalls(serial.store, calls, false));
+    expect(await contents(grouped.store, sessions)).toEqual(await contents(serial.store, sessions));
     await grouped.store.close();
     await serial.store.close();
   });
