@@ -186,6 +186,25 @@ describe("group commit on the async store", () => {
     await store.close();
   });
 
+  it("close() waits for appends queued behind a group and writes them; later calls are refused", async () => {
+    const { store, conn } = await openCounted("close.db");
+    await store.createSession({ id: "c", source: "test" });
+    // More than one group holds: some still wait in the queue when close() is called.
+    const calls = Array.from({ length: 700 }, (_, i) =>
+      store.appendMessage("c", { role: "user", content: `c${i}` }),
+    );
+    await calls[0];
+    const closing = store.close();
+    const late = store.appendMessage("c", { role: "user", content: "late" });
+    const ids = await Promise.all(calls);
+    await closing;
+    await expect(late).rejects.toMatchObject({ code: "STORE_CLOSED" });
+    expect(new Set(ids).size).toBe(700);
+    expect(conn.prepare("SELECT count(*) AS n FROM messages WHERE session_id = 'c'").get()).toEqual({
+      n: 700,
+    });
+  });
+
   it("calls inside store.transaction are not grouped: they run on the transaction", async () => {
     const { store, writes } = await openCounted("tx.db");
     await store.createSession({ id: "t", source: "test" });

@@ -24,8 +24,9 @@
  * reaches a group. Calls inside `store.transaction(fn)` never come here (the async store runs
  * them on the transaction), and the sync store has no use for it: its calls are already serial.
  */
-import type { Effect, Op } from "./engine/effects.js";
+import type { Effect, Op, WriteOptions } from "./engine/effects.js";
 import { type AsyncEnvironment, runAsync } from "./engine/run-async.js";
+import { checkGuard, guardedWrite } from "./store/policy.js";
 
 /** Most rows in one group: bounds how long a group holds the write lock. Each row is a round
  * trip inside the transaction, and sqld rolls back a transaction open for 5 s. */
@@ -86,6 +87,15 @@ export class GroupCommit {
   }
 
   #submit(effect: WriteEffect): Promise<unknown> {
+    // The runner's guard for a write, where the runner would apply it: a call that reaches its
+    // write once the store is closed (or read-only, or corrupt) is refused. One that got here
+    // before `close()` is in flight, and is written though it waits for a group (`close` waits
+    // for it): the groups run guardedWrite without the closed guard (policyWrite).
+    try {
+      checkGuard(this.#env.policy, "writable", false);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     const size = effect.options?.groupable ?? { rows: 1, bytes: 0 };
     return new Promise((resolve, reject) => {
       this.#queue.push({ effect, rows: size.rows, bytes: size.bytes, resolve, reject });
@@ -147,32 +157,32 @@ export class GroupCommit {
     if (rest.length === 1) await this.#alone(rest[0] as Member);
   }
 
-  /** One member on its own: its write effect, exactly as without grouping. */
+  /** One member on its own: its write, exactly as without grouping. */
   async #alone(member: Member): Promise<void> {
     try {
-      member.resolve(await runAsync(this.#env, single(member.effect)));
+      member.resolve(await runAsync(this.#env, policyWrite(member.effect.body, member.effect.options)));
     } catch (error) {
       member.reject(error);
     }
   }
 }
 
-function* single(effect: WriteEffect): Op<unknown> {
-  return yield effect;
+/** The runner's `write` for a call already admitted (#submit): the write policy, refused only on
+ * a store found corrupt meanwhile. */
+function* policyWrite<T>(body: () => Op<T>, options: WriteOptions | undefined): Op<T> {
+  const state = (yield { kind: "policy" }) as AsyncEnvironment["policy"];
+  if (state.corrupt) throw state.corrupt;
+  return yield* guardedWrite(body, options);
 }
 
 /** The group as one write with the store's write policy (patience for the lock, fail-open,
  * classification): the members' bodies in order, inside one transaction. */
 function* groupWrite(members: Member[], run: GroupRun): Op<void> {
   const first = (members[0] as Member).effect.options;
-  yield {
-    kind: "write",
-    body: () => groupBody(members, run),
-    options: {
-      patienceMs: first?.patienceMs,
-      what: `the ${members.length} appends committed together, this one among them`,
-    },
-  };
+  yield* policyWrite(() => groupBody(members, run), {
+    patienceMs: first?.patienceMs,
+    what: `the ${members.length} appends committed together, this one among them`,
+  });
 }
 
 /** Thrown by a group's second attempt after its body had started: see groupBody. */
