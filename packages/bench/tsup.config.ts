@@ -27,6 +27,7 @@ export default defineConfig([
       "proc/prune-op": "src/proc/prune-op.ts",
       "proc/import-rss": "src/proc/import-rss.ts",
       "proc/profile": "src/proc/profile.ts",
+      "proc/pages": "src/proc/pages.ts",
       "proc/bindings-cpu": "src/proc/bindings-cpu.ts",
     },
     format: ["esm"],

@@ -12,7 +12,8 @@ import type { Message, Session } from "@sessiondb/core";
 import { contentText, count, time, usd } from "./format.js";
 import { messageToRecord, sessionToRecord } from "./jsonl.js";
 import { tokensOf } from "./serve/data.js";
-import { html, trusted } from "./serve/html.js";
+import { html, raw } from "./serve/html.js";
+import { toolCallText } from "./tool-call.js";
 import { visible } from "./visible.js";
 
 export interface Format {
@@ -49,14 +50,6 @@ function facts(s: Session): string[] {
     ...(s.parentSessionId ? [`parent ${s.parentSessionId}`] : []),
     ...(s.archived ? ["archived"] : []),
   ];
-}
-
-/** A tool call as `name(arguments)`, or its JSON when it has no function name. */
-export function toolCallText(call: unknown): string {
-  const fn = (call as { function?: { name?: unknown; arguments?: unknown } })?.function;
-  return fn && typeof fn.name === "string"
-    ? `${fn.name}(${String(fn.arguments ?? "")})`
-    : JSON.stringify(call);
 }
 
 /** A fenced block whose fence is longer than any run of backticks inside it. */
@@ -100,18 +93,18 @@ const htmlFormat: Format = {
     html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
-<title>${title}</title><style>${trusted(STYLE)}</style></head><body>
-`.value,
+<title>${title}</title><style>${raw(STYLE)}</style></head><body>
+`.toString(),
   session: (s) =>
     html`<section id="${s.id}"><h1>${s.title ?? s.id}</h1><div class="facts">${facts(s).join(" · ")}</div>
-`.value,
+`.toString(),
   message: (m) =>
     html`<article class="${m.role}" id="m-${m.id}"><div class="who">${m.role}${m.toolName ? ` (${m.toolName})` : ""} <span>#${m.id} · ${time(m.timestamp)}</span></div>${
       m.reasoning ? html`<details><summary>reasoning</summary><pre>${m.reasoning}</pre></details>` : ""
     }${contentText(m.content) ? html`<pre>${contentText(m.content)}</pre>` : ""}${
       m.toolCalls?.length ? html`<pre class="calls">${m.toolCalls.map(toolCallText).join("\n")}</pre>` : ""
     }</article>
-`.value,
+`.toString(),
   sessionEnd: () => "</section>\n",
   end: () => "</body></html>\n",
 };

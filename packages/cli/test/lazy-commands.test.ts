@@ -38,7 +38,15 @@ function commandChunk(stem: string): string {
   return `./${chunk}`;
 }
 
-const HEAVY = ["hono", "@hono/node-server", "@sessiondb/formats", "@sessiondb/libsql"];
+const HEAVY = [
+  "hono",
+  "hono/html",
+  "hono/utils/html",
+  "@hono/node-server",
+  "markdown-it",
+  "@sessiondb/formats",
+  "@sessiondb/libsql",
+];
 const COMMAND_MODULES = ["stats", "usage", "sessions", "manage", "search", "export", "import", "doctor"];
 
 describe("the built CLI loads the command it runs and no other", () => {
@@ -60,5 +68,17 @@ describe("the built CLI loads the command it runs and no other", () => {
       expect(graph).not.toContain(commandChunk(other));
     // The reading is not empty: the command shares the CLI's modules through chunks.
     expect([...graph].some((name) => name.startsWith("./chunk-"))).toBe(true);
+  });
+
+  it("sessions loads no HTML template: hono's comes with the export formats and the web app only", () => {
+    const graph = staticGraph(commandChunk("sessions"));
+    for (const name of HEAVY) expect(graph).not.toContain(name);
+  });
+
+  it("serve loads markdown-it only when a transcript renders, by import()", () => {
+    expect(staticGraph(commandChunk("serve"))).not.toContain("markdown-it");
+    const app = commandChunk("app");
+    expect(staticGraph(app)).not.toContain("markdown-it");
+    expect(readFileSync(join(DIST, app), "utf8")).toContain('import("markdown-it")');
   });
 });

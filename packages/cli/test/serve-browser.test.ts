@@ -35,6 +35,8 @@ const HOSTILE = {
   link: `[click me](javascript:window.__pwned='link') and [also](JaVaScRiPt:alert(1)) <a href="javascript:alert(2)">raw</a>`,
   svg: `<svg onload="window.__pwned='svg'"><circle r=1 /></svg>`,
   code: "```html\n<script>window.__pwned = 'fence'</script>\n```",
+  encoded: `[encoded](&#106;avascript:window.__pwned='entity') ![pic](https://evil.example/pic.png)`,
+  table: "| <b>head</b> | n |\n|-|-:|\n| <i onmouseover=\"window.__pwned='cell'\">cell</i> | 1 |",
 };
 
 let dir: string;
@@ -82,7 +84,10 @@ beforeAll(async () => {
       title: `<img src=x onerror="window.__pwned='title'">`,
     });
     store.appendMessages("hostile", [
-      { role: "user", content: `${HOSTILE.script}\n\n${HOSTILE.img}\n\n${HOSTILE.link}` },
+      {
+        role: "user",
+        content: `${HOSTILE.script}\n\n${HOSTILE.img}\n\n${HOSTILE.link}\n\n${HOSTILE.encoded}\n\n${HOSTILE.table}`,
+      },
       {
         role: "assistant",
         content: `${HOSTILE.svg}\n\n${HOSTILE.code}`,
@@ -319,6 +324,18 @@ describe("serve in Chromium", () => {
         expect(text).toContain(HOSTILE.script);
         expect(text).toContain("click me");
         await expect(page.locator("#thread a", { hasText: "click me" }).count()).resolves.toBe(0);
+        await expect(page.locator("#thread a", { hasText: "encoded" }).count()).resolves.toBe(0);
+        // An image is never loaded: it is a link named by its alt text.
+        const pic = page.locator("#thread a", { hasText: "pic" });
+        await expect(pic.getAttribute("href")).resolves.toBe("https://evil.example/pic.png");
+        await expect(pic.getAttribute("rel")).resolves.toBe("noopener noreferrer nofollow");
+        // A table renders as one, its cells' markup as text.
+        await expect(page.locator("#thread .body table th").first().textContent()).resolves.toBe(
+          "<b>head</b>",
+        );
+        await expect(page.locator("#thread .body table td").first().textContent()).resolves.toContain(
+          "onmouseover",
+        );
         await expect(page.locator(".call .name b").textContent()).resolves.toBe("<b>bash</b>");
         await shot(page, "hostile");
       }

@@ -24,7 +24,15 @@ beforeAll(() => {
     const m = store.getMessages(sessionId).find((x) => x.role === "tool");
     return { id: m?.id as number, content: m?.content as string };
   });
+  withStore(db, (store) => {
+    store.createSession({ id: "markdown", source: "test" });
+    store.appendMessage("markdown", { role: "assistant", content: MARKDOWN });
+  });
 });
+
+/** A message whose markdown every runtime's server must render the same way. */
+const MARKDOWN =
+  "| a | b |\n|-|-|\n| <script>x</script> | ~~y~~ |\n\n[docs](https://example.com/d) [no](javascript:alert(1))";
 
 const digest = (file: string) => createHash("sha256").update(fs.readFileSync(file)).digest("hex");
 
@@ -83,6 +91,11 @@ describe.each(SERVE_RUNTIMES)("serve on $name", ({ runtime, env }) => {
     expect(raw.headers["content-type"]).toMatch(/^text\/plain/);
     expect(raw.headers["content-security-policy"]).toMatch(/^sandbox/);
     expect(raw.body).toBe(toolMessage.content);
+    // The transcript renders markdown (markdown-it, loaded on first use) on every runtime.
+    const shown = (await request(served.port, "/sessions/markdown")).body;
+    expect(shown).toContain("<td>&lt;script&gt;x&lt;/script&gt;</td>\n<td><s>y</s></td>");
+    expect(shown).toContain('<a href="https://example.com/d" rel="noopener noreferrer nofollow">docs</a>');
+    expect(shown).toContain("[no](javascript:alert(1))");
     for (const host of [`localhost:${served.port}`, `[::1]:${served.port}`])
       expect((await request(served.port, "/health", { headers: { host } })).status).toBe(200);
     expect(await served.stop()).toBe(0);

@@ -4,13 +4,13 @@
  * only to safe schemes. (The browser test proves the same end to end in Chromium.)
  */
 import { Hono } from "hono";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { niceMax } from "../src/serve/chart.js";
 import { highlightCode, highlightJsonText, highlightOutput } from "../src/serve/highlight.js";
 import { hostAllowed, hostEntry, parseHost } from "../src/serve/hosts.js";
 import { html } from "../src/serve/html.js";
 import { isLoopback } from "../src/serve/loopback.js";
-import { markdown } from "../src/serve/markdown.js";
+import { loadMarkdown, type Markdown } from "../src/serve/markdown.js";
 import { markSnippet, queryWords } from "../src/serve/pages/search.js";
 import { streamHtml } from "../src/serve/stream.js";
 
@@ -25,6 +25,13 @@ const ALLOWED_TAGS = new Set([
   "strong",
   "em",
   "del",
+  "s",
+  "table",
+  "thead",
+  "tbody",
+  "tr",
+  "th",
+  "td",
   "h3",
   "h4",
   "h5",
@@ -49,45 +56,133 @@ const HOSTILE = [
   `[x]( javascript:alert(1))`,
   `[x](JAVASCRIPT:alert(1))`,
   `[x](&#106;avascript:alert(1))`,
+  `[x](java&#115;cript:alert(1))`,
+  `[x](java%73cript:alert(1))`,
   `[x](data:text/html,<script>alert(1)</script>)`,
   `[x](vbscript:msgbox)`,
+  `[x](file:///etc/passwd)`,
+  `[x](//evil.example/)`,
+  `[x][r]\n\n[r]: javascript:alert(1)`,
+  `<javascript:alert(1)>`,
   `![x](javascript:alert(1))`,
+  `![x](data:image/png;base64,iVBORw0KGgo=)`,
+  `![x" onerror="alert(1)](https://ok.example/i.png)`,
   `[x"><img src=x onerror=alert(1)>](https://ok.example/"onmouseover="alert(1))`,
+  `[x](https://ok.example/ "t" onmouseover="alert(1)")`,
   `**<b onclick=alert(1)>bold</b>**`,
+  `***<i>nested</i> _<u>em</u>_***`,
   "`<script>` in code",
   "```html\n<script>alert(1)</script>\n```",
   "```\n</code></pre><script>alert(1)</script>\n```",
+  '```"><script>alert(1)</script>\nx\n```',
+  "    <script>alert(1)</script>",
   `> <iframe src="https://evil.example"></iframe>`,
   `- <svg onload=alert(1)>`,
   `# <style>body{display:none}</style>`,
+  `| <b>a</b> | b |\n|:-|-:|\n| <script>x</script> | ~~<i>y</i>~~ |`,
   `https://ok.example/"><script>alert(1)</script>`,
+  `<div>\n<script>alert(1)</script>\n</div>`,
+  `<!-- comment --><?php echo 1; ?><![CDATA[x]]>`,
 ];
+
+let markdown: Markdown;
+beforeAll(async () => {
+  markdown = await loadMarkdown();
+});
+
+const REL = 'rel="noopener noreferrer nofollow"';
 
 describe("markdown", () => {
   it.each(HOSTILE)("renders %j without foreign elements, handlers or unsafe links", (input) => {
     const out = markdown(input);
     for (const tag of tags(out)) expect(ALLOWED_TAGS.has(tag), `<${tag}> in ${out}`).toBe(true);
-    // Text may say "onerror=" (escaped); a tag may not carry a handler.
-    expect(out).not.toMatch(/<[^>]*\son\w+\s*=/i);
+    // Text may say "onerror=" (escaped); a tag may not carry a handler, nor a style.
+    expect(out).not.toMatch(/<[^>]*\s(on\w+|style)\s*=/i);
     for (const [, href] of out.matchAll(/href="([^"]*)"/g)) expect(href).toMatch(/^(https?:\/\/|mailto:|#)/i);
-    expect(out).not.toMatch(/<(script|img|iframe|svg|style)/i);
+    for (const [anchor] of out.matchAll(/<a\s[^>]*>/g)) expect(anchor).toContain(REL);
+    expect(out).not.toMatch(/<(script|img|iframe|svg|style|div|u|b|i)\b/i);
   });
 
   it("keeps the text of what it refuses to render", () => {
-    expect(markdown("<script>alert(1)</script>")).toBe("<p>&lt;script&gt;alert(1)&lt;/script&gt;</p>");
-    expect(markdown("[click](javascript:void(0))")).toBe(
-      '<p>click <span class="unlinked">(javascript:void(0)</span>)</p>',
-    );
+    expect(markdown("<script>alert(1)</script>")).toBe("<p>&lt;script&gt;alert(1)&lt;/script&gt;</p>\n");
+    expect(markdown("<img src=x onerror=alert(1)>")).toBe("<p>&lt;img src=x onerror=alert(1)&gt;</p>\n");
+    // A link to a refused scheme is no link: its source shows as text (entities decoded, inert).
+    expect(markdown("[click](javascript:void(0))")).toBe("<p>[click](javascript:void(0))</p>\n");
+    expect(markdown("[x](JAVASCRIPT:alert(1))")).toBe("<p>[x](JAVASCRIPT:alert(1))</p>\n");
+    expect(markdown("[x](&#106;avascript:alert(1))")).toBe("<p>[x](javascript:alert(1))</p>\n");
+    expect(markdown("<javascript:alert(1)>")).toBe("<p>&lt;javascript:alert(1)&gt;</p>\n");
+    expect(markdown("![x](javascript:alert(1))")).toBe("<p>![x](javascript:alert(1))</p>\n");
   });
 
   it("renders what agents write", () => {
     expect(markdown("# Plan\n\n- **one** and `two`\n- [docs](https://example.com/a?b=1&c=2)")).toBe(
-      '<h3>Plan</h3>\n<ul><li><strong>one</strong> and <code>two</code></li><li><a href="https://example.com/a?b=1&amp;c=2" rel="noopener noreferrer nofollow">docs</a></li></ul>',
+      `<h3>Plan</h3>\n<ul>\n<li><strong>one</strong> and <code>two</code></li>\n<li><a href="https://example.com/a?b=1&amp;c=2" ${REL}>docs</a></li>\n</ul>\n`,
     );
     expect(markdown('```ts\nconst x = "<a>"; // note\n```')).toBe(
-      '<pre class="code" data-lang="ts"><code><span class="t-k">const</span> x = <span class="t-s">&quot;&lt;a&gt;&quot;</span>; <span class="t-c">// note</span></code></pre>',
+      '<pre class="code" data-lang="ts"><code><span class="t-k">const</span> x = <span class="t-s">&quot;&lt;a&gt;&quot;</span>; <span class="t-c">// note</span></code></pre>\n',
     );
-    expect(markdown("line one\nline two")).toBe("<p>line one<br>line two</p>");
+    expect(markdown("```html\n<script>alert(1)</script>\n```")).toBe(
+      '<pre class="code" data-lang="html"><code>&lt;script&gt;alert(<span class="t-n">1</span>)&lt;/script&gt;</code></pre>\n',
+    );
+    expect(markdown("line one\nline two")).toBe("<p>line one<br>\nline two</p>\n");
+    expect(markdown("***both*** and **bold _italic_ bold**")).toBe(
+      "<p><em><strong>both</strong></em> and <strong>bold <em>italic</em> bold</strong></p>\n",
+    );
+    expect(markdown("~~gone~~")).toBe("<p><s>gone</s></p>\n");
+    expect(markdown("| a | b |\n|:-|-:|\n| 1 | 2 |")).toBe(
+      '<table>\n<thead>\n<tr>\n<th class="align-left">a</th>\n<th class="align-right">b</th>\n</tr>\n</thead>\n<tbody>\n<tr>\n<td class="align-left">1</td>\n<td class="align-right">2</td>\n</tr>\n</tbody>\n</table>\n',
+    );
+  });
+
+  it("links autolinks and bare http(s) URLs, never a file name or a bare host", () => {
+    expect(markdown("<https://example.com/a> <a@b.example>")).toBe(
+      `<p><a href="https://example.com/a" ${REL}>https://example.com/a</a> <a href="mailto:a@b.example" ${REL}>a@b.example</a></p>\n`,
+    );
+    expect(markdown("see https://example.com/a. then setup.py, www.example.com, a@b.example")).toBe(
+      `<p>see <a href="https://example.com/a" ${REL}>https://example.com/a</a>. then setup.py, www.example.com, a@b.example</p>\n`,
+    );
+    expect(markdown("[top](#m-3)")).toBe(`<p><a href="#m-3" ${REL}>top</a></p>\n`);
+    expect(markdown("[docs][d]\n\n[d]: https://example.com/d")).toBe(
+      `<p><a href="https://example.com/d" ${REL}>docs</a></p>\n`,
+    );
+  });
+
+  it("loads no image: an image is a link labelled with its alt text (the text alone inside a link)", () => {
+    expect(markdown("![diagram](https://example.com/d.png)")).toBe(
+      `<p><a href="https://example.com/d.png" ${REL}>diagram</a></p>\n`,
+    );
+    expect(markdown("![](https://example.com/d.png)")).toBe(
+      `<p><a href="https://example.com/d.png" ${REL}>image</a></p>\n`,
+    );
+    expect(markdown("[![logo](https://e.example/i.png)](https://e.example/)")).toBe(
+      `<p><a href="https://e.example/" ${REL}>logo</a></p>\n`,
+    );
+  });
+
+  it("renders a 1 MB message whole, in time that grows with its length (not its square)", () => {
+    const block = `## Step\n\nThe **plan**: _read_ \`src/app.ts\`, see https://example.com/docs.\n\n- [link](https://example.com/x?a=1&b=2)\n- <b>tag</b> & more\n\n\`\`\`ts\nconst x = "<a>"; // note\n\`\`\`\n\n> quoted *emphasis*\n\n`;
+    const text = (size: number) => block.repeat(Math.ceil(size / block.length)).slice(0, size);
+    const cpu = (source: string) => {
+      const start = process.cpuUsage();
+      const out = markdown(source);
+      const used = process.cpuUsage(start);
+      return { out, ms: (used.user + used.system) / 1000 };
+    };
+    const big = text(1 << 20);
+    const quarter = text(1 << 18);
+    // Interleaved, best of two each: CPU time, so a loaded machine slows both alike.
+    const times = { big: Number.POSITIVE_INFINITY, quarter: Number.POSITIVE_INFINITY };
+    let out = "";
+    for (let i = 0; i < 2; i++) {
+      times.quarter = Math.min(times.quarter, cpu(quarter).ms);
+      const run = cpu(big);
+      times.big = Math.min(times.big, run.ms);
+      out = run.out;
+    }
+    expect(out.split("<h4>").length - 1).toBe(big.split("## Step").length - 1);
+    expect(out).not.toMatch(/<(?!\/?(h4|p|strong|em|code|a|ul|li|pre|span|blockquote|br)\b)/);
+    // Four times the text: linear work takes about four times as long, quadratic sixteen.
+    expect(times.big / Math.max(times.quarter, 1)).toBeLessThan(10);
   });
 });
 
@@ -98,7 +193,7 @@ describe("highlighting and snippets", () => {
       highlightCode(`# <img onerror=x>`, "py"),
       highlightJsonText(`{"<k>": "<v>", "n": 1}`),
       highlightOutput("Error: <script>x</script>\nok <b>"),
-      markSnippet("…«<script>»alert(1) <img onerror=x>…", ["script"]).value,
+      markSnippet("…«<script>»alert(1) <img onerror=x>…", ["script"]).toString(),
     ]) {
       expect(out).not.toMatch(/<(?!\/?(span|mark)\b)/);
       expect(out).not.toMatch(/<[^>]*\son\w+=/);
@@ -106,7 +201,7 @@ describe("highlighting and snippets", () => {
   });
 
   it("marks the search markers as <mark>", () => {
-    expect(markSnippet("a «b» c «d&e»", queryWords("b OR d")).value).toBe(
+    expect(markSnippet("a «b» c «d&e»", queryWords("b OR d")).toString()).toBe(
       "a <mark>b</mark> c <mark>d&amp;e</mark>",
     );
   });
@@ -114,13 +209,13 @@ describe("highlighting and snippets", () => {
   it("leaves guillemets of the stored text as text: only a marked query word is a match", () => {
     const words = queryWords("uniqueword");
     // Stored `«fake» marker uniqueword and «uniqueword»`, as the store's snippet returns it.
-    expect(markSnippet("«fake» marker «uniqueword» and ««uniqueword»»", words).value).toBe(
+    expect(markSnippet("«fake» marker «uniqueword» and ««uniqueword»»", words).toString()).toBe(
       "«fake» marker <mark>uniqueword</mark> and «<mark>uniqueword</mark>»",
     );
-    expect(markSnippet("«see «UniqueWörd» here» »« «", words).value).toBe(
+    expect(markSnippet("«see «UniqueWörd» here» »« «", words).toString()).toBe(
       "«see <mark>UniqueWörd</mark> here» »« «",
     );
-    expect(markSnippet("«Café»", queryWords("cafe")).value).toBe("<mark>Café</mark>");
+    expect(markSnippet("«Café»", queryWords("cafe")).toString()).toBe("<mark>Café</mark>");
     expect(queryWords('"Exact phrase" AND error-prone NOT x')).toEqual([
       "exact",
       "phrase",
@@ -132,7 +227,7 @@ describe("highlighting and snippets", () => {
 
   it("the template escapes values and nests its own output", () => {
     const inner = html`<i>${"<b>"}</i>`;
-    expect(html`<p title="${`"x'`}">${inner}${["<", null, 1, false]}</p>`.value).toBe(
+    expect(html`<p title="${`"x'`}">${inner}${["<", null, 1, false]}</p>`.toString()).toBe(
       '<p title="&quot;x&#39;"><i>&lt;b&gt;</i>&lt;1</p>',
     );
   });

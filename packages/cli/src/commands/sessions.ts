@@ -20,7 +20,7 @@ import { openFor, parseNonNegativeInt, parsePositiveInt } from "../open.js";
 import { PAGER_HELP, PAGER_OPTION, page } from "../pager.js";
 import { tokensOf } from "../serve/data.js";
 import type { CliStore } from "../server.js";
-import { toolCallText } from "../transcript.js";
+import { toolCallText } from "../tool-call.js";
 import { visible } from "../visible.js";
 import { timeRange } from "../when.js";
 import { terminalWidth, wrapLine } from "../width.js";

@@ -81,7 +81,7 @@ export function createApp({
 
   app.get("/", (c) => c.redirect("/sessions"));
   app.get("/favicon.ico", (c) => c.redirect(ASSET_URL.icon, 301));
-  app.get("/sessions", async (c) => c.html((await sessionsPage(store, params(c), site)).value));
+  app.get("/sessions", async (c) => c.html((await sessionsPage(store, params(c), site)).toString()));
   app.get("/sessions/:id", async (c) => {
     const found = await session(c.req.param("id"));
     if (!found) return missing(c);
@@ -140,9 +140,9 @@ export function createApp({
       return c.redirect("/sessions", 303);
     });
   }
-  app.get("/search", async (c) => c.html((await searchPage(store, params(c), site)).value));
-  app.get("/usage", async (c) => c.html((await usagePage(store, params(c), site)).value));
-  app.get("/health", async (c) => c.html((await healthPage(store, runtime, site, storeFile)).value));
+  app.get("/search", async (c) => c.html((await searchPage(store, params(c), site)).toString()));
+  app.get("/usage", async (c) => c.html((await usagePage(store, params(c), site)).toString()));
+  app.get("/health", async (c) => c.html((await healthPage(store, runtime, site, storeFile)).toString()));
   app.get("/assets/:name", (c) => {
     const asset = ASSETS.get(c.req.param("name"));
     if (!asset) return errorPage(c, 404, "Not found", "There is no such asset.");

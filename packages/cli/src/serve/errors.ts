@@ -9,5 +9,5 @@ import { page } from "./layout.js";
 
 export function errorPage(c: Context, status: ContentfulStatusCode, title: string, text: string): Response {
   const body = html`<div class="error-page"><h1>${status}</h1><h2>${title}</h2><p>${text}</p><p><a href="/sessions">Back to the sessions</a></p></div>`;
-  return c.html(page({ title, section: "none", body }).value, status);
+  return c.html(page({ title, section: "none", body }).toString(), status);
 }

@@ -1,7 +1,7 @@
 /** The page shell every view shares (head, navigation, footer) and small view helpers. */
 import { count } from "../format.js";
 import { ASSET_URL } from "./assets.js";
-import { type Html, html, type Part, trusted } from "./html.js";
+import { type Html, html, type Part, raw } from "./html.js";
 
 export type Section = "sessions" | "search" | "usage" | "health" | "none";
 
@@ -64,7 +64,9 @@ ${body}
  * The marker is a comment: escaped content can never contain it, since every `<` is escaped. */
 export function pageShell(input: Omit<PageInput, "body">): [string, string] {
   const marker = "<!--body-->";
-  const [before = "", after = ""] = page({ ...input, body: trusted(marker) }).value.split(marker);
+  const [before = "", after = ""] = page({ ...input, body: raw(marker) })
+    .toString()
+    .split(marker);
   return [before, after];
 }
 

@@ -1,139 +1,84 @@
 /**
- * Markdown for message content, rendered safely: the renderer never passes a character of input
- * through without escaping it, emits only the elements it knows (no raw HTML blocks, no images),
- * and gives links an href only for http(s), mailto and in-page anchors — `javascript:` and every
- * other scheme come out as plain text. Covers what agents write: paragraphs, headings, lists,
- * quotes, rules, fenced code (highlighted), inline code, emphasis and links.
+ * Markdown for message content, rendered by markdown-it (CommonMark plus tables, strikethrough
+ * and bare-URL links) set up to be safe: raw HTML in a message comes out as text (`html: false`),
+ * a link gets an href only for http(s), mailto and in-page anchors — anything else stays text —
+ * and images are never loaded (no request leaves the page): each becomes a link labelled with its
+ * alt text. markdown-it is loaded on first use: only the transcript page renders markdown.
  */
+import type { MarkdownIt, RendererRule, Token } from "markdown-it";
 import { highlightCode } from "./highlight.js";
 import { escapeHtml } from "./html.js";
 
-/** Schemes a link may point to; anything else (javascript:, data:, vbscript:, file:) is not linked. */
+/** Schemes a link may point to; anything else (javascript:, data:, vbscript:, file:, relative) is text. */
 const SAFE_HREF = /^(https?:\/\/|mailto:|#)/i;
-
-function link(text: string, url: string): string {
-  const href = url.trim();
-  if (!SAFE_HREF.test(href)) return `${text} <span class="unlinked">(${escapeHtml(href)})</span>`;
-  return `<a href="${escapeHtml(href)}" rel="noopener noreferrer nofollow">${text}</a>`;
-}
-
-/** Emphasis on already-escaped text. */
-function emphasis(escaped: string): string {
-  return escaped
-    .replace(/\*\*(?=\S)([\s\S]*?\S)\*\*/g, "<strong>$1</strong>")
-    .replace(/__(?=\S)([\s\S]*?\S)__/g, "<strong>$1</strong>")
-    .replace(/(^|[^\w*])\*(?=\S)([^*]*?\S)\*(?!\w)/g, "$1<em>$2</em>")
-    .replace(/(^|[^\w])_(?=\S)([^_]*?\S)_(?!\w)/g, "$1<em>$2</em>")
-    .replace(/~~(?=\S)([\s\S]*?\S)~~/g, "<del>$1</del>");
-}
-
-const INLINE =
-  /(`+)([\s\S]*?[^`])\1(?!`)|!?\[([^\]\n]*)\]\(([^)\s]*)\)|(https?:\/\/[^\s<>()"']+[^\s<>()"'.,;:!?])/g;
-
-/** Inline markup of one paragraph's text (code spans, links, bare URLs, emphasis). */
-export function inline(text: string): string {
-  let out = "";
-  let last = 0;
-  for (const m of text.matchAll(INLINE)) {
-    const at = m.index ?? 0;
-    out += emphasis(escapeHtml(text.slice(last, at)));
-    last = at + m[0].length;
-    const [whole, , code, label, url, bare] = m;
-    if (code !== undefined) out += `<code>${escapeHtml(code)}</code>`;
-    // Images are never loaded (no remote requests from a transcript): they become links.
-    else if (label !== undefined && url !== undefined)
-      out += link(emphasis(escapeHtml(label || (whole.startsWith("!") ? "image" : url))), url);
-    else if (bare) out += link(escapeHtml(bare), bare);
-  }
-  return out + emphasis(escapeHtml(text.slice(last)));
-}
-
-const FENCE = /^\s{0,3}(`{3,}|~{3,})\s*([\w+#.-]*)/;
-const HEADING = /^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$/;
-const RULE = /^\s{0,3}([-*_])(\s*\1){2,}\s*$/;
-const BULLET = /^(\s*)([-*+]|\d{1,9}[.)])\s+(.*)$/;
-const QUOTE = /^\s{0,3}>\s?(.*)$/;
+const REL = "noopener noreferrer nofollow";
 
 /** Render markdown to safe HTML. */
-export function markdown(source: string): string {
-  const lines = source.replace(/\r\n?/g, "\n").split("\n");
-  const out: string[] = [];
-  let i = 0;
-  while (i < lines.length) {
-    const line = lines[i] as string;
-    const fence = FENCE.exec(line);
-    if (fence) {
-      const marker = fence[1] as string;
-      const body: string[] = [];
-      i++;
-      while (i < lines.length && !(lines[i] as string).trimStart().startsWith(marker))
-        body.push(lines[i++] as string);
-      i++; // the closing fence (or the end)
-      const lang = fence[2] ?? "";
-      out.push(
-        `<pre class="code"${lang ? ` data-lang="${escapeHtml(lang)}"` : ""}><code>${highlightCode(body.join("\n"), lang)}</code></pre>`,
-      );
-      continue;
-    }
-    if (line.trim() === "") {
-      i++;
-      continue;
-    }
-    const heading = HEADING.exec(line);
-    if (heading) {
-      // Content headings sit below the page's own: # becomes h3.
-      const level = Math.min(6, (heading[1] as string).length + 2);
-      out.push(`<h${level}>${inline(heading[2] ?? "")}</h${level}>`);
-      i++;
-      continue;
-    }
-    if (RULE.test(line)) {
-      out.push("<hr>");
-      i++;
-      continue;
-    }
-    if (QUOTE.test(line)) {
-      const body: string[] = [];
-      while (i < lines.length && QUOTE.test(lines[i] as string))
-        body.push((QUOTE.exec(lines[i++] as string) as RegExpExecArray)[1] ?? "");
-      out.push(`<blockquote>${markdown(body.join("\n"))}</blockquote>`);
-      continue;
-    }
-    if (BULLET.test(line)) {
-      const ordered = /^\s*\d/.test(line);
-      const items: string[] = [];
-      while (i < lines.length) {
-        const current = lines[i] as string;
-        const item = BULLET.exec(current);
-        if (item) items.push(item[3] ?? "");
-        else if (current.trim() !== "" && /^\s+/.test(current) && items.length)
-          items[items.length - 1] += `\n${current.trim()}`;
-        else break;
-        i++;
-      }
-      const tag = ordered ? "ol" : "ul";
-      out.push(
-        `<${tag}>${items.map((item) => `<li>${inline(item).replace(/\n/g, "<br>")}</li>`).join("")}</${tag}>`,
-      );
-      continue;
-    }
-    const para: string[] = [];
-    while (i < lines.length) {
-      const current = lines[i] as string;
-      if (
-        current.trim() === "" ||
-        FENCE.test(current) ||
-        HEADING.test(current) ||
-        QUOTE.test(current) ||
-        BULLET.test(current) ||
-        RULE.test(current)
-      )
-        break;
-      para.push(current);
-      i++;
-    }
-    // Chat text keeps its line breaks (agents and users rarely rely on markdown's soft wraps).
-    out.push(`<p>${inline(para.join("\n")).replace(/\n/g, "<br>")}</p>`);
+export type Markdown = (source: string) => string;
+
+/** Whether the image at `idx` sits inside a link (an anchor may not hold another). */
+function insideLink(tokens: Token[], idx: number): boolean {
+  let depth = 0;
+  for (let i = 0; i < idx; i++) {
+    const type = (tokens[i] as Token).type;
+    if (type === "link_open") depth++;
+    else if (type === "link_close") depth--;
   }
-  return out.join("\n");
+  return depth > 0;
+}
+
+const image: RendererRule = (tokens, idx, options, env, self) => {
+  const token = tokens[idx] as Token;
+  const label = escapeHtml(self.renderInlineAsText(token.children ?? [], options, env) || "image");
+  if (insideLink(tokens, idx)) return label;
+  return `<a href="${escapeHtml(String(token.attrGet("src") ?? ""))}" rel="${REL}">${label}</a>`;
+};
+
+function configure(md: MarkdownIt): Markdown {
+  // Bare URLs are linked only with their scheme: `setup.py` is a file name, not a host in Paraguay.
+  md.linkify.set({ fuzzyLink: false, fuzzyEmail: false });
+  // markdown-it's own check (which also refuses javascript:, vbscript:, file: and most data:),
+  // then our list on top of it.
+  const builtIn = md.validateLink.bind(md);
+  md.validateLink = (url) => builtIn(url) && SAFE_HREF.test(url.trim());
+  // Content headings sit below the page's own: # becomes h3.
+  md.core.ruler.push("sessiondb_headings", (state) => {
+    for (const token of state.tokens)
+      if (token.type === "heading_open" || token.type === "heading_close")
+        token.tag = `h${Math.min(6, Number(token.tag.slice(1)) + 2)}`;
+  });
+  const rules = md.renderer.rules;
+  rules.link_open = (tokens, idx, options, _env, self) => {
+    (tokens[idx] as Token).attrSet("rel", REL);
+    return self.renderToken(tokens, idx, options);
+  };
+  rules.image = image;
+  rules.fence = (tokens, idx) => {
+    const token = tokens[idx] as Token;
+    const lang = md.utils.unescapeAll(token.info).trim().split(/\s+/)[0] ?? "";
+    const code = highlightCode(token.content.replace(/\n$/, ""), lang);
+    return `<pre class="code"${lang ? ` data-lang="${escapeHtml(lang)}"` : ""}><code>${code}</code></pre>\n`;
+  };
+  // Table alignment as a class: the page's Content-Security-Policy refuses inline styles.
+  for (const cell of ["th_open", "td_open"] as const) {
+    rules[cell] = (tokens, idx, options, _env, self) => {
+      const token = tokens[idx] as Token;
+      const align = /text-align:(\w+)/.exec(String(token.attrGet("style") ?? ""))?.[1];
+      if (token.attrs) token.attrs = token.attrs.filter(([name]) => name !== "style");
+      if (align) token.attrSet("class", `align-${align}`);
+      return self.renderToken(tokens, idx, options);
+    };
+  }
+  return (source) => md.render(source);
+}
+
+let loading: Promise<Markdown> | undefined;
+
+/** The renderer, loading markdown-it the first time. */
+export function loadMarkdown(): Promise<Markdown> {
+  loading ??= import("markdown-it").then(({ default: MarkdownIt }) =>
+    // Chat text keeps its line breaks (agents and users rarely rely on markdown's soft wraps).
+    configure(new MarkdownIt("default", { html: false, linkify: true, breaks: true, typographer: false })),
+  );
+  return loading;
 }

@@ -87,7 +87,9 @@ td.title .id { display: block; color: var(--muted); font-size: 12px; }
 .body ul, .body ol { margin: 6px 0; padding-left: 24px; }
 .body blockquote { margin: 8px 0; padding: 2px 12px; border-left: 3px solid var(--line); color: var(--muted); }
 .body code { background: var(--code-bg); padding: 1px 4px; border-radius: 4px; }
-.unlinked { color: var(--muted); font-size: 12px; }
+.body table { width: auto; margin: 8px 0; font-size: 14px; }
+.body th, .body td { border: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top; }
+.body .align-center { text-align: center; } .body .align-right { text-align: right; }
 pre { background: var(--code-bg); border: 1px solid var(--line); border-radius: 8px; padding: 10px 12px; overflow: auto;
   margin: 8px 0; line-height: 1.45; white-space: pre; max-height: 70vh; }
 pre code { background: none; padding: 0; }

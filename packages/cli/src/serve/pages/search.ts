@@ -3,7 +3,7 @@ import { ROLES, type Role, type SearchHit, type SearchOptions, type Session } fr
 import { count } from "../../format.js";
 import type { CliStore } from "../../server.js";
 import { facets } from "../data.js";
-import { escapeHtml, type Html, html, trusted } from "../html.js";
+import { escapeHtml, type Html, html, raw } from "../html.js";
 import { messageHref, page, query, type Site, sessionHref, when } from "../layout.js";
 import { BadRequest, day, oneOf, type Params, pageNumber, text } from "../params.js";
 
@@ -36,7 +36,7 @@ export function queryWords(q: string): string[] {
  */
 export function markSnippet(snippet: string, words: readonly string[]): Html {
   const isMatch = (part: string) => words.some((w) => fold(part).includes(w));
-  return trusted(
+  return raw(
     snippet
       .split(/(«[^«»]*»)/)
       .map((part) =>

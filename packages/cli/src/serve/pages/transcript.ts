@@ -8,9 +8,9 @@ import type { Message, Session, UsageRow } from "@sessiondb/core";
 import { bytes, contentText, count } from "../../format.js";
 import type { CliStore } from "../../server.js";
 import { highlightJsonText, highlightOutput, prettyJson } from "../highlight.js";
-import { type Html, html, trusted } from "../html.js";
+import { type Html, html, raw } from "../html.js";
 import { compact, dollars, messageHref, pageShell, query, type Site, sessionHref, when } from "../layout.js";
-import { markdown } from "../markdown.js";
+import { loadMarkdown, type Markdown } from "../markdown.js";
 
 /** Messages per transcript page (almost every session fits on one). */
 const TRANSCRIPT_PAGE = 500;
@@ -65,7 +65,7 @@ function output(m: Message): Html {
   if (text === "") return html`<div class="muted">(empty output)</div>`;
   const pretty = prettyJson(text);
   const shownText = (pretty ?? text).slice(0, SHOWN_CHARS);
-  const render = (t: string) => trusted(pretty !== undefined ? highlightJsonText(t) : highlightOutput(t));
+  const render = (t: string) => raw(pretty !== undefined ? highlightJsonText(t) : highlightOutput(t));
   const lines = text.split("\n").length;
   const size = html`<span class="size">${bytes(new TextEncoder().encode(text).length)} · ${count(lines)} lines</span>`;
   const full = html`<pre class="wrap"><code>${render(shownText)}</code></pre>${
@@ -87,21 +87,26 @@ function callCard(call: Call, answer: Message | undefined): Html {
   return html`<div class="call"${call.id ? html` id="call-${call.id}"` : ""}><div class="name"><b>${call.name}</b>${
     call.id ? html`<span class="mono muted">${call.id}</span>` : ""
   }</div>
-<pre class="wrap"><code>${trusted(highlightJsonText(call.args))}</code></pre>
+<pre class="wrap"><code>${raw(highlightJsonText(call.args))}</code></pre>
 ${answer ? result(answer) : html`<div class="result missing">No result recorded for this call${call.id ? "" : " (it has no id to match)"}.</div>`}</div>`;
 }
 
-function prose(text: string): Html {
-  return html`<div class="body">${trusted(markdown(text))}</div>`;
+function prose(markdown: Markdown, text: string): Html {
+  return html`<div class="body">${raw(markdown(text))}</div>`;
 }
 
-function message(m: Message, results: Map<string, Message>, paired: Set<number>): Html | "" {
+function message(
+  markdown: Markdown,
+  m: Message,
+  results: Map<string, Message>,
+  paired: Set<number>,
+): Html | "" {
   if (paired.has(m.id)) return "";
   const text = contentText(m.content);
   if (m.role === "system" || m.role === "developer") {
     return html`<article class="msg ${m.role}" id="m-${m.id}"><details class="system-prompt"><summary>${
       m.role === "system" ? "System prompt" : "Developer instructions"
-    } · ${count(text.length)} characters</summary>${head(m, m.role)}${prose(text)}</details></article>`;
+    } · ${count(text.length)} characters</summary>${head(m, m.role)}${prose(markdown, text)}</details></article>`;
   }
   if (m.role === "tool") {
     return html`<article class="msg tool" id="m-${m.id}">${head(m, "tool", html`<span class="mono">${m.toolName ?? ""}</span>${m.toolCallId ? html`<span class="mono muted">${m.toolCallId}</span>` : ""}`)}${output(m)}</article>`;
@@ -112,8 +117,8 @@ function message(m: Message, results: Map<string, Message>, paired: Set<number>)
       ? html`<span class="tag">${m.finishReason}</span>`
       : "";
   return html`<article class="msg ${m.role}" id="m-${m.id}">${head(m, m.role, finish)}
-${text ? prose(text) : ""}
-${m.reasoning ? html`<details><summary>Reasoning · ${count(m.reasoning.length)} characters</summary>${prose(m.reasoning)}</details>` : ""}
+${text ? prose(markdown, text) : ""}
+${m.reasoning ? html`<details><summary>Reasoning · ${count(m.reasoning.length)} characters</summary>${prose(markdown, m.reasoning)}</details>` : ""}
 ${calls.map((call) => callCard(call, call.id ? results.get(call.id) : undefined))}</article>`;
 }
 
@@ -202,20 +207,21 @@ ${csrf !== undefined ? manage(session, csrf) : ""}
 <div class="sub">${session.parentSessionId ? html`Child of <a href="${sessionHref(session.parentSessionId)}">${session.parentSessionId}</a> · ` : ""}<a href="/sessions${query({ parent: session.id })}">Child sessions</a></div>
 ${usageTable(usage)}
 ${afterId !== undefined ? html`<div class="pager"><a href="${sessionHref(session.id)}">← From the start</a><span>messages after #${afterId}</span></div>` : ""}
-<section class="thread" id="thread">`.value;
+<section class="thread" id="thread">`.toString();
   const rows = await store.getMessages(session.id, {
     limit: TRANSCRIPT_PAGE + 1,
     ...(afterId !== undefined ? { afterId } : {}),
   });
   const messages = rows.slice(0, TRANSCRIPT_PAGE);
   const { results, paired } = pairResults(messages);
+  const markdown = await loadMarkdown();
   for (let i = 0; i < messages.length; i += STREAM_BATCH)
-    yield html`${messages.slice(i, i + STREAM_BATCH).map((m) => message(m, results, paired))}`.value;
+    yield html`${messages.slice(i, i + STREAM_BATCH).map((m) => message(markdown, m, results, paired))}`.toString();
   const more = rows.length > TRANSCRIPT_PAGE;
   yield html`</section>
 ${messages.length === 0 ? html`<div class="panel empty">No messages${afterId !== undefined ? " after this point" : ""}.</div>` : ""}
-${more ? html`<div class="pager"><a rel="next" href="${sessionHref(session.id)}${query({ after: messages.at(-1)?.id })}">Next ${count(TRANSCRIPT_PAGE)} messages →</a></div>` : ""}`
-    .value + after;
+${more ? html`<div class="pager"><a rel="next" href="${sessionHref(session.id)}${query({ after: messages.at(-1)?.id })}">Next ${count(TRANSCRIPT_PAGE)} messages →</a></div>` : ""}`.toString() +
+    after;
 }
 
 /** The `after` value of the transcript page holding message `id`, or null when the session has no such message. */
