@@ -224,6 +224,36 @@ Object.assign(METRICS, {
   "server.search.store.p50": ms("server search word: store p50"),
   "server.search.raw.p50": ms("server search word: raw FTS5 via @libsql/client p50"),
   "server.search.ratio": ratio("server search word: store / raw (p50)", "lower", 0.5),
+  "server.concurrent.store.msgs": { label: "server, 50 sessions at once: store", unit: "rows/s" },
+  "server.concurrent.store.p50": ms("server, 50 sessions at once: store append p50"),
+  "server.concurrent.store.p99": ms("server, 50 sessions at once: store append p99"),
+  "server.concurrent.raw.msgs": {
+    label: "server, 50 sessions at once: raw @libsql/client, one INSERT per call",
+    unit: "rows/s",
+  },
+  "server.concurrent.raw.p50": ms("server, 50 sessions at once: raw one INSERT per call p50"),
+  "server.concurrent.raw.p99": ms("server, 50 sessions at once: raw one INSERT per call p99"),
+  "server.concurrent.batch.msgs": {
+    label: "server, 50 sessions at once: raw client.batch by hand",
+    unit: "rows/s",
+  },
+  "server.concurrent.batch.p50": ms("server, 50 sessions at once: raw client.batch p50"),
+  "server.concurrent.batch.p99": ms("server, 50 sessions at once: raw client.batch p99"),
+  "server.concurrent.raw.ratio": ratio(
+    "server, 50 sessions at once, messages/s: store / raw one INSERT per call",
+    "higher",
+    0.4,
+  ),
+  "server.concurrent.batch.ratio": ratio(
+    "server, 50 sessions at once, messages/s: store / raw client.batch",
+    "higher",
+    0.4,
+  ),
+  "server.concurrent.p99.ratio": ratio(
+    "server, 50 sessions at once, p99: store / raw one INSERT per call",
+    "lower",
+    0.5,
+  ),
 } satisfies Record<string, MetricDef>);
 
 /** True when `value` meets the metric's goal (undefined when there is none). */

@@ -11,6 +11,8 @@
  * - search: `store.search("migration")` (route fts) against the bare FTS5 query the route stands
  *   on (MATCH, bm25 order, snippet, joined to messages, LIMIT 20) sent by the raw client;
  *   alternating calls. p50.
+ * - concurrent: 50 sessions appending at once through one store, against @libsql/client doing
+ *   the same one INSERT per request and batched by hand (suites/server-concurrent.ts).
  * Every call crosses loopback HTTP to sqld, so both sides pay the round trips; the ratios say
  * what sessiondb adds on top of the statements themselves.
  */
@@ -30,6 +32,7 @@ import {
   sampleMessages,
 } from "./raw-append.js";
 import { latency, now } from "./stats.js";
+import { type ConcurrentSides, concurrentAppends } from "./suites/server-concurrent.js";
 
 const TARGET = "node-libsql-server";
 const BLOCK = 10;
@@ -49,6 +52,7 @@ interface RawClient {
     commit(): Promise<void>;
     close(): void;
   }>;
+  batch: ConcurrentSides["client"]["batch"];
   close(): void;
 }
 interface ServerStore {
@@ -225,6 +229,15 @@ try {
   result.metrics["server.search.store.p50"] = ss.p50;
   result.metrics["server.search.raw.p50"] = sr.p50;
   result.metrics["server.search.ratio"] = ss.p50 / sr.p50;
+
+  // Many sessions at once: one process, 50 sessions appending concurrently.
+  const many = await concurrentAppends(
+    { store, client: client as ConcurrentSides["client"] },
+    messages,
+    Math.min(10, Math.max(1, Math.ceil(plan.singles / 100))),
+  );
+  Object.assign(result.metrics, many.metrics);
+  result.notes["server.concurrent.samples"] = many.note;
 } catch (error) {
   result.errors.server = error instanceof Error ? (error.stack ?? error.message) : String(error);
   process.stderr.write(`  ${TARGET} ${size}: FAILED: ${result.errors.server?.split("\n")[0]}\n`);

@@ -12,6 +12,7 @@ import { type AsyncEnvironment, type AsyncScope, runAsync } from "./engine/run-a
 import { InvalidInputError } from "./errors.js";
 import type { AsyncAdmission, AsyncExecutor } from "./executor.js";
 import { repairAtOpen } from "./fts/recovery.js";
+import { GroupCommit } from "./group-commit.js";
 import type { SqliteJournalMode } from "./journal.js";
 import { withPatienceAsync } from "./locks/patience.js";
 import type { DeleteSessionsOptions, DeleteSessionsResult } from "./maintenance/delete-sessions.js";
@@ -147,6 +148,8 @@ export class AsyncStore {
   readonly #queue: CallQueue | undefined;
   /** The store outside any transaction: its calls in flight (`close` waits for them). */
   readonly #inFlight = new Set<Promise<unknown>>();
+  /** The store outside any transaction: concurrent appends commit together (group-commit.ts). */
+  readonly #group: GroupCommit | undefined;
   #closing: Promise<void> | undefined;
 
   /** @internal Use `createAsyncStore`. */
@@ -158,6 +161,7 @@ export class AsyncStore {
     this.#env = env;
     this.#scope = scope;
     this.#queue = scope === undefined ? undefined : new CallQueue();
+    this.#group = scope === undefined ? new GroupCommit(env) : undefined;
     this.readOnly = facts.readOnly;
     this.journalMode = facts.journalMode;
     this.sqliteVersion = facts.sqliteVersion;
@@ -168,7 +172,7 @@ export class AsyncStore {
     const joined = this.#joinedTransaction();
     if (joined) return joined.#run(op, method);
     if (this.#queue) return this.#queue.run(() => runAsync(this.#env, op, this.#scope));
-    const call = runAsync(this.#env, op);
+    const call = runAsync(this.#env, this.#group && GROUPED.has(method) ? this.#group.grouped(op) : op);
     this.#inFlight.add(call);
     const settled = () => this.#inFlight.delete(call);
     call.then(settled, settled);
@@ -286,6 +290,9 @@ export class AsyncStore {
     await this.#env.executor.close?.();
   }
 }
+
+/** The methods whose writes may be committed together with other calls' (group-commit.ts). */
+const GROUPED = new Set(["appendMessage", "appendMessages"]);
 
 /** The transaction body the current code runs in (see store/transaction-calls.ts). */
 const bodies = new BodyContext<AsyncStore>();

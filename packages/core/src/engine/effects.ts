@@ -26,6 +26,9 @@ export interface WriteOptions {
    * detaches a corrupt index), so the runner passes it through instead of classifying it as
    * structural corruption, which would make the store read-only for good. */
   ownsCorruption?: boolean;
+  /** An append's write, which the async store may commit together with other calls' (its
+   * group-commit.ts): how many rows it inserts and how many characters of values they hold. */
+  groupable?: { rows: number; bytes: number };
 }
 
 export type Effect =

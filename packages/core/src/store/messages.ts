@@ -150,9 +150,11 @@ export function* appendMessages(
   const nowSeconds = ((yield NOW) as number) / 1000;
   const rows: ValidMessage[] = [];
   const counts: Counts = { messages: 0, toolCalls: 0, latest: null, at: nowSeconds };
+  let bytes = 0;
   for (let i = 0; i < messages.length; i++) {
     const row = validMessage(messages[i] as MessageInput, `messages[${i}]`, nowSeconds);
     rows.push(row);
+    bytes += valueChars(row);
     counts.messages += row.active;
     counts.toolCalls += row.active * row.toolCallCount;
     if (row.externalId === null && (counts.latest === null || row.timestamp > counts.latest))
@@ -171,9 +173,22 @@ export function* appendMessages(
     options: {
       patienceMs,
       what: `the append of ${rows.length} message${rows.length === 1 ? "" : "s"} to session ${JSON.stringify(id)}`,
+      groupable: { rows: rows.length, bytes },
     },
   };
   return (yield write) as number[];
+}
+
+/** The characters of a row's large values: a group commit's bound (group-commit.ts). */
+function valueChars(row: ValidMessage): number {
+  return (
+    (row.text?.length ?? 0) +
+    (row.parts?.length ?? 0) +
+    (row.toolCalls?.length ?? 0) +
+    (row.reasoning?.length ?? 0) +
+    (row.metadata?.length ?? 0) +
+    (row.original?.length ?? 0)
+  );
 }
 
 function* insertMessages(id: string, rows: ValidMessage[], counts: Counts): Op<number[]> {
