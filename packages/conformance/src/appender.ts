@@ -6,7 +6,7 @@
  */
 import { spawn } from "node:child_process";
 import { existsSync, openSync, readFileSync, writeFileSync, writeSync } from "node:fs";
-import type { Store } from "../store.js";
+import type { Store } from "@sessiondb/core";
 
 /** A running appender. */
 export interface AppenderChild {

@@ -14,10 +14,8 @@ import {
   writeFileSync,
 } from "node:fs";
 import { dirname } from "node:path";
-import { STORE_FILE_MODE } from "../constants.js";
-import { BackupDestinationError, StoreBusyError } from "../errors.js";
-import type { Host } from "../host/host.js";
-import type { Store } from "../store.js";
+import { BackupDestinationError, type Host, type Store, StoreBusyError } from "@sessiondb/core";
+import { STORE_FILE_MODE } from "@sessiondb/core/testing";
 import { ackedCount, appendedContent, holdAppender, waitForAcks } from "./appender.js";
 import {
   assert,

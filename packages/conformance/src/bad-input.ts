@@ -6,11 +6,8 @@
  * changes (rows and PRAGMA data_version seen from another connection) and no file is created.
  */
 import { readdirSync } from "node:fs";
-import { MAX_SEARCH_FILTER_VALUES, MAX_SESSION_ID_CHARS } from "../constants.js";
-import type { OpenFlags, SqliteConnection, SqliteDriver, SqlValue } from "../driver.js";
-import { SqliteError } from "../errors.js";
-import type { StoreOptions } from "../model/types.js";
-import { createStore } from "../store.js";
+import { createStore, LIMITS, SqliteError, type StoreOptions } from "@sessiondb/core";
+import type { OpenFlags, SqliteConnection, SqliteDriver, SqlValue } from "@sessiondb/core/driver";
 import {
   assert,
   type ConformanceStore,
@@ -19,6 +16,8 @@ import {
   fixtureTest,
   throwsCode,
 } from "./harness.js";
+
+const { MAX_SEARCH_FILTER_VALUES, MAX_SESSION_ID_CHARS } = LIMITS;
 
 /** `driver`, refusing every statement given a string longer than `maxChars` as SQLite does past
  * its value limit (SQLITE_TOOBIG), counting the refusals. */

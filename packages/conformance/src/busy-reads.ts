@@ -9,9 +9,8 @@
  * so each test waits only its small patience budget, however loaded the machine is.
  */
 import { copyFileSync, existsSync, rmSync, statSync } from "node:fs";
-import type { SqliteConnection } from "../driver.js";
-import type { Store } from "../store.js";
-import { createStore } from "../store.js";
+import { createStore, type Store } from "@sessiondb/core";
+import type { SqliteConnection } from "@sessiondb/core/driver";
 import { assert, type ConformanceTarget, fileFixtureTest, recordingDriver } from "./harness.js";
 
 /** The read patience under test (ms): small, since every case waits it out once. */

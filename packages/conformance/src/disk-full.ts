@@ -7,10 +7,8 @@
  */
 import { closeSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { CHECKPOINT_EVERY_WRITES } from "../constants.js";
-import type { Host } from "../host/host.js";
-import { repairStore } from "../repair-on-demand.js";
-import { createStore, type Store } from "../store.js";
+import { createStore, type Host, repairStore, type Store } from "@sessiondb/core";
+import { CHECKPOINT_EVERY_WRITES } from "@sessiondb/core/testing";
 import { assert, type ConformanceTarget, SAFE_SQLITE, throwsCodeSync } from "./harness.js";
 import { type Tmpfs, tmpfsUnavailable, withTmpfs } from "./tmpfs.js";
 

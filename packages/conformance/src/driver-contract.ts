@@ -7,7 +7,7 @@
  *
  * @example
  * import { describe, it } from "vitest";            // or "bun:test", or "node:test" under deno
- * import { runDriverContract } from "@sessiondb/core/conformance";
+ * import { runDriverContract } from "@sessiondb/conformance";
  * runDriverContract({ name: "my-driver", driver: myDriver(), describe, it });
  */
 import { corruptionSuite } from "./driver-corruption.js";

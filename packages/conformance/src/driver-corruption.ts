@@ -1,6 +1,6 @@
 /** The driver contract: NOTADB, CORRUPT and CORRUPT_VTAB, provoked by damaging real files. */
 import { readFileSync, writeFileSync } from "node:fs";
-import type { SqliteError } from "../errors.js";
+import type { SqliteError } from "@sessiondb/core";
 import { type Context, caught, type DriverHarness, garbage } from "./driver-harness.js";
 import { assert } from "./harness.js";
 

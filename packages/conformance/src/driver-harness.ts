@@ -6,8 +6,8 @@
 import { chmodSync, closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { SqliteConnection, SqliteDriver } from "../driver.js";
-import { SqliteError, type SqliteResultCode } from "../errors.js";
+import { SqliteError, type SqliteResultCode } from "@sessiondb/core";
+import type { SqliteConnection, SqliteDriver } from "@sessiondb/core/driver";
 import { assert, type Runner } from "./harness.js";
 
 /**

@@ -1,5 +1,5 @@
 /** The driver contract: the seam itself (values, statements, close, defaults). */
-import { SqliteError } from "../errors.js";
+import { SqliteError } from "@sessiondb/core";
 import { caught, type DriverHarness } from "./driver-harness.js";
 import { assert } from "./harness.js";
 

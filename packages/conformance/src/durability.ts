@@ -5,9 +5,8 @@
  * no acknowledged append under it is the torture chamber's (packages/e2e, `kill9-normal`).
  */
 import { existsSync } from "node:fs";
-import type { SqliteConnection, SqliteDriver } from "../driver.js";
-import type { StoreOptions } from "../model/types.js";
-import { createStore, type Store } from "../store.js";
+import { createStore, type Store, type StoreOptions } from "@sessiondb/core";
+import type { SqliteConnection, SqliteDriver } from "@sessiondb/core/driver";
 import {
   assert,
   type ConformanceTarget,

@@ -15,9 +15,8 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
-import { FILE_RECHECK_AFTER_MS, STORE_FILE_MODE } from "../constants.js";
-import { admissionLockPath } from "../locks/admission.js";
-import { createStore } from "../store.js";
+import { admissionLockPath, createStore } from "@sessiondb/core";
+import { FILE_RECHECK_AFTER_MS, STORE_FILE_MODE } from "@sessiondb/core/testing";
 import {
   assert,
   type ConformanceTarget,

@@ -1,9 +1,7 @@
 /** Conformance: full-text search, rebuild, backfill, admission and fail-open through the Store. */
 import { readFileSync, writeFileSync } from "node:fs";
-import { TOOL_CONTENT_PREFIX_CHARS } from "../constants.js";
-import { SqliteError } from "../errors.js";
-import { admissionLockPath } from "../locks/admission.js";
-import { createStore, type Store } from "../store.js";
+import { admissionLockPath, createStore, SqliteError, type Store } from "@sessiondb/core";
+import { TOOL_CONTENT_PREFIX_CHARS } from "@sessiondb/core/testing";
 import { ackedCount } from "./appender.js";
 import {
   assert,

@@ -8,19 +8,22 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import type { SqliteConnection, SqliteDriver, SqlValue } from "../driver.js";
-import type { Host } from "../host/host.js";
-import type { SqliteJournalMode } from "../journal.js";
-import type { DeleteSessionsOptions, DeleteSessionsResult } from "../maintenance/delete-sessions.js";
-import type {
-  ImportSessionInput,
-  ImportSessionsOptions,
-  ImportSessionsResult,
-} from "../maintenance/import-sessions.js";
-import type { VacuumOptions, VacuumResult } from "../maintenance/vacuum.js";
-import type { StoreOptions } from "../model/types.js";
-import type { AsyncMethods, BackfillFtsOptions, StoreOperations } from "../store/operations.js";
-import { createStore, type Store } from "../store.js";
+import {
+  createStore,
+  type DeleteSessionsOptions,
+  type DeleteSessionsResult,
+  type Host,
+  type ImportSessionInput,
+  type ImportSessionsOptions,
+  type ImportSessionsResult,
+  type SqliteJournalMode,
+  type Store,
+  type StoreOptions,
+  type VacuumOptions,
+  type VacuumResult,
+} from "@sessiondb/core";
+import type { SqliteConnection, SqliteDriver, SqlValue } from "@sessiondb/core/driver";
+import type { AsyncMethods, BackfillFtsOptions, StoreOperations } from "@sessiondb/core/testing";
 import type { ChildAppender } from "./appender.js";
 
 /** A SQLite version the journal policy judges safe: pinned where a test needs WAL whatever

@@ -6,7 +6,7 @@
  * that fails, leaves each session whole or absent and lets the input go. Bad input, a read-only
  * store and a transaction are refused with nothing changed.
  */
-import type { ImportSessionInput, ImportSessionsProgress } from "../maintenance/import-sessions.js";
+import type { ImportSessionInput, ImportSessionsProgress } from "@sessiondb/core";
 import {
   assert,
   type ConformanceStore,

@@ -4,7 +4,7 @@
  *
  * @example
  * import { describe, it } from "vitest";            // or "bun:test", or "node:test" under deno
- * import { runConformance, runDriverContract } from "@sessiondb/core/conformance";
+ * import { runConformance, runDriverContract } from "@sessiondb/conformance";
  * runConformance({ name: "my-driver", driver: myDriver(), host: nodeFsHost, describe, it });
  * runDriverContract({ name: "my-driver", driver: myDriver(), describe, it });
  */

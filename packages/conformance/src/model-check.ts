@@ -2,7 +2,7 @@
  * The model checker's step: run one operation on the store and on the model, and compare the
  * answers — values and error codes alike. A difference throws an AssertionError that says which.
  */
-import type { Role } from "../model/types.js";
+import type { Role } from "@sessiondb/core";
 import { assert, type ConformanceStore, type ConformanceTarget, transact } from "./harness.js";
 import type { ModelOp, WriteOp } from "./model-ops.js";
 import { expectedHits, queryText } from "./model-search.js";

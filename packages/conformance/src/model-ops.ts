@@ -4,7 +4,7 @@
  * pool and messages by position, so removing operations while shrinking always leaves a sequence
  * that runs: an operation on a session that is not there is a case of its own (SESSION_NOT_FOUND).
  */
-import type { Json, Role } from "../model/types.js";
+import type { Json, Role } from "@sessiondb/core";
 import type { Query, SearchCase } from "./model-search.js";
 import type { AppendInput, MessagePatchInput } from "./model-state.js";
 

@@ -4,7 +4,7 @@
  * function from one state to the next that either succeeds or names the error code the Store
  * must answer with; the checker (model-check.ts) runs each operation on both and compares.
  */
-import type { Json, Role } from "../model/types.js";
+import type { Json, Role } from "@sessiondb/core";
 
 export interface ModelMessage {
   id: number;

@@ -2,7 +2,7 @@
  * The model checker's writes: each operation that changes the store as a call on the store and a
  * transition on the model, made together so both name the same rows; and how answers compare.
  */
-import type { Message, Session } from "../model/types.js";
+import type { Message, Session } from "@sessiondb/core";
 import { assert, type ConformanceStore } from "./harness.js";
 import type { WriteOp } from "./model-ops.js";
 import type { ModelState, Outcome } from "./model-state.js";

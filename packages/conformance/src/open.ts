@@ -1,10 +1,7 @@
 /** Conformance: opening, the fast path, schema reconcile and heal, read-only opens, journal policy. */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { probeReadsTextWhole } from "../binding-facts.js";
-import { SCHEMA_VERSION } from "../constants.js";
-import { SqliteError } from "../errors.js";
-import { isWalResetVulnerable } from "../journal.js";
-import { createStore, type Store } from "../store.js";
+import { createStore, isWalResetVulnerable, SqliteError, type Store } from "@sessiondb/core";
+import { probeReadsTextWhole, SCHEMA_VERSION } from "@sessiondb/core/testing";
 import {
   assert,
   type ConformanceTarget,

@@ -3,7 +3,7 @@
  * original item kept as given, usage carried by a message, inactive rows, and `updateMessage`.
  * What the framework bindings and the importers stand on.
  */
-import type { Json, MessageInput } from "../model/types.js";
+import type { Json, MessageInput } from "@sessiondb/core";
 import { assert, type ConformanceTarget, fixtureTest, throwsCode } from "./harness.js";
 
 const line = (uuid: string, text: string): Json => ({

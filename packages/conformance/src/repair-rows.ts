@@ -9,9 +9,7 @@
  * changed names no row the other index vouches for.
  */
 import { closeSync, openSync, readFileSync, writeSync } from "node:fs";
-import type { Host } from "../host/host.js";
-import type { RepairReport } from "../repair/types.js";
-import { repairStore } from "../repair-on-demand.js";
+import { type Host, type RepairReport, repairStore } from "@sessiondb/core";
 import { assert, type ConformanceTarget, type FileFixture, fileFixtureTest, SAFE_SQLITE } from "./harness.js";
 
 const PER_SESSION = 100;

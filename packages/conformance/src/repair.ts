@@ -21,10 +21,8 @@ import {
   writeSync,
 } from "node:fs";
 import { dirname } from "node:path";
-import { STORE_FILE_MODE } from "../constants.js";
-import { lockExclusive } from "../locks/exclusive.js";
-import type { RepairOptions, RepairReport } from "../repair/types.js";
-import { repairStore } from "../repair-on-demand.js";
+import { type RepairOptions, type RepairReport, repairStore } from "@sessiondb/core";
+import { lockExclusive, STORE_FILE_MODE } from "@sessiondb/core/testing";
 import { ackedCount, holdAppender, waitForAcks } from "./appender.js";
 import { assert, type ConformanceTarget, type FileFixture, fileFixtureTest, SAFE_SQLITE } from "./harness.js";
 

@@ -8,8 +8,7 @@
  * there a wall-clock backstop is what catches a hang.
  */
 import process from "node:process";
-import { MAX_SEARCH_WORDS } from "../fts/constants.js";
-import type { SearchOptions, SearchResult } from "../fts/search-options.js";
+import { LIMITS, type SearchOptions, type SearchResult } from "@sessiondb/core";
 import {
   assert,
   type ConformanceStore,
@@ -19,6 +18,8 @@ import {
   scalar,
   throwsCode,
 } from "./harness.js";
+
+const { MAX_SEARCH_WORDS } = LIMITS;
 
 /** CPU time far above what any of these searches takes now, far below what they took unbounded. */
 const HANG_BOUND_CPU_MS = 3000;

@@ -6,7 +6,7 @@
  * pages (interleaved with other walks, continued in another connection) and after a write goes
  * on by position in the ranking as it is then; bad cursors are typed errors.
  */
-import type { SearchOptions } from "../fts/search-options.js";
+import type { SearchOptions } from "@sessiondb/core";
 import { assert, type ConformanceStore, type ConformanceTarget, fixtureTest, throwsCode } from "./harness.js";
 
 /** Walk every page of a search with cursors; the ids in the order returned. */

@@ -1,6 +1,6 @@
 /** Conformance: `await store.stats()` counts what the API stored, agrees with the per-call reads, and
  * works read-only (what `sessiondb stats` needs, so the CLI sends no SQL of its own). */
-import { BY_ROLE } from "../store/stats.js";
+import { BY_ROLE } from "@sessiondb/core/testing";
 import { assert, type ConformanceTarget, fixtureTest, queryPlan } from "./harness.js";
 
 export function statsSuite(target: ConformanceTarget): void {

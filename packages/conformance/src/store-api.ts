@@ -1,7 +1,8 @@
 /** Conformance: sessions, messages, usage, counts and bad input through the public API. */
-import { MAX_CONTENT_CHARS, MAX_SESSION_ID_CHARS } from "../constants.js";
-import type { Json } from "../model/types.js";
+import { type Json, LIMITS } from "@sessiondb/core";
 import { assert, type ConformanceTarget, fixtureTest, scalar, throwsCode } from "./harness.js";
+
+const { MAX_CONTENT_CHARS, MAX_SESSION_ID_CHARS } = LIMITS;
 
 export function storeApiSuite(target: ConformanceTarget): void {
   const { describe } = target;

@@ -3,8 +3,7 @@
  * NUL, counters at the edge of the exact integer range (and past it, planted by another writer),
  * JSON with `__proto__` keys — and input whose getters throw is refused with nothing stored.
  */
-import { MAX_COST_USD, MAX_EPOCH_SECONDS } from "../constants.js";
-import type { Json } from "../model/types.js";
+import { type Json, LIMITS } from "@sessiondb/core";
 import {
   assert,
   type ConformanceStore,
@@ -13,6 +12,8 @@ import {
   fixtureTest,
   throwsCode,
 } from "./harness.js";
+
+const { MAX_COST_USD, MAX_EPOCH_SECONDS } = LIMITS;
 
 const NUL = "nulA\u0000nulB tail";
 const nul = (label: string) => `${label}\u0000${label} after the NUL`;
