@@ -1,6 +1,6 @@
 /** Core's conformance suite on the libSQL store under vitest (Node): sqld over HTTP and over a
  * WebSocket (see conformance-target.ts). */
-import { runConformance } from "@sessiondb/core/conformance";
+import { runConformance } from "@sessiondb/conformance";
 import { resolveDriver } from "@sessiondb/node";
 import { sqldAvailability } from "@sessiondb/test-sqld";
 import { describe, it } from "vitest";
