@@ -1,18 +1,21 @@
 /**
  * The vitest config of the packages whose tests run against core's source (one copy of every
  * error class, whichever package's code throws it), like the runtime adapters': the
- * `@sessiondb/core` entries resolve to `packages/core/src`.
+ * `@sessiondb/core` entries resolve to `packages/core/src`, and `@sessiondb/conformance` to its
+ * source, whose own `@sessiondb/core` imports then resolve to the same files.
  */
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
 const core = (file: string) => fileURLToPath(new URL(`./packages/core/src/${file}`, import.meta.url));
+const conformance = fileURLToPath(new URL("./packages/conformance/src/index.ts", import.meta.url));
 
 export const CORE_SOURCE_ALIASES = [
   { find: /^@sessiondb\/core\/host$/, replacement: core("host/node-fs.ts") },
   { find: /^@sessiondb\/core\/driver$/, replacement: core("driver-entry.ts") },
-  { find: /^@sessiondb\/core\/conformance$/, replacement: core("conformance/index.ts") },
+  { find: /^@sessiondb\/core\/testing$/, replacement: core("testing.ts") },
+  { find: /^@sessiondb\/conformance$/, replacement: conformance },
   { find: /^@sessiondb\/core$/, replacement: core("index.ts") },
 ];
 

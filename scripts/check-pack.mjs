@@ -17,6 +17,7 @@ import { join } from "node:path";
 
 const PUBLIC = [
   "@sessiondb/core",
+  "@sessiondb/conformance",
   "@sessiondb/node",
   "@sessiondb/bun",
   "@sessiondb/deno",

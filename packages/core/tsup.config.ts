@@ -4,7 +4,7 @@ export default packageBuild({
   entry: {
     index: "src/index.ts",
     driver: "src/driver-entry.ts",
-    "conformance/index": "src/conformance/index.ts",
     host: "src/host/node-fs.ts",
+    testing: "src/testing.ts",
   },
 });

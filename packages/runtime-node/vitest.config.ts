@@ -1,22 +1,14 @@
-import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
-
-const core = (file: string) => fileURLToPath(new URL(`../core/src/${file}`, import.meta.url));
+import { CORE_SOURCE_ALIASES } from "../../vitest.shared.js";
 
 /**
  * First test run, on the Node that runs npm (Node 20 here): every driver that loads in this
  * Node is tested (better-sqlite3; node:sqlite too when this Node has it). Tests run against
- * core's source, not its build.
+ * core's source and the conformance suite's, not their builds.
  */
 export default defineConfig({
   resolve: {
-    // Most specific first: "@sessiondb/core" is a prefix of the others.
-    alias: [
-      { find: /^@sessiondb\/core\/host$/, replacement: core("host/node-fs.ts") },
-      { find: /^@sessiondb\/core\/driver$/, replacement: core("driver-entry.ts") },
-      { find: /^@sessiondb\/core\/conformance$/, replacement: core("conformance/index.ts") },
-      { find: /^@sessiondb\/core$/, replacement: core("index.ts") },
-    ],
+    alias: CORE_SOURCE_ALIASES,
   },
   test: {
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],

@@ -8,12 +8,11 @@
  * target does not declare: those tests print why they are skipped.
  */
 import { existsSync } from "node:fs";
+import { type ConformanceStore, runConformance } from "@sessiondb/conformance";
 import { describe, it } from "vitest";
 import { asyncDouble } from "../test/support/async-executor.js";
 import { testDriver } from "../test/support/driver.js";
 import { createAsyncStore } from "./async-store.js";
-import type { ConformanceStore } from "./conformance/harness.js";
-import { runConformance } from "./conformance/index.js";
 import { nodeFsHost } from "./host/node-fs.js";
 import { lockFileAdmission } from "./locks/admission.js";
 import type { StoreOptions } from "./model/types.js";

@@ -53,6 +53,7 @@ export {
   type JournalPolicyOptions,
   type SqliteJournalMode,
 } from "./journal.js";
+export { LIMITS } from "./limits.js";
 export { admissionLockPath, readAdmissionHolder } from "./locks/admission.js";
 export type {
   DeleteSessionsOptions,

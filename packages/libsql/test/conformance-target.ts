@@ -8,8 +8,8 @@
  */
 
 import { join } from "node:path";
+import type { ConformanceStore, ConformanceTarget, Runner } from "@sessiondb/conformance";
 import type { SqliteDriver, StoreOptions } from "@sessiondb/core";
-import type { ConformanceStore, ConformanceTarget, Runner } from "@sessiondb/core/conformance";
 import { type SqldServer, startSqld } from "@sessiondb/test-sqld";
 import { openStore } from "../src/index.js";
 

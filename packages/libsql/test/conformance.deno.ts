@@ -1,7 +1,7 @@
 /** Core's conformance suite on the libSQL store under `deno test` (node:test's describe/it; see
  * conformance-target.ts). */
 import { describe, it } from "node:test";
-import { runConformance } from "@sessiondb/core/conformance";
+import { runConformance } from "@sessiondb/conformance";
 import { resolveDriver } from "@sessiondb/deno";
 import { sqldAvailability } from "@sessiondb/test-sqld";
 import { skippingKnownGaps, sqldTarget } from "./conformance-target.ts";

@@ -1,6 +1,6 @@
 /** The core conformance suite on Bun + bun:sqlite, under Bun's own test runner. */
 import { describe, it } from "bun:test";
-import { childAppender, runConformance } from "@sessiondb/core/conformance";
+import { childAppender, runConformance } from "@sessiondb/conformance";
 import { nodeFsHost } from "@sessiondb/core/host";
 import { bunSqliteDriver } from "../src/bun-sqlite.js";
 

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { childLockHolder, runDriverContract } from "@sessiondb/core/conformance";
+import { childLockHolder, runDriverContract } from "@sessiondb/conformance";
 import { bunSqliteDriver, hasSecondStatement } from "../src/bun-sqlite.js";
 
 /** The holder: another Bun process; "locked" once it holds `begin`, rolls back when stdin closes. */

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `npm run test:db-sqlite`: the driver contract, core's conformance suite and the permissions
+ * `npm run test:db-sqlite`: the driver contract, the conformance suite and the permissions
  * test on @db/sqlite (FFI), once per SQLite library worth testing, each in its own `deno test`
  * process (one SQLite library per process):
  *

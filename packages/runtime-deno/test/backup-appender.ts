@@ -3,7 +3,7 @@
  * node:child_process spawn copies the environment, which needs --allow-env).
  */
 import { dirname } from "node:path";
-import { type ChildAppender, waitForAcks } from "@sessiondb/core/conformance";
+import { type ChildAppender, waitForAcks } from "@sessiondb/conformance";
 
 const SCRIPT = new URL("./fixtures/backup-appender.ts", import.meta.url).pathname;
 

@@ -4,7 +4,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import type { LockHolder } from "@sessiondb/core/conformance";
+import type { LockHolder } from "@sessiondb/conformance";
 
 /** "locked" once it holds `begin`; rolls back when stdin closes. */
 const HOLDER = `

@@ -1,6 +1,6 @@
 /** Core's driver contract on Deno's built-in node:sqlite (exec and open errors carry only a message). */
 import { describe, it } from "node:test";
-import { runDriverContract } from "@sessiondb/core/conformance";
+import { runDriverContract } from "@sessiondb/conformance";
 import { nodeSqliteDriver } from "../src/node-sqlite.ts";
 import { holdLock } from "./lock-holder.ts";
 

@@ -4,8 +4,8 @@
  * SESSIONDB_REQUIRE_DRIVERS that does not load fails the run instead.
  */
 import process from "node:process";
+import { childLockHolder, runDriverContract } from "@sessiondb/conformance";
 import type { SqliteDriver } from "@sessiondb/core";
-import { childLockHolder, runDriverContract } from "@sessiondb/core/conformance";
 import { describe, expect, it } from "vitest";
 import { betterSqlite3Driver } from "./better-sqlite3.js";
 import { nodeSqliteDriver } from "./node-sqlite.js";

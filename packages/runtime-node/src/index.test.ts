@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { childAppender, runConformance } from "@sessiondb/core/conformance";
+import { childAppender, runConformance } from "@sessiondb/conformance";
 import { nodeFsHost } from "@sessiondb/core/host";
 import { afterAll, describe, expect, it } from "vitest";
 import {

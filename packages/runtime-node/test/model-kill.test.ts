@@ -14,9 +14,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { Random, VOCABULARY } from "../../core/src/conformance/model-ops.js";
-import * as model from "../../core/src/conformance/model-state.js";
-import { messageView, sessionView } from "../../core/src/conformance/model-writes.js";
+import { Random, VOCABULARY } from "../../conformance/src/model-ops.js";
+import * as model from "../../conformance/src/model-state.js";
+import { messageView, sessionView } from "../../conformance/src/model-writes.js";
 import { openStore } from "../src/index.js";
 import { availableDriverNames } from "./drivers-here.js";
 

@@ -8,8 +8,7 @@
  * plain index, the previews and the role-filtered searches fail this.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { tempDir, testDriver, wrappingDriver } from "../../test/support/driver.js";
-import { queryPlan } from "../conformance/harness.js";
+import { queryPlan, tempDir, testDriver, wrappingDriver } from "../../test/support/driver.js";
 import type { SqlValue } from "../driver.js";
 import type { SearchOptions } from "../fts/search-options.js";
 import { nodeFsHost } from "../host/node-fs.js";

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { resolveDriver } from "@sessiondb/node";
-import type { SqliteDriver, SqliteStatement } from "../../src/driver.js";
+import type { SqliteConnection, SqliteDriver, SqliteStatement, SqlValue } from "../../src/driver.js";
 
 export const testDriver: SqliteDriver = resolveDriver();
 
@@ -41,4 +41,14 @@ export function tempDir(prefix = "sessiondb-test-"): {
     file: (name) => join(dir, name),
     cleanup: () => rmSync(dir, { recursive: true, force: true }),
   };
+}
+
+/** SQLite's plan for `sql` with `params` on `conn`, its details joined by " | ". (The conformance
+ * suite has its own: core's tests do not reach into another package's internals.) */
+export function queryPlan(conn: SqliteConnection, sql: string, ...params: SqlValue[]): string {
+  return conn
+    .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+    .all(...params)
+    .map((row) => String(row.detail))
+    .join(" | ");
 }
