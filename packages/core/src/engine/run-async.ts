@@ -18,8 +18,8 @@ import {
   type StorePolicy,
   tooBigInput,
 } from "../store/policy.js";
-import { savepointStatements } from "../transaction.js";
 import type { AdmissionOutcome, Effect, Op, WriteOptions } from "./effects.js";
+import { savepoint } from "./savepoint.js";
 
 export interface AsyncEnvironment {
   executor: AsyncExecutor;
@@ -258,9 +258,9 @@ async function external(fn: (scope: unknown) => unknown, scope: AsyncScope): Pro
   return fn(scope);
 }
 
-/** A write inside a transaction: a savepoint, so a body that throws undoes only itself (the
- * same rule as the sync runner's TransactionScope). Its caller never runs two of them at once
- * on one transaction (the async store queues calls on a transaction's store). */
+/** A write inside a transaction: a savepoint (engine/savepoint.ts), so a body that throws undoes
+ * only itself. Its caller never runs two of them at once on one transaction (the async store
+ * queues calls on a transaction's store). */
 async function nested<T>(
   env: AsyncEnvironment,
   body: () => Op<T>,
@@ -268,19 +268,9 @@ async function nested<T>(
   what?: string,
 ): Promise<T> {
   const inner = deeper(scope);
-  const { target } = scope;
-  const savepoint = savepointStatements(inner.depth);
-  await target.execute(savepoint.open, []);
   try {
-    const result = await drive(env, body(), inner);
-    await target.execute(savepoint.release, []);
-    return result;
+    return await drive(env, savepoint(inner.depth, body), inner);
   } catch (error) {
-    try {
-      for (const sql of savepoint.undo) await target.execute(sql, []);
-    } catch {
-      // The engine already rolled the whole transaction back; its own rollback finds nothing.
-    }
     throw tooBigInput(error, what);
   }
 }

@@ -18,6 +18,7 @@ import {
   tooBigInput,
 } from "../store/policy.js";
 import type { AdmissionOutcome, Effect, Op, WriteOptions } from "./effects.js";
+import { savepoint } from "./savepoint.js";
 
 /** Run `op` to completion; its result or its error. */
 export function runSync<T>(ctx: StoreContext, op: Op<T>): T {
@@ -88,7 +89,7 @@ function perform(ctx: StoreContext, effect: Effect): unknown {
       // and fail-open cover it, and its commit is the outer one's.
       if (ctx.transactions.active) {
         try {
-          return ctx.transactions.run("write", () => runSync(ctx, effect.body()));
+          return transact(ctx, "write", effect.body);
         } catch (error) {
           throw tooBigInput(error, effect.options?.what);
         }
@@ -98,17 +99,12 @@ function perform(ctx: StoreContext, effect: Effect): unknown {
     case "read":
       return readSync(ctx, () => runSync(ctx, effect.body()));
     case "snapshot":
-      return readSync(
-        ctx,
-        () => ctx.transactions.run("read", () => runSync(ctx, effect.body())),
-        effect.options,
-      );
+      return readSync(ctx, () => transact(ctx, "read", effect.body), effect.options);
     case "transaction": {
-      const body = () => runSync(ctx, effect.body());
       const attempt =
         effect.foreignKeys === "off"
-          ? () => ctx.transactions.runWithoutForeignKeys(effect.mode, body)
-          : () => ctx.transactions.run(effect.mode, body);
+          ? () => ctx.transactions.runWithoutForeignKeys(effect.mode, () => runSync(ctx, effect.body()))
+          : () => transact(ctx, effect.mode, effect.body);
       if (!effect.patience) return attempt();
       return withPatience(attempt, { heldHere: ctx.policy.environment.heldHere, ...effect.patience });
     }
@@ -151,6 +147,15 @@ function perform(ctx: StoreContext, effect: Effect): unknown {
       return facts.get(effect.key);
     }
   }
+}
+
+/** Run `body` as a transaction of the connection: the outermost one, or inside the open one (a
+ * read joins it, a write runs in a savepoint). */
+function transact(ctx: StoreContext, mode: "write" | "read", body: () => Op<unknown>): unknown {
+  const { transactions } = ctx;
+  if (!transactions.active) return transactions.run(mode, () => runSync(ctx, body()));
+  if (mode === "read") return transactions.nest(() => runSync(ctx, body()));
+  return transactions.nest(() => runSync(ctx, savepoint(transactions.depth, body)));
 }
 
 /** A `store.transaction` function, run with its lock recorded as held by this thread when that
