@@ -24,6 +24,7 @@ import type { VacuumOptions, VacuumResult } from "./maintenance/vacuum.js";
 import type { StoreOptions } from "./model/types.js";
 import * as valid from "./model/validate.js";
 import { onDemand } from "./on-demand.js";
+import { checkGuard, createPolicy } from "./policy/state.js";
 import { NoStoreThere, noStoreError, type OpenOutcome, openSchema } from "./store/open.js";
 import {
   type AsyncMethods,
@@ -34,7 +35,6 @@ import {
   transactionOp,
 } from "./store/operations.js";
 import { asyncSettings } from "./store/options.js";
-import { checkGuard, createPolicy } from "./store/policy.js";
 import { BodyContext, CallQueue } from "./store/transaction-calls.js";
 
 /** Options of `createAsyncStore`: the Store's own (the file options — host, journal mode, WAL

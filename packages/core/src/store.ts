@@ -35,6 +35,7 @@ import type { VacuumOptions, VacuumResult } from "./maintenance/vacuum.js";
 import type { Durability, StoreOptions } from "./model/types.js";
 import * as valid from "./model/validate.js";
 import { loadJobs, onDemand } from "./on-demand.js";
+import { checkGuard, createPolicy, type PolicyEnvironment, readPatience } from "./policy/state.js";
 import { isInMemoryPath } from "./sqlite-path.js";
 import { createContext, type StoreContext } from "./store/context.js";
 import {
@@ -57,7 +58,6 @@ import {
   transactionOp,
 } from "./store/operations.js";
 import { openSettings, storeDriver, storePath } from "./store/options.js";
-import { checkGuard, createPolicy, type PolicyEnvironment, readPatience } from "./store/policy.js";
 
 /** Open (creating or upgrading when writable) the store at `path` through `driver`. */
 export function createStore(driver: SqliteDriver, path: string, options?: StoreOptions | null): Store {

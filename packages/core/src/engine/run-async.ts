@@ -17,7 +17,7 @@ import {
   readPatience,
   type StorePolicy,
   tooBigInput,
-} from "../store/policy.js";
+} from "../policy/state.js";
 import type { AdmissionOutcome, Effect, Op, WriteOptions } from "./effects.js";
 import { savepoint } from "./savepoint.js";
 

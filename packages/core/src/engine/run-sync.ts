@@ -8,7 +8,6 @@ import { readJournalMode } from "../journal.js";
 import { acquireAdmission } from "../locks/admission.js";
 import { holdLocally } from "../locks/local-holds.js";
 import { sleepAsync, sleepSync, withPatience } from "../locks/patience.js";
-import type { StoreContext } from "../store/context.js";
 import {
   checkGuard,
   classifyFailure,
@@ -16,7 +15,8 @@ import {
   isCorruption,
   readPatience,
   tooBigInput,
-} from "../store/policy.js";
+} from "../policy/state.js";
+import type { StoreContext } from "../store/context.js";
 import type { AdmissionOutcome, Effect, Op, WriteOptions } from "./effects.js";
 import { savepoint } from "./savepoint.js";
 

@@ -16,8 +16,8 @@
 import { BACKFILL_MAX_CHUNK_IDS } from "../constants.js";
 import { admitted, now, type Op, read, write } from "../engine/effects.js";
 import { InvalidInputError, StoreFullError } from "../errors.js";
-import type { StorePolicy } from "../store/policy.js";
-import { policy } from "../store/policy.js";
+import type { StorePolicy } from "../policy/state.js";
+import { policy } from "../policy/state.js";
 import { healMarkersTx, seed } from "./backfill.js";
 import { type BackfillProgress, backfillLoop } from "./backfill-loop.js";
 import { FTS_INDEXES, triggerNames } from "./projection.js";

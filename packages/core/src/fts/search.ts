@@ -8,7 +8,7 @@ import type { Row } from "../driver.js";
 import { all, allVarying, exec, get, type Op, remember, snapshot, write } from "../engine/effects.js";
 import { hasResultCode } from "../errors.js";
 import { text } from "../model/rows.js";
-import { classifyFailure, policy } from "../store/policy.js";
+import { classifyFailure, policy } from "../policy/state.js";
 import { FTS_SNIPPET_MAX_CHARS } from "./constants.js";
 import { classifyFtsError } from "./corruption.js";
 import { encodeCursor, fnv1a } from "./cursor.js";

@@ -5,7 +5,7 @@
  */
 import { exec, get, type Op, read, run, write } from "../engine/effects.js";
 import { paced, type StepMemory, type StepTiming, timedWrite } from "../maintenance/paced.js";
-import { policy } from "../store/policy.js";
+import { policy } from "../policy/state.js";
 import { startBackfillTx } from "./backfill.js";
 import {
   FTS5_DEFAULT_USERMERGE,

@@ -24,8 +24,8 @@ import { awaited, get, guard, now, type Op, POLICY, write } from "../engine/effe
 import { InvalidInputError } from "../errors.js";
 import type { CreateSessionInput, MessageInput } from "../model/types.js";
 import * as valid from "../model/validate.js";
+import type { StorePolicy } from "../policy/state.js";
 import { appendMessages } from "../store/messages.js";
-import type { StorePolicy } from "../store/policy.js";
 import { CREATE_FIELDS, createSession, endSession, updateSession } from "../store/sessions.js";
 import { paced, type StepMemory, type StepTiming, timedWrite } from "./paced.js";
 

@@ -7,8 +7,8 @@
 import type { SqliteConnection, SqliteDriver, SqliteStatement } from "../driver.js";
 import type { LocalAction } from "../engine/effects.js";
 import type { Host } from "../host/host.js";
+import type { StorePolicy } from "../policy/state.js";
 import { TransactionScope } from "../transaction.js";
-import type { StorePolicy } from "./policy.js";
 
 /** Varying statements kept per connection: a search's text changes with the query's shape (its
  * terms, filters, page), so the cache of fixed statements would grow without bound; the last few

@@ -9,7 +9,7 @@ import { all, guard, type Op, patient, read } from "../engine/effects.js";
 import { hasResultCode, StoreCorruptError } from "../errors.js";
 import { ftsIntegrityProblems } from "../fts/integrity.js";
 import type { IntegrityProblem, IntegrityReport } from "../model/types.js";
-import { classifyFailure, policy, readPatience } from "./policy.js";
+import { classifyFailure, policy, readPatience } from "../policy/state.js";
 
 /** Errors that mean "the file is damaged" rather than "something else went wrong". */
 function readsAsCorrupt(error: unknown): boolean {

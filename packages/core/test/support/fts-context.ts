@@ -21,11 +21,11 @@ import { backfillPending, mergeIndexes, optimizeIndexes, startBackfill } from ".
 import { withPatience } from "../../src/locks/patience.js";
 import type { RecoveryBackoffOptions } from "../../src/locks/recovery-backoff.js";
 import type { IntegrityProblem } from "../../src/model/types.js";
+import { createPolicy } from "../../src/policy/state.js";
 import { schemaDdl } from "../../src/schema/ddl.js";
 import { resultCodeFromMessage } from "../../src/sqlite-codes.js";
 import { createContext, type StoreContext } from "../../src/store/context.js";
 import { backfillFts } from "../../src/store/operations.js";
-import { createPolicy } from "../../src/store/policy.js";
 import { testDriver } from "./driver.js";
 
 /** A test store: the context plus helpers. */
