@@ -11,6 +11,7 @@ import { get, type Op } from "./engine/effects.js";
 import { type AsyncEnvironment, type AsyncScope, runAsync } from "./engine/run-async.js";
 import { InvalidInputError } from "./errors.js";
 import type { AsyncAdmission, AsyncExecutor } from "./executor.js";
+import { failOpen } from "./fts/corruption.js";
 import { repairAtOpen } from "./fts/recovery.js";
 import type { SqliteJournalMode } from "./journal.js";
 import { withPatienceAsync } from "./locks/patience.js";
@@ -24,7 +25,7 @@ import type { VacuumOptions, VacuumResult } from "./maintenance/vacuum.js";
 import type { StoreOptions } from "./model/types.js";
 import * as valid from "./model/validate.js";
 import { onDemand } from "./on-demand.js";
-import { checkGuard, createPolicy } from "./policy/state.js";
+import { checkGuard, createPolicy, type StorePolicy } from "./policy/state.js";
 import { NoStoreThere, noStoreError, type OpenOutcome, openSchema } from "./store/open.js";
 import {
   type AsyncMethods,
@@ -51,6 +52,9 @@ export interface AsyncStoreOptions
 }
 
 /** Open (creating or upgrading when writable) the store the executor reaches. */
+/** The runner's environment as the store keeps it: with its policy state typed. */
+type StoreEnvironment = AsyncEnvironment & { policy: StorePolicy };
+
 export async function createAsyncStore(
   executor: AsyncExecutor,
   options?: AsyncStoreOptions | null,
@@ -67,10 +71,10 @@ export async function createAsyncStore(
     );
   }
   const settings = asyncSettings(options);
-  const env: AsyncEnvironment = {
+  const env: StoreEnvironment = {
     executor,
     policy: createPolicy(
-      { ...settings, admissionTimeoutMs: settings.admissionTimeoutMs ?? ADMISSION_TIMEOUT_MS },
+      { ...settings, admissionTimeoutMs: settings.admissionTimeoutMs ?? ADMISSION_TIMEOUT_MS, failOpen },
       {},
     ),
     now: settings.now,
@@ -140,7 +144,7 @@ export class AsyncStore {
   /** Schema reconcile problems from this open; non-empty means the store is behind this build. */
   readonly schemaWarnings: readonly string[];
 
-  readonly #env: AsyncEnvironment;
+  readonly #env: StoreEnvironment;
   /** The open transaction this store is scoped to (inside `transaction(fn)`), if any. */
   readonly #scope: AsyncScope | undefined;
   /** A transaction's store: its calls, one at a time. */
@@ -151,7 +155,7 @@ export class AsyncStore {
 
   /** @internal Use `createAsyncStore`. */
   constructor(
-    env: AsyncEnvironment,
+    env: StoreEnvironment,
     scope: AsyncScope | undefined,
     facts: Pick<AsyncStore, "readOnly" | "journalMode" | "sqliteVersion" | "schemaWarnings">,
   ) {

@@ -12,6 +12,7 @@ import type { SqliteConnection, SqliteDriver } from "./driver.js";
 import type { LocalAction } from "./engine/effects.js";
 import { runSync, runSyncYielding } from "./engine/run-sync.js";
 import { hasResultCode, InvalidInputError, SessionDbError, StoreOpenError } from "./errors.js";
+import { failOpen } from "./fts/corruption.js";
 import { repairAtOpen } from "./fts/recovery.js";
 import { dirnameOf, type Host } from "./host/host.js";
 import {
@@ -128,6 +129,7 @@ export class Store {
       {
         ...settings,
         admissionTimeoutMs: settings.admissionTimeoutMs ?? ADMISSION_TIMEOUT_MS,
+        failOpen,
       },
       environment,
     );

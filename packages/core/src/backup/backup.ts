@@ -5,7 +5,6 @@
  * half of one. The store file itself is only ever read through SQLite.
  */
 import type { SqliteConnection } from "../driver.js";
-import { readSync } from "../engine/run-sync.js";
 import { InvalidInputError, isOutOfSpace, StoreFullError } from "../errors.js";
 import { abortPoint } from "../event-loop.js";
 import type { FtsStatus } from "../fts/index.js";
@@ -13,6 +12,7 @@ import type { Host } from "../host/host.js";
 import { type JournalMode, readJournalMode } from "../journal.js";
 import { holdLocally } from "../locks/local-holds.js";
 import * as valid from "../model/validate.js";
+import { readSync } from "../policy/state.js";
 import { isInMemoryPath } from "../sqlite-path.js";
 import type { StoreContext } from "../store/context.js";
 import { filePath } from "../store/options.js";
@@ -107,7 +107,7 @@ export async function backupStore(
   }
   const started = ctx.now();
   checkDestination(ctx.driver, host, ctx.path, destination, options.overwrite === true);
-  const journalMode = readSync(ctx, () => readJournalMode(ctx.conn));
+  const journalMode = readSync(ctx.policy, () => readJournalMode(ctx.conn));
   const temporary = temporaryName(destination, host.pid);
   // Created empty and private first, so the transcripts are never readable by others, not even
   // while the copy is being written. An empty file is a valid target for both methods.
@@ -158,7 +158,7 @@ export async function backupStore(
       options.onProgress?.({ phase: "copying" });
       const flusher = journalMode === "wal" ? await backgroundFlush(host, temporary) : undefined;
       try {
-        readSync(ctx, () => vacuumInto(ctx.conn, temporary));
+        readSync(ctx.policy, () => vacuumInto(ctx.conn, temporary));
       } finally {
         await flusher?.stop();
       }
@@ -241,7 +241,7 @@ function pinnedSnapshot(ctx: StoreContext): SqliteConnection {
   if (isInMemoryPath(ctx.path)) return ctx.conn;
   const conn = ctx.driver.open(ctx.path, { readOnly: ctx.policy.readOnly });
   try {
-    readSync(ctx, () => {
+    readSync(ctx.policy, () => {
       beginTransaction(conn, "read");
       try {
         conn.prepare("SELECT count(*) FROM sqlite_master").get();

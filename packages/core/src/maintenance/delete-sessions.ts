@@ -19,10 +19,12 @@
  * still one step (its delete cannot be split without leaving half of it visible).
  */
 import { PACE_MIN_PAUSE_MS } from "../constants.js";
-import { all, get, guard, now, type Op } from "../engine/effects.js";
+import { all, get, now, type Op } from "../engine/effects.js";
 import * as valid from "../model/validate.js";
+import { guard } from "../policy/calls.js";
+import type { StepMemory } from "../policy/state.js";
 import { removeSessionIfPresent } from "../store/sessions.js";
-import { paced, type StepMemory, type StepTiming, timedWrite } from "./paced.js";
+import { paced, type StepTiming, timedWrite } from "./paced.js";
 
 /** Where a running `deleteSessions` stands. */
 export interface DeleteSessionsProgress {

@@ -20,14 +20,15 @@
  * iterable, sync or async (a file read line by line), outside every transaction.
  */
 import { PACE_MIN_PAUSE_MS } from "../constants.js";
-import { awaited, get, guard, now, type Op, POLICY, write } from "../engine/effects.js";
+import { awaited, get, now, type Op, STATE } from "../engine/effects.js";
 import { InvalidInputError } from "../errors.js";
 import type { CreateSessionInput, MessageInput } from "../model/types.js";
 import * as valid from "../model/validate.js";
-import type { StorePolicy } from "../policy/state.js";
+import { guard, write } from "../policy/calls.js";
+import type { StepMemory, StorePolicy } from "../policy/state.js";
 import { appendMessages } from "../store/messages.js";
 import { CREATE_FIELDS, createSession, endSession, updateSession } from "../store/sessions.js";
-import { paced, type StepMemory, type StepTiming, timedWrite } from "./paced.js";
+import { paced, type StepTiming, timedWrite } from "./paced.js";
 
 /** One session to import: what `createSession`, `appendMessages`, `updateSession` and
  * `endSession` would take, written together or not at all. */
@@ -493,7 +494,7 @@ export function* importSessions(
   yield* guard("writable", "importSessions");
   signal?.throwIfAborted();
   const started = yield* now();
-  const patienceMs = ((yield POLICY) as StorePolicy).patience.appendMs;
+  const patienceMs = ((yield STATE) as StorePolicy).patience.appendMs;
   const queue = new ImportQueue(source, signal);
   const tally: Tally = {
     result: { imported: 0, messages: 0, resumed: 0, skipped: [], unlinked: [], failed: [] },

@@ -14,7 +14,7 @@
  */
 import type { Row, SqlValue } from "../driver.js";
 import { all, get, type Op, readsTextWhole } from "../engine/effects.js";
-import { policy } from "../policy/state.js";
+import { policy } from "../policy/calls.js";
 import { TEXT_WITHOUT_NUL_SQL } from "../schema/ddl.js";
 
 /** The rows of the statement `sql(plain)` builds, with every TEXT column read whole: `plain`
