@@ -235,7 +235,7 @@ export class AsyncStore {
   }
 
   /** Delete many sessions, each whole or not at all, in paced steps that let other writers in
-   * between (maintenance/delete-sessions.ts). */
+   * between (store/delete-sessions.ts). */
   deleteSessions(
     ids: readonly string[],
     options?: DeleteSessionsOptions | null,
@@ -247,7 +247,7 @@ export class AsyncStore {
   }
 
   /** Write many whole sessions (an import) in paced steps that let other writers in between;
-   * each session is written whole or refused alone (maintenance/import-sessions.ts). */
+   * each session is written whole or refused alone (store/import-sessions.ts). */
   importSessions(
     items: Iterable<ImportSessionInput> | AsyncIterable<ImportSessionInput>,
     options?: ImportSessionsOptions | null,

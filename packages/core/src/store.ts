@@ -214,7 +214,7 @@ export class Store {
   }
 
   /** Delete many sessions, each whole or not at all, in paced steps that let other writers in
-   * between (maintenance/delete-sessions.ts). Every failure, bad input included, arrives as a
+   * between (store/delete-sessions.ts). Every failure, bad input included, arrives as a
    * rejection. */
   deleteSessions(
     ids: readonly string[],
@@ -227,7 +227,7 @@ export class Store {
   }
 
   /** Write many whole sessions (an import) in paced steps that let other writers in between;
-   * each session is written whole or refused alone (maintenance/import-sessions.ts). Every
+   * each session is written whole or refused alone (store/import-sessions.ts). Every
    * failure, bad input included, arrives as a rejection. */
   importSessions(
     items: Iterable<ImportSessionInput> | AsyncIterable<ImportSessionInput>,

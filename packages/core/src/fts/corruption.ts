@@ -89,8 +89,9 @@ function* probeIndexes(defs: readonly FtsIndexDef[]): Op<never> {
   throw new ProbeFinished(false);
 }
 
-/** What fail-open reads and sets of the store's policy state (policy/state.ts), named here so
- * that the policy, which calls fail-open, is the only one of the two that knows the other. */
+/** What fail-open reads and sets of the store's policy state (policy/state.ts), named here:
+ * the policy calls fail-open only as the function the stores hand it (`failOpen`), so neither
+ * module imports the other. */
 interface FailOpenState {
   readonly readOnly: boolean;
   failingOpen: boolean;
