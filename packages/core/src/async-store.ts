@@ -11,6 +11,7 @@ import { get, type Op } from "./engine/effects.js";
 import { type AsyncEnvironment, type AsyncScope, runAsync } from "./engine/run-async.js";
 import { InvalidInputError } from "./errors.js";
 import type { AsyncAdmission, AsyncExecutor } from "./executor.js";
+import { failOpen } from "./fts/corruption.js";
 import { repairAtOpen } from "./fts/recovery.js";
 import { GroupCommit } from "./group-commit.js";
 import type { SqliteJournalMode } from "./journal.js";
@@ -25,6 +26,7 @@ import type { VacuumOptions, VacuumResult } from "./maintenance/vacuum.js";
 import type { StoreOptions } from "./model/types.js";
 import * as valid from "./model/validate.js";
 import { onDemand } from "./on-demand.js";
+import { checkGuard, createPolicy, type StorePolicy } from "./policy/state.js";
 import { NoStoreThere, noStoreError, type OpenOutcome, openSchema } from "./store/open.js";
 import {
   type AsyncMethods,
@@ -35,7 +37,6 @@ import {
   transactionOp,
 } from "./store/operations.js";
 import { asyncSettings } from "./store/options.js";
-import { checkGuard, createPolicy } from "./store/policy.js";
 import { BodyContext, CallQueue } from "./store/transaction-calls.js";
 
 /** Options of `createAsyncStore`: the Store's own (the file options — host, journal mode, WAL
@@ -52,6 +53,9 @@ export interface AsyncStoreOptions
 }
 
 /** Open (creating or upgrading when writable) the store the executor reaches. */
+/** The runner's environment as the store keeps it: with its policy state typed. */
+type StoreEnvironment = AsyncEnvironment & { policy: StorePolicy };
+
 export async function createAsyncStore(
   executor: AsyncExecutor,
   options?: AsyncStoreOptions | null,
@@ -68,10 +72,10 @@ export async function createAsyncStore(
     );
   }
   const settings = asyncSettings(options);
-  const env: AsyncEnvironment = {
+  const env: StoreEnvironment = {
     executor,
     policy: createPolicy(
-      { ...settings, admissionTimeoutMs: settings.admissionTimeoutMs ?? ADMISSION_TIMEOUT_MS },
+      { ...settings, admissionTimeoutMs: settings.admissionTimeoutMs ?? ADMISSION_TIMEOUT_MS, failOpen },
       {},
     ),
     now: settings.now,
@@ -141,7 +145,7 @@ export class AsyncStore {
   /** Schema reconcile problems from this open; non-empty means the store is behind this build. */
   readonly schemaWarnings: readonly string[];
 
-  readonly #env: AsyncEnvironment;
+  readonly #env: StoreEnvironment;
   /** The open transaction this store is scoped to (inside `transaction(fn)`), if any. */
   readonly #scope: AsyncScope | undefined;
   /** A transaction's store: its calls, one at a time. */
@@ -154,7 +158,7 @@ export class AsyncStore {
 
   /** @internal Use `createAsyncStore`. */
   constructor(
-    env: AsyncEnvironment,
+    env: StoreEnvironment,
     scope: AsyncScope | undefined,
     facts: Pick<AsyncStore, "readOnly" | "journalMode" | "sqliteVersion" | "schemaWarnings">,
   ) {
@@ -235,7 +239,7 @@ export class AsyncStore {
   }
 
   /** Delete many sessions, each whole or not at all, in paced steps that let other writers in
-   * between (maintenance/delete-sessions.ts). */
+   * between (store/delete-sessions.ts). */
   deleteSessions(
     ids: readonly string[],
     options?: DeleteSessionsOptions | null,
@@ -247,7 +251,7 @@ export class AsyncStore {
   }
 
   /** Write many whole sessions (an import) in paced steps that let other writers in between;
-   * each session is written whole or refused alone (maintenance/import-sessions.ts). */
+   * each session is written whole or refused alone (store/import-sessions.ts). */
   importSessions(
     items: Iterable<ImportSessionInput> | AsyncIterable<ImportSessionInput>,
     options?: ImportSessionsOptions | null,

@@ -4,7 +4,7 @@
  * next polls for I/O, and only then does its listener run (and abort what it was given to abort).
  */
 
-import { sleepAsync } from "./locks/patience.js";
+import { sleepAsync } from "./engine/sleep.js";
 
 /**
  * Resolves once the loop has polled for I/O, so a signal that arrived before the call has reached

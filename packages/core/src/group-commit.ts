@@ -24,9 +24,10 @@
  * reaches a group. Calls inside `store.transaction(fn)` never come here (the async store runs
  * them on the transaction), and the sync store has no use for it: its calls are already serial.
  */
-import type { Effect, Op, WriteOptions } from "./engine/effects.js";
+import type { Op } from "./engine/effects.js";
 import { type AsyncEnvironment, runAsync } from "./engine/run-async.js";
-import { checkGuard, guardedWrite } from "./store/policy.js";
+import { admittedWrite, type WriteOffer } from "./policy/calls.js";
+import { checkGuard, type StorePolicy } from "./policy/state.js";
 
 /** Most rows in one group: bounds how long a group holds the write lock. Each row is a round
  * trip inside the transaction, and sqld rolls back a transaction open for 5 s. */
@@ -34,12 +35,9 @@ const GROUP_MAX_ROWS = 256;
 /** Most characters of values in one group (a member that is huge gains nothing from company). */
 const GROUP_MAX_BYTES = 2 * 1024 * 1024;
 
-/** A `write` effect (its member of `Effect` also covers reads and snapshots). */
-type WriteEffect = Extract<Effect, { kind: "write" | "read" | "snapshot" }> & { readonly kind: "write" };
-
 /** One call waiting for its write. */
 interface Member {
-  readonly effect: WriteEffect;
+  readonly write: WriteOffer;
   readonly rows: number;
   readonly bytes: number;
   resolve(value: unknown): void;
@@ -57,16 +55,16 @@ interface GroupRun {
 
 /** The group committer of one async store. */
 export class GroupCommit {
-  readonly #env: AsyncEnvironment;
+  readonly #env: AsyncEnvironment & { policy: StorePolicy };
   readonly #queue: Member[] = [];
   #flying = false;
 
-  constructor(env: AsyncEnvironment) {
+  constructor(env: AsyncEnvironment & { policy: StorePolicy }) {
     this.#env = env;
   }
 
-  /** `op` with its groupable writes (`WriteOptions.groupable`) handed to this committer; every
-   * other effect passes through unchanged. */
+  /** `op` with its groupable writes (the `offer` of a `write` with `groupable`) taken by this
+   * committer; every other effect passes through unchanged. */
   *grouped<T>(op: Op<T>): Op<T> {
     let step = op.next();
     while (!step.done) {
@@ -74,8 +72,8 @@ export class GroupCommit {
       let answer: unknown;
       try {
         answer =
-          effect.kind === "write" && effect.options?.groupable !== undefined
-            ? yield { kind: "await", fn: () => this.#submit(effect as WriteEffect) }
+          effect.kind === "offer"
+            ? { value: yield { kind: "await", fn: () => this.#submit(effect.offer as WriteOffer) } }
             : yield effect;
       } catch (error) {
         step = op.throw(error);
@@ -86,19 +84,19 @@ export class GroupCommit {
     return step.value;
   }
 
-  #submit(effect: WriteEffect): Promise<unknown> {
-    // The runner's guard for a write, where the runner would apply it: a call that reaches its
-    // write once the store is closed (or read-only, or corrupt) is refused. One that got here
-    // before `close()` is in flight, and is written though it waits for a group (`close` waits
-    // for it): the groups run guardedWrite without the closed guard (policyWrite).
+  #submit(write: WriteOffer): Promise<unknown> {
+    // The write's guard, where `write` would apply it: a call that reaches its write once the
+    // store is closed (or read-only, or corrupt) is refused. One that got here before `close()`
+    // is in flight, and is written though it waits for a group (`close` waits for it): the
+    // groups run the write policy without the closed guard (admittedWrite).
     try {
       checkGuard(this.#env.policy, "writable", false);
     } catch (error) {
       return Promise.reject(error);
     }
-    const size = effect.options?.groupable ?? { rows: 1, bytes: 0 };
+    const size = write.options.groupable ?? { rows: 1, bytes: 0 };
     return new Promise((resolve, reject) => {
-      this.#queue.push({ effect, rows: size.rows, bytes: size.bytes, resolve, reject });
+      this.#queue.push({ write, rows: size.rows, bytes: size.bytes, resolve, reject });
       if (!this.#flying) void this.#fly();
     });
   }
@@ -160,26 +158,18 @@ export class GroupCommit {
   /** One member on its own: its write, exactly as without grouping. */
   async #alone(member: Member): Promise<void> {
     try {
-      member.resolve(await runAsync(this.#env, policyWrite(member.effect.body, member.effect.options)));
+      member.resolve(await runAsync(this.#env, admittedWrite(member.write.body, member.write.options)));
     } catch (error) {
       member.reject(error);
     }
   }
 }
 
-/** The runner's `write` for a call already admitted (#submit): the write policy, refused only on
- * a store found corrupt meanwhile. */
-function* policyWrite<T>(body: () => Op<T>, options: WriteOptions | undefined): Op<T> {
-  const state = (yield { kind: "policy" }) as AsyncEnvironment["policy"];
-  if (state.corrupt) throw state.corrupt;
-  return yield* guardedWrite(body, options);
-}
-
 /** The group as one write with the store's write policy (patience for the lock, fail-open,
  * classification): the members' bodies in order, inside one transaction. */
 function* groupWrite(members: Member[], run: GroupRun): Op<void> {
-  const first = (members[0] as Member).effect.options;
-  yield* policyWrite(() => groupBody(members, run), {
+  const first = (members[0] as Member).write.options;
+  yield* admittedWrite(() => groupBody(members, run), {
     patienceMs: first?.patienceMs,
     what: `the ${members.length} appends committed together, this one among them`,
   });
@@ -197,7 +187,7 @@ function* groupBody(members: Member[], run: GroupRun): Op<void> {
   run.results = [];
   for (let i = 0; i < members.length; i++) {
     run.at = i;
-    run.results.push(yield* (members[i] as Member).effect.body());
+    run.results.push(yield* (members[i] as Member).write.body());
   }
   run.phase = "done";
 }

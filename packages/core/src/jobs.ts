@@ -5,6 +5,6 @@
  * this module statically, or the build would fold it back into the code every open loads.
  */
 export { backupOptions, backupStore } from "./backup/backup.js";
-export { deleteSessions } from "./maintenance/delete-sessions.js";
-export { importSessions } from "./maintenance/import-sessions.js";
 export { vacuum } from "./maintenance/vacuum.js";
+export { deleteSessions } from "./store/delete-sessions.js";
+export { importSessions } from "./store/import-sessions.js";

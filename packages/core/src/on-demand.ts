@@ -4,7 +4,8 @@
  * refusal inside `store.transaction`, which `onDemand` checks before loading, at the moment of
  * the call, as the job itself did when it started at once.
  */
-import { awaited, guard, type Op } from "./engine/effects.js";
+import { awaited, type Op } from "./engine/effects.js";
+import { guard } from "./policy/calls.js";
 
 type Jobs = typeof import("./jobs.js");
 

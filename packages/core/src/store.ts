@@ -12,6 +12,7 @@ import type { SqliteConnection, SqliteDriver } from "./driver.js";
 import type { LocalAction } from "./engine/effects.js";
 import { runSync, runSyncYielding } from "./engine/run-sync.js";
 import { hasResultCode, InvalidInputError, SessionDbError, StoreOpenError } from "./errors.js";
+import { failOpen } from "./fts/corruption.js";
 import { repairAtOpen } from "./fts/recovery.js";
 import { dirnameOf, type Host } from "./host/host.js";
 import {
@@ -35,6 +36,7 @@ import type { VacuumOptions, VacuumResult } from "./maintenance/vacuum.js";
 import type { Durability, StoreOptions } from "./model/types.js";
 import * as valid from "./model/validate.js";
 import { loadJobs, onDemand } from "./on-demand.js";
+import { checkGuard, createPolicy, type PolicyEnvironment, readPatience } from "./policy/state.js";
 import { isInMemoryPath } from "./sqlite-path.js";
 import { createContext, type StoreContext } from "./store/context.js";
 import {
@@ -57,7 +59,6 @@ import {
   transactionOp,
 } from "./store/operations.js";
 import { openSettings, storeDriver, storePath } from "./store/options.js";
-import { checkGuard, createPolicy, type PolicyEnvironment, readPatience } from "./store/policy.js";
 
 /** Open (creating or upgrading when writable) the store at `path` through `driver`. */
 export function createStore(driver: SqliteDriver, path: string, options?: StoreOptions | null): Store {
@@ -128,6 +129,7 @@ export class Store {
       {
         ...settings,
         admissionTimeoutMs: settings.admissionTimeoutMs ?? ADMISSION_TIMEOUT_MS,
+        failOpen,
       },
       environment,
     );
@@ -212,7 +214,7 @@ export class Store {
   }
 
   /** Delete many sessions, each whole or not at all, in paced steps that let other writers in
-   * between (maintenance/delete-sessions.ts). Every failure, bad input included, arrives as a
+   * between (store/delete-sessions.ts). Every failure, bad input included, arrives as a
    * rejection. */
   deleteSessions(
     ids: readonly string[],
@@ -225,7 +227,7 @@ export class Store {
   }
 
   /** Write many whole sessions (an import) in paced steps that let other writers in between;
-   * each session is written whole or refused alone (maintenance/import-sessions.ts). Every
+   * each session is written whole or refused alone (store/import-sessions.ts). Every
    * failure, bad input included, arrives as a rejection. */
   importSessions(
     items: Iterable<ImportSessionInput> | AsyncIterable<ImportSessionInput>,

@@ -1,6 +1,7 @@
 /**
- * The one transaction runner. Every BEGIN, COMMIT, ROLLBACK and SAVEPOINT that sessiondb sends
- * is written here: the Store's writes and snapshot reads, the open path's schema transaction, the
+ * The one transaction runner. Every BEGIN, COMMIT and ROLLBACK that sessiondb sends on an
+ * in-process connection is written here (the savepoints of nested writes are an operation both
+ * runners perform: engine/savepoint.ts): the Store's writes and snapshot reads, the open path's schema transaction, the
  * FTS corruption probe, repair's copies and lock probes, and the admission lock's hold on its
  * lock file. Patience (retrying a whole body on BUSY/LOCKED) wraps these calls from outside
  * (locks/patience.ts); this module only makes a body atomic.
@@ -69,23 +70,11 @@ export function inTransaction<T>(
   return result;
 }
 
-/** The statements of a write nested `depth` transactions deep (the async runner sends them as
- * statements of its transaction): open, keep, and undo (roll back to the savepoint, then drop
- * it). */
-export function savepointStatements(depth: number): { open: string; release: string; undo: string[] } {
-  const name = `sessiondb_nested_${depth}`;
-  return {
-    open: `SAVEPOINT ${name}`,
-    release: `RELEASE ${name}`,
-    undo: [`ROLLBACK TO ${name}`, `RELEASE ${name}`],
-  };
-}
-
 /**
  * The transactions of one connection, nesting. The outermost `run` is a real transaction; a
- * nested `run` joins it: a nested write runs inside a SAVEPOINT, so a nested body that throws
- * undoes only its own statements (and the caller decides whether the outer body goes on), and a
- * nested read simply runs (it already sees the outer transaction's snapshot).
+ * call inside it joins it one level deeper (`nest`): the runner then runs a nested write inside
+ * a savepoint (engine/savepoint.ts), a nested read simply runs (it already sees the outer
+ * transaction's snapshot).
  */
 export class TransactionScope {
   readonly #conn: SqliteConnection;
@@ -113,32 +102,29 @@ export class TransactionScope {
     }
   }
 
+  /** How many transactions deep the running body is (0: none). */
+  get depth(): number {
+    return this.#depth;
+  }
+
+  /** Run `fn` as the outermost transaction. */
   run<T>(mode: TransactionMode, fn: () => T): T {
+    if (this.#depth > 0) throw new Error("a transaction is already open on this connection: nest instead");
     this.#depth++;
     try {
-      if (this.#depth === 1) return inTransaction(this.#conn, mode, fn);
-      if (mode === "read") return fn();
-      return this.#savepoint(fn);
+      return inTransaction(this.#conn, mode, fn);
     } finally {
       this.#depth--;
     }
   }
 
-  #savepoint<T>(fn: () => T): T {
-    const savepoint = savepointStatements(this.#depth);
-    this.#conn.exec(savepoint.open);
+  /** Run `fn` one transaction deeper, inside the open one (its savepoint is the caller's). */
+  nest<T>(fn: () => T): T {
+    this.#depth++;
     try {
-      const result = fn();
-      this.#conn.exec(savepoint.release);
-      return result;
-    } catch (error) {
-      try {
-        for (const sql of savepoint.undo) this.#conn.exec(sql);
-      } catch {
-        // SQLite already rolled the whole transaction back (some errors do); the outer
-        // transaction's own rollback finds nothing to undo.
-      }
-      throw error;
+      return fn();
+    } finally {
+      this.#depth--;
     }
   }
 }

@@ -4,8 +4,7 @@
  * folder synced — so a crash leaves either the old destination or the whole new copy, never
  * half of one. The store file itself is only ever read through SQLite.
  */
-import type { SqliteConnection } from "../driver.js";
-import { readSync } from "../engine/run-sync.js";
+import type { SqliteConnection, SqliteDriver } from "../driver.js";
 import { InvalidInputError, isOutOfSpace, StoreFullError } from "../errors.js";
 import { abortPoint } from "../event-loop.js";
 import type { FtsStatus } from "../fts/index.js";
@@ -13,9 +12,8 @@ import type { Host } from "../host/host.js";
 import { type JournalMode, readJournalMode } from "../journal.js";
 import { holdLocally } from "../locks/local-holds.js";
 import * as valid from "../model/validate.js";
+import { readSync, type StorePolicy } from "../policy/state.js";
 import { isInMemoryPath } from "../sqlite-path.js";
-import type { StoreContext } from "../store/context.js";
-import { filePath } from "../store/options.js";
 import { beginTransaction, rollbackQuietly } from "../transaction.js";
 import { type BackupMethod, onlineCopy, vacuumInto } from "./copy.js";
 import { checkDestination, folderRefusal, permissionRefusal, publishCopy } from "./destination.js";
@@ -71,6 +69,16 @@ export function backupOptions(value: unknown): BackupOptions {
 }
 
 /** Opens the copy the way a user would and reports its index (the Store supplies this). */
+/** What a backup reads of the store: its sync context (store/context.ts) fits. */
+export interface BackupSource {
+  readonly conn: SqliteConnection;
+  readonly driver: SqliteDriver;
+  readonly path: string;
+  readonly host: Host | undefined;
+  readonly policy: StorePolicy;
+  now(): number;
+}
+
 export type InspectCopy = (path: string) => FtsStatus;
 
 function explainFts(fts: FtsStatus): string[] {
@@ -92,12 +100,12 @@ function explainFts(fts: FtsStatus): string[] {
 
 /** Copy the store behind `ctx` to `destination` (see the module comment). */
 export async function backupStore(
-  ctx: StoreContext,
+  ctx: BackupSource,
   destinationArgument: string,
   options: BackupOptions,
   inspectCopy: InspectCopy,
 ): Promise<BackupResult> {
-  const destination = filePath(destinationArgument, "backup.destination");
+  const destination = valid.filePath(destinationArgument, "backup.destination");
   const host = ctx.host;
   if (!host) {
     throw new InvalidInputError(
@@ -107,7 +115,7 @@ export async function backupStore(
   }
   const started = ctx.now();
   checkDestination(ctx.driver, host, ctx.path, destination, options.overwrite === true);
-  const journalMode = readSync(ctx, () => readJournalMode(ctx.conn));
+  const journalMode = readSync(ctx.policy, () => readJournalMode(ctx.conn));
   const temporary = temporaryName(destination, host.pid);
   // Created empty and private first, so the transcripts are never readable by others, not even
   // while the copy is being written. An empty file is a valid target for both methods.
@@ -158,7 +166,7 @@ export async function backupStore(
       options.onProgress?.({ phase: "copying" });
       const flusher = journalMode === "wal" ? await backgroundFlush(host, temporary) : undefined;
       try {
-        readSync(ctx, () => vacuumInto(ctx.conn, temporary));
+        readSync(ctx.policy, () => vacuumInto(ctx.conn, temporary));
       } finally {
         await flusher?.stop();
       }
@@ -237,11 +245,11 @@ async function backgroundFlush(host: Host, path: string): Promise<{ stop(): Prom
  * waiting until the copy is done; in WAL mode writers go on. An in-memory store has no second
  * connection: its own is used.
  */
-function pinnedSnapshot(ctx: StoreContext): SqliteConnection {
+function pinnedSnapshot(ctx: BackupSource): SqliteConnection {
   if (isInMemoryPath(ctx.path)) return ctx.conn;
   const conn = ctx.driver.open(ctx.path, { readOnly: ctx.policy.readOnly });
   try {
-    readSync(ctx, () => {
+    readSync(ctx.policy, () => {
       beginTransaction(conn, "read");
       try {
         conn.prepare("SELECT count(*) FROM sqlite_master").get();
@@ -258,7 +266,7 @@ function pinnedSnapshot(ctx: StoreContext): SqliteConnection {
 }
 
 /** A short-lived connection to the copy (never to the store). */
-function withConnection(ctx: StoreContext, path: string, fn: (conn: SqliteConnection) => void): void {
+function withConnection(ctx: BackupSource, path: string, fn: (conn: SqliteConnection) => void): void {
   const conn = ctx.driver.open(path, { readOnly: false });
   try {
     fn(conn);

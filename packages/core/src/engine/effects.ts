@@ -1,7 +1,10 @@
 /**
- * The vocabulary of the sans-I/O core. An operation is a generator that yields effects (a
- * statement to run, a body to run as one transaction, the clock, a fact about the connection)
- * and receives their results; it never touches a connection itself. A runner performs the
+ * The vocabulary of the sans-I/O core: I/O primitives only. An operation is a generator that
+ * yields effects (a statement to run, a body to run as one transaction, the clock, a pause, a
+ * fact about the connection) and receives their results; it never touches a connection itself.
+ * The Store's policy (guards, patience, classification, fail-open: `write`, `read`, `snapshot`,
+ * `guard`, `patient`) is operations built from these (policy/calls.ts), the same generator code
+ * for both runners, which therefore know nothing of the store. A runner performs the
  * effects: run-sync.ts on an in-process SQLite connection (the embedded bindings), run-async.ts
  * on an asynchronous executor (server engines). A failed effect is thrown into the generator at
  * the `yield`, so operations keep ordinary try/catch. Each helper below is `yield*`-ed for its
@@ -13,23 +16,6 @@
  * that way one small read cost 4 µs more than its statements.
  */
 import type { Row, RunResult, SqliteJournalMode, SqlValue } from "../driver.js";
-import type { PatienceOptions } from "../locks/patience.js";
-
-/** Options of a `write` (or `snapshot`) body. */
-export interface WriteOptions {
-  /** Patience budget in ms for BUSY/LOCKED (default: the write patience). */
-  patienceMs?: number;
-  /** What the write stores, for the error when it cannot be (e.g. `the append of 3 messages to
-   * session "s1"`). */
-  what?: string;
-  /** Reads only: the operation handles SQLITE_CORRUPT itself (search falls back to LIKE and
-   * detaches a corrupt index), so the runner passes it through instead of classifying it as
-   * structural corruption, which would make the store read-only for good. */
-  ownsCorruption?: boolean;
-  /** An append's write, which the async store may commit together with other calls' (its
-   * group-commit.ts): how many rows it inserts and how many characters of values they hold. */
-  groupable?: { rows: number; bytes: number };
-}
 
 export type Effect =
   | {
@@ -41,14 +27,6 @@ export type Effect =
       readonly varying?: boolean;
     }
   | { readonly kind: "exec"; readonly sql: string }
-  | {
-      /** `write`: one write transaction with write patience, the whole body run again on
-       * BUSY/LOCKED (so the body is a factory: each attempt gets a fresh generator); `read`: a
-       * read with read patience, no transaction; `snapshot`: one read transaction. */
-      readonly kind: "write" | "read" | "snapshot";
-      readonly body: () => Op<unknown>;
-      readonly options?: WriteOptions;
-    }
   | { readonly kind: "now" }
   /** Let `ms` pass between two steps of a long job, outside any transaction: the sync runner
    * sleeps (its caller waits for the whole job anyway), the async runner yields a macrotask
@@ -67,31 +45,21 @@ export type Effect =
     }
   | { readonly kind: "readsTextWhole" }
   | {
-      /** One transaction of the engine itself, without the Store's write policy (no fail-open,
-       * no classification): the open path's schema transaction, the corruption probe, and the
-       * write policy's own attempts. With `patience`, BUSY/LOCKED retries the whole body. */
+      /** One transaction of the engine: outside any, a real one (BEGIN IMMEDIATE for `write`);
+       * inside one, a `read` joins it and a `write` runs in a savepoint (engine/savepoint.ts), so
+       * a body that throws undoes only itself. No patience, no classification: those are the
+       * policy's operations around it. */
       readonly kind: "transaction";
       readonly mode: "write" | "read";
       readonly body: () => Op<unknown>;
-      readonly patience?: Omit<PatienceOptions, "now" | "sleep">;
       /** `"off"`: foreign-key enforcement off for the transaction's length (outermost only). */
       readonly foreignKeys?: "off";
     }
-  | {
-      /** Run `body` (no transaction) again on BUSY/LOCKED until the budget is spent. */
-      readonly kind: "patient";
-      readonly body: () => Op<unknown>;
-      readonly patience: Omit<PatienceOptions, "now" | "sleep">;
-    }
-  /** The store's policy state (store/policy.ts): settings, sticky failures, recovery backoff. */
-  | { readonly kind: "policy" }
-  | {
-      /** Refuse the call unless the store is open (`writable`: and writable, not corrupt); with
-       * `outside`, also inside `store.transaction` (the method runs transactions of its own). */
-      readonly kind: "guard";
-      readonly level: "open" | "writable";
-      readonly outside?: string;
-    }
+  /** How many transactions deep the operation runs (0: outside any). */
+  | { readonly kind: "depth" }
+  /** The store's state, opaque to the runner: whatever its environment was given (the Store's
+   * policy state, policy/state.ts). */
+  | { readonly kind: "state" }
   | {
       /** Run `body` holding the FTS admission (one full rebuild at a time across every
        * connection): the environment answers — a lock file beside an embedded store, the
@@ -112,6 +80,13 @@ export type Effect =
        * modes); an environment without a local file answers undefined. */
       readonly kind: "local";
       readonly action: LocalAction;
+    }
+  | {
+      /** An offer a wrapper around the operation may take (the async store's group commit takes
+       * an append's write): the runners answer undefined — not taken, the operation goes on as
+       * if it had not asked; a wrapper that takes it answers `{ value }`, the offer's result. */
+      readonly kind: "offer";
+      readonly offer: unknown;
     };
 
 /** Work on the store's local files, answered by the sync environment (store/local-file.ts). */
@@ -163,21 +138,6 @@ export function* exec(sql: string): Op<void> {
   yield { kind: "exec", sql };
 }
 
-/** Run `body` as one write transaction (see Effect). */
-export function* write<T>(body: () => Op<T>, options?: WriteOptions): Op<T> {
-  return (yield { kind: "write", body, options }) as T;
-}
-
-/** Run `body` as a read with read patience. */
-export function* read<T>(body: () => Op<T>): Op<T> {
-  return (yield { kind: "read", body }) as T;
-}
-
-/** Run `body` in one read transaction: every statement sees the same snapshot. */
-export function* snapshot<T>(body: () => Op<T>, options?: WriteOptions): Op<T> {
-  return (yield { kind: "snapshot", body, options }) as T;
-}
-
 /** The `now` effect (one object: asked on every append). */
 export const NOW: Effect = { kind: "now" };
 
@@ -207,33 +167,21 @@ export function* readsTextWhole(): Op<boolean> {
 }
 
 /** Run `body` as one transaction of the engine (see the `transaction` effect). */
-export function* transaction<T>(
-  mode: "write" | "read",
-  body: () => Op<T>,
-  patience?: Omit<PatienceOptions, "now" | "sleep">,
-): Op<T> {
-  return (yield { kind: "transaction", mode, body, patience }) as T;
+export function* transaction<T>(mode: "write" | "read", body: () => Op<T>): Op<T> {
+  return (yield { kind: "transaction", mode, body }) as T;
 }
+
+/** The `depth` effect (one object: asked on every write). */
+export const DEPTH: Effect = { kind: "depth" };
+
+/** The `state` effect (one object: asked on every read and write). */
+export const STATE: Effect = { kind: "state" };
 
 /** Run `body` as one write transaction of the engine with foreign-key enforcement off for its
  * length: a schema change that rebuilds a table (copies rows that may be orphans, drops the old
  * table, which would otherwise cascade its deletes to child rows). Outside any transaction only. */
 export function* writeWithoutForeignKeys<T>(body: () => Op<T>): Op<T> {
   return (yield { kind: "transaction", mode: "write", body, foreignKeys: "off" }) as T;
-}
-
-/** Run `body`, again on BUSY/LOCKED, within `patience`. */
-export function* patient<T>(body: () => Op<T>, patience: Omit<PatienceOptions, "now" | "sleep">): Op<T> {
-  return (yield { kind: "patient", body, patience }) as T;
-}
-
-/** The `policy` effect (one object: asked on every write). */
-export const POLICY: Effect = { kind: "policy" };
-
-/** Refuse the call unless the store is open (or writable); `outside`: the method's name, refused
- * inside `store.transaction`. */
-export function* guard(level: "open" | "writable", outside?: string): Op<void> {
-  yield { kind: "guard", level, outside };
 }
 
 /** Run `body` under the FTS admission, waiting up to `timeoutMs` (0: one try). */

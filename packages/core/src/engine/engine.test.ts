@@ -10,14 +10,16 @@ import type { SqliteConnection } from "../driver.js";
 import { SessionDbError } from "../errors.js";
 import { startBackfillTx } from "../fts/backfill.js";
 import { type BackfillProgress, backfillLoop } from "../fts/backfill-loop.js";
+import { failOpen } from "../fts/corruption.js";
 import { runSearch } from "../fts/search.js";
-import type { StepMemory } from "../maintenance/paced.js";
+import { write } from "../policy/calls.js";
+import type { StepMemory } from "../policy/state.js";
+import { createPolicy } from "../policy/state.js";
 import * as messages from "../store/messages.js";
-import { createPolicy } from "../store/policy.js";
 import * as sessions from "../store/sessions.js";
 import * as usage from "../store/usage.js";
 import { createStore, type Store } from "../store.js";
-import { get, type Op, write } from "./effects.js";
+import { get, type Op } from "./effects.js";
 import { type AsyncEnvironment, runAsync } from "./run-async.js";
 
 let dir: ReturnType<typeof tempDir>;
@@ -40,7 +42,7 @@ beforeEach(() => {
 function asyncEnv(writeMs: number): AsyncEnvironment {
   const patience = { openMs: writeMs, writeMs, appendMs: writeMs };
   const policy = createPolicy(
-    { readOnly: false, patience, admissionTimeoutMs: 0, repairFtsOnOpen: true },
+    { readOnly: false, patience, admissionTimeoutMs: 0, repairFtsOnOpen: true, failOpen },
     {},
   );
   return { executor: double, policy, now: Date.now };

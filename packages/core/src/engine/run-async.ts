@@ -1,30 +1,21 @@
 /**
  * The async runner: performs an operation's effects on an asynchronous executor (a server
  * engine's client, or the in-process test double). Transactions are the executor's
- * `transaction(mode, fn)` — never BEGIN/COMMIT strings, which server protocols drop — and the
- * Store's policy (patience, fail-open, classification) is the same operation the sync runner
- * runs (store/policy.ts).
+ * `transaction(mode, fn)` — never BEGIN/COMMIT strings, which server protocols drop. It performs
+ * I/O only: the Store's policy (guards, patience, fail-open, classification) is operations the
+ * sync runner runs too (policy/calls.ts).
  */
-import type { Row, RunResult, SqlValue } from "../driver.js";
-import { isContention, SqliteError, type SqliteResultCode, StoreClosedError } from "../errors.js";
-import type { AsyncAdmission, AsyncExecutor, AsyncStatements, ExecuteResult } from "../executor.js";
-import { sleepAsync, withPatienceAsync } from "../locks/patience.js";
-import {
-  checkGuard,
-  classifyFailure,
-  guardedWrite,
-  isCorruption,
-  readPatience,
-  type StorePolicy,
-  tooBigInput,
-} from "../store/policy.js";
-import { savepointStatements } from "../transaction.js";
-import type { AdmissionOutcome, Effect, Op, WriteOptions } from "./effects.js";
+import type { RunResult } from "../driver.js";
+import { isContention, SqliteError } from "../errors.js";
+import type { AsyncAdmission, AsyncExecutor, AsyncStatements } from "../executor.js";
+import type { AdmissionOutcome, Effect, Op } from "./effects.js";
+import { savepoint } from "./savepoint.js";
+import { sleepAsync } from "./sleep.js";
 
 export interface AsyncEnvironment {
   executor: AsyncExecutor;
-  /** The store's policy state (patience budgets, sticky failures, …). */
-  policy: StorePolicy;
+  /** What the `state` effect answers (the store's policy state; the runner never reads it). */
+  policy: unknown;
   /** The FTS admission (rebuilds); without one, a rebuild is refused as "environment". */
   admission?: AsyncAdmission;
   now(): number;
@@ -73,7 +64,6 @@ function deeper(scope: AsyncScope): AsyncScope {
 
 async function perform(env: AsyncEnvironment, effect: Effect, scope: AsyncScope) {
   const { target, depth } = scope;
-  const state = env.policy;
   switch (effect.kind) {
     case "get":
       return (await target.execute(effect.sql, effect.params)).rows[0];
@@ -86,44 +76,23 @@ async function perform(env: AsyncEnvironment, effect: Effect, scope: AsyncScope)
     case "exec":
       await target.execute(effect.sql, []);
       return undefined;
-    case "write":
-      checkGuard(state, "writable", false);
-      if (depth > 0) return nested(env, effect.body, scope, effect.options?.what);
-      return drive(env, guardedWrite(effect.body, effect.options), scope);
-    case "read":
-      return read(env, () => drive(env, effect.body(), scope));
-    case "snapshot":
-      if (depth > 0) return read(env, () => drive(env, effect.body(), scope), effect.options);
-      return read(env, () => outermost(env, "read", effect.body), effect.options);
-    case "transaction": {
-      const attempt = (): Promise<unknown> => {
-        if (depth === 0) return outermost(env, effect.mode, effect.body, effect.foreignKeys);
-        if (effect.foreignKeys === "off")
-          throw new Error("foreign keys can only be switched off outside a transaction");
-        if (effect.mode === "read") return drive(env, effect.body(), scope);
-        return nested(env, effect.body, scope);
-      };
-      return effect.patience
-        ? withPatienceAsync(unlessClosed(state, attempt), { ...effect.patience, now: env.now })
-        : attempt();
-    }
-    case "patient":
-      return withPatienceAsync(
-        unlessClosed(state, () => drive(env, effect.body(), scope)),
-        {
-          ...effect.patience,
-          now: env.now,
-        },
-      );
-    case "policy":
-      return state;
-    case "guard":
-      return checkGuard(state, effect.level, depth > 0, effect.outside);
+    case "transaction":
+      if (depth === 0) return outermost(env, effect.mode, effect.body, effect.foreignKeys);
+      if (effect.foreignKeys === "off")
+        throw new Error("foreign keys can only be switched off outside a transaction");
+      if (effect.mode === "read") return drive(env, effect.body(), scope);
+      return drive(env, savepoint(depth + 1, effect.body), deeper(scope));
+    case "depth":
+      return depth;
+    case "state":
+      return env.policy;
     case "admitted":
       return admitted(env, effect.timeoutMs, () => drive(env, effect.body(), scope));
     case "external":
       return external(effect.fn, scope);
     case "local":
+      return undefined;
+    case "offer":
       return undefined;
     case "now":
       return env.now();
@@ -143,32 +112,6 @@ async function perform(env: AsyncEnvironment, effect: Effect, scope: AsyncScope)
       return facts.get(effect.key);
     }
   }
-}
-
-/** A read with the store's read patience and classification. */
-async function read<T>(env: AsyncEnvironment, attempt: () => Promise<T>, options?: WriteOptions): Promise<T> {
-  const state = env.policy;
-  checkGuard(state, "open", false);
-  try {
-    return await withPatienceAsync(unlessClosed(state, attempt), {
-      ...readPatience(state, state.patience.writeMs, "write"),
-      now: env.now,
-    });
-  } catch (error) {
-    if (options?.ownsCorruption && isCorruption(error)) throw error;
-    throw classifyFailure(state, error);
-  }
-}
-
-/** `attempt` as patience retries it: not again once the store is closing (its `close` waits for
- * the calls in flight, and must not wait out a whole patience budget). */
-function unlessClosed<T>(state: StorePolicy, attempt: () => Promise<T>): () => Promise<T> {
-  let first = true;
-  return () => {
-    if (!first && state.closed) return Promise.reject(new StoreClosedError());
-    first = false;
-    return attempt();
-  };
 }
 
 /** Run `body` holding the engine's admission, renewing its lease while the body runs. */
@@ -256,31 +199,4 @@ async function external(fn: (scope: unknown) => unknown, scope: AsyncScope): Pro
     run.bodyStarted = true;
   }
   return fn(scope);
-}
-
-/** A write inside a transaction: a savepoint, so a body that throws undoes only itself (the
- * same rule as the sync runner's TransactionScope). Its caller never runs two of them at once
- * on one transaction (the async store queues calls on a transaction's store). */
-async function nested<T>(
-  env: AsyncEnvironment,
-  body: () => Op<T>,
-  scope: AsyncScope,
-  what?: string,
-): Promise<T> {
-  const inner = deeper(scope);
-  const { target } = scope;
-  const savepoint = savepointStatements(inner.depth);
-  await target.execute(savepoint.open, []);
-  try {
-    const result = await drive(env, body(), inner);
-    await target.execute(savepoint.release, []);
-    return result;
-  } catch (error) {
-    try {
-      for (const sql of savepoint.undo) await target.execute(sql, []);
-    } catch {
-      // The engine already rolled the whole transaction back; its own rollback finds nothing.
-    }
-    throw tooBigInput(error, what);
-  }
 }

@@ -1,32 +1,48 @@
 /**
- * The sync runner: performs an operation's effects on the store's in-process connection, through
- * its context (the prepared-statement cache, nesting transactions, the store's policy). One loop,
- * no promises: an operation costs what its statements cost plus a few generator steps.
+ * The sync runner: performs an operation's effects on an in-process connection, through its
+ * environment (the store's context: the prepared-statement cache, nesting transactions, the
+ * local file's work). One loop, no promises: an operation costs what its statements cost plus a
+ * few generator steps. It performs I/O only; the Store's policy is operations (policy/calls.ts).
  */
 import { readsTextWholeOn } from "../binding-facts.js";
-import { readJournalMode } from "../journal.js";
-import { acquireAdmission } from "../locks/admission.js";
-import { holdLocally } from "../locks/local-holds.js";
-import { sleepAsync, sleepSync, withPatience } from "../locks/patience.js";
-import type { StoreContext } from "../store/context.js";
-import {
-  checkGuard,
-  classifyFailure,
-  guardedWrite,
-  isCorruption,
-  readPatience,
-  tooBigInput,
-} from "../store/policy.js";
-import type { AdmissionOutcome, Effect, Op, WriteOptions } from "./effects.js";
+import type { SqliteConnection, SqliteDriver, SqliteStatement } from "../driver.js";
+import type { TransactionScope } from "../transaction.js";
+import type { AdmissionOutcome, Effect, LocalAction, Op } from "./effects.js";
+import { savepoint } from "./savepoint.js";
+import { sleepAsync, sleepSync } from "./sleep.js";
+
+/** What the sync runner performs effects on (the Store builds it: store/context.ts). */
+export interface SyncEnvironment {
+  /** The single connection. */
+  readonly conn: SqliteConnection;
+  /** The driver that opened it. */
+  readonly driver: SqliteDriver;
+  /** What the `state` effect answers (the runner never reads it). */
+  readonly policy: unknown;
+  /** The connection's transactions (nesting). */
+  readonly transactions: TransactionScope;
+  /** Cached prepared statement for `sql`. */
+  statement(sql: string): SqliteStatement;
+  /** Prepared statement for SQL whose text varies with its input (a search's). */
+  varyingStatement(sql: string): SqliteStatement;
+  /** The local file's own work (`local` effects); without it they answer undefined. */
+  local?(action: LocalAction): unknown;
+  /** Run `body` holding the FTS admission, or say why not (the `admitted` effect). */
+  admitted(timeoutMs: number, body: () => unknown): AdmissionOutcome<unknown>;
+  /** Call a caller's function where the operation runs (the `external` effect). */
+  external(fn: (scope: unknown) => unknown): unknown;
+  /** Wall clock in ms. */
+  now(): number;
+}
 
 /** Run `op` to completion; its result or its error. */
-export function runSync<T>(ctx: StoreContext, op: Op<T>): T {
+export function runSync<T>(env: SyncEnvironment, op: Op<T>): T {
   let step = op.next();
   for (;;) {
     if (step.done) return step.value;
     let result: unknown;
     try {
-      result = perform(ctx, step.value);
+      result = perform(env, step.value);
     } catch (error) {
       step = op.throw(error);
       continue;
@@ -39,18 +55,19 @@ export function runSync<T>(ctx: StoreContext, op: Op<T>): T {
  * Run `op` on the sync store's connection, but let its pauses pass as timers and await what its
  * `await` effects return: the store's promise-returning jobs (`backfillFts`, `vacuum`,
  * `importSessions`) give the host's event loop its turn between their steps. Each step's
- * statements still run synchronously, and a failure rejects.
+ * statements still run synchronously, and a failure rejects. A pause inside a transaction
+ * (patience inside it) still blocks: another call must not run its statements in this one.
  */
-export async function runSyncYielding<T>(ctx: StoreContext, op: Op<T>): Promise<T> {
+export async function runSyncYielding<T>(env: SyncEnvironment, op: Op<T>): Promise<T> {
   let step = op.next();
   for (;;) {
     if (step.done) return step.value;
     let result: unknown;
     try {
       const effect = step.value;
-      if (effect.kind === "pause") result = await sleepAsync(effect.ms);
+      if (effect.kind === "pause" && !env.transactions.active) result = await sleepAsync(effect.ms);
       else if (effect.kind === "await") result = await effect.fn();
-      else result = perform(ctx, effect);
+      else result = perform(env, effect);
     } catch (error) {
       step = op.throw(error);
       continue;
@@ -59,79 +76,37 @@ export async function runSyncYielding<T>(ctx: StoreContext, op: Op<T>): Promise<
   }
 }
 
-/** A read with the store's read patience and classification (also for backup's reads). */
-export function readSync<T>(ctx: StoreContext, fn: () => T, options?: WriteOptions): T {
-  const state = ctx.policy;
-  checkGuard(state, "open", false);
-  try {
-    return withPatience(fn, readPatience(state, state.patience.writeMs, "write"));
-  } catch (error) {
-    if (options?.ownsCorruption && isCorruption(error)) throw error;
-    throw classifyFailure(state, error);
-  }
-}
-
-function perform(ctx: StoreContext, effect: Effect): unknown {
+function perform(env: SyncEnvironment, effect: Effect): unknown {
   switch (effect.kind) {
     case "get":
-      return ctx.statement(effect.sql).get(...effect.params);
+      return env.statement(effect.sql).get(...effect.params);
     case "all":
-      if (effect.varying) return ctx.varyingStatement(effect.sql).all(...effect.params);
-      return ctx.statement(effect.sql).all(...effect.params);
+      if (effect.varying) return env.varyingStatement(effect.sql).all(...effect.params);
+      return env.statement(effect.sql).all(...effect.params);
     case "run":
-      return ctx.statement(effect.sql).run(...effect.params);
+      return env.statement(effect.sql).run(...effect.params);
     case "exec":
-      return ctx.conn.exec(effect.sql);
-    case "write": {
-      checkGuard(ctx.policy, "writable", false);
-      // Inside a transaction a write joins it (a savepoint): the outer write's patience, retry
-      // and fail-open cover it, and its commit is the outer one's.
-      if (ctx.transactions.active) {
-        try {
-          return ctx.transactions.run("write", () => runSync(ctx, effect.body()));
-        } catch (error) {
-          throw tooBigInput(error, effect.options?.what);
-        }
-      }
-      return runSync(ctx, guardedWrite(effect.body, effect.options));
-    }
-    case "read":
-      return readSync(ctx, () => runSync(ctx, effect.body()));
-    case "snapshot":
-      return readSync(
-        ctx,
-        () => ctx.transactions.run("read", () => runSync(ctx, effect.body())),
-        effect.options,
-      );
-    case "transaction": {
-      const body = () => runSync(ctx, effect.body());
-      const attempt =
-        effect.foreignKeys === "off"
-          ? () => ctx.transactions.runWithoutForeignKeys(effect.mode, body)
-          : () => ctx.transactions.run(effect.mode, body);
-      if (!effect.patience) return attempt();
-      return withPatience(attempt, { heldHere: ctx.policy.environment.heldHere, ...effect.patience });
-    }
-    case "patient":
-      return withPatience(() => runSync(ctx, effect.body()), {
-        heldHere: ctx.policy.environment.heldHere,
-        ...effect.patience,
-        now: ctx.now,
-      });
-    case "policy":
-      return ctx.policy;
-    case "guard":
-      return checkGuard(ctx.policy, effect.level, ctx.transactions.active, effect.outside);
+      return env.conn.exec(effect.sql);
+    case "transaction":
+      if (effect.foreignKeys === "off")
+        return env.transactions.runWithoutForeignKeys(effect.mode, () => runSync(env, effect.body()));
+      return transact(env, effect.mode, effect.body);
+    case "depth":
+      return env.transactions.depth;
+    case "state":
+      return env.policy;
     case "admitted":
-      return admitted(ctx, effect.timeoutMs, effect.body);
+      return env.admitted(effect.timeoutMs, () => runSync(env, effect.body()));
     case "external":
-      return transactionBody(ctx, effect.fn);
+      return env.external(effect.fn);
     case "local":
-      return ctx.local?.(effect.action);
+      return env.local?.(effect.action);
+    case "offer":
+      return undefined;
     case "now":
-      return ctx.now();
+      return env.now();
     case "pause":
-      if (effect.ms > 0) sleepSync(effect.ms);
+      sleepSync(effect.ms);
       return undefined;
     case "await": {
       const value = effect.fn();
@@ -140,55 +115,26 @@ function perform(ctx: StoreContext, effect: Effect): unknown {
       return value;
     }
     case "readsTextWhole":
-      return readsTextWholeOn(ctx.driver, ctx.conn);
+      return readsTextWholeOn(env.driver, env.conn);
     case "remember": {
-      let facts = remembered.get(ctx.conn);
+      let facts = remembered.get(env.conn);
       if (!facts) {
         facts = new Map();
-        remembered.set(ctx.conn, facts);
+        remembered.set(env.conn, facts);
       }
-      if (!facts.has(effect.key)) facts.set(effect.key, runSync(ctx, effect.body()));
+      if (!facts.has(effect.key)) facts.set(effect.key, runSync(env, effect.body()));
       return facts.get(effect.key);
     }
   }
 }
 
-/** A `store.transaction` function, run with its lock recorded as held by this thread when that
- * lock keeps other connections from writing (locks/local-holds.ts): a write transaction's always,
- * a read-only store's only on a rollback-journal file (a WAL reader blocks no writer). */
-function transactionBody(ctx: StoreContext, fn: (scope: unknown) => unknown): unknown {
-  if (!ctx.transactions.active || (ctx.policy.readOnly && readJournalMode(ctx.conn) === "wal")) {
-    return fn(undefined);
-  }
-  const release = holdLocally(ctx.path, ctx.host, "a store.transaction() function that is still running");
-  try {
-    return fn(undefined);
-  } finally {
-    release();
-  }
-}
-
-/** The admission of an embedded store: the lock file beside it (locks/admission.ts). */
-function admitted(ctx: StoreContext, timeoutMs: number, body: () => Op<unknown>): AdmissionOutcome<unknown> {
-  const admission = acquireAdmission(ctx.driver, ctx.path, { timeoutMs, host: ctx.host });
-  if (!admission.admitted) {
-    const { reason, message, code } = admission;
-    return code === undefined
-      ? { admitted: false, reason, message }
-      : { admitted: false, reason, message, code };
-  }
-  const releaseHold = holdLocally(
-    ctx.path,
-    ctx.host,
-    "an FTS rebuild of this file that is still running",
-    "admission",
-  );
-  try {
-    return { admitted: true, value: runSync(ctx, body()) };
-  } finally {
-    releaseHold();
-    admission.release();
-  }
+/** Run `body` as a transaction of the connection: the outermost one, or inside the open one (a
+ * read joins it, a write runs in a savepoint). */
+function transact(env: SyncEnvironment, mode: "write" | "read", body: () => Op<unknown>): unknown {
+  const { transactions } = env;
+  if (!transactions.active) return transactions.run(mode, () => runSync(env, body()));
+  if (mode === "read") return transactions.nest(() => runSync(env, body()));
+  return transactions.nest(() => runSync(env, savepoint(transactions.depth, body)));
 }
 
 /** `remember` results, per connection. */

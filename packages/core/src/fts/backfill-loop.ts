@@ -4,8 +4,10 @@
  * count is then taken again. `backfillFts` runs it over a backfill that is pending (or seeds
  * one), `rebuildFts` over the one its structural transaction just seeded.
  */
-import { type Op, read } from "../engine/effects.js";
-import { paced, type StepMemory } from "../maintenance/paced.js";
+import type { Op } from "../engine/effects.js";
+import { paced } from "../maintenance/paced.js";
+import { read } from "../policy/calls.js";
+import type { StepMemory } from "../policy/state.js";
 import { countRows, type TimedStep, timedBackfillStep } from "./backfill.js";
 import { BACKFILL_MIN_CHUNK_IDS, BACKFILL_START_CHUNK_IDS } from "./constants.js";
 

@@ -13,7 +13,8 @@
  */
 import { BACKFILL_BOUNDARY_SWEEP_IDS } from "../constants.js";
 import { exec, get, type Op, run } from "../engine/effects.js";
-import { type StepMemory, type StepTiming, timedWrite } from "../maintenance/paced.js";
+import { type StepTiming, timedWrite } from "../maintenance/paced.js";
+import type { StepMemory } from "../policy/state.js";
 import { DELETE_META_SQL, UPSERT_META_SQL } from "../schema/ddl.js";
 import { META_BACKFILL_HIGH_WATER, META_BACKFILL_PROGRESS, META_FTS_STALE } from "./constants.js";
 import { commandSql, indexWindowSql, sweepWindowSql, viewDdl } from "./projection.js";

@@ -8,8 +8,9 @@
  */
 
 import { WRITE_PATIENCE_MS } from "../constants.js";
-import { exec, get, type Op, POLICY, read, run, transaction, write } from "../engine/effects.js";
+import { exec, get, type Op, run, STATE, transaction } from "../engine/effects.js";
 import { SqliteError } from "../errors.js";
+import { patient, read, write } from "../policy/calls.js";
 import type { FtsIndexDef } from "./projection.js";
 import { loadSnapshot, presentIndexes } from "./state.js";
 import { detachIndexOp } from "./triggers.js";
@@ -55,7 +56,10 @@ class ProbeFinished {
  */
 export function* ftsReproducesCorruption(defs: readonly FtsIndexDef[]): Op<boolean> {
   try {
-    yield* transaction("write", () => probeIndexes(defs), { budgetMs: WRITE_PATIENCE_MS, jitter: "write" });
+    yield* patient(() => transaction("write", () => probeIndexes(defs)), {
+      budgetMs: WRITE_PATIENCE_MS,
+      jitter: "write",
+    });
     return false;
   } catch (error) {
     if (error instanceof ProbeFinished) return error.reproduced;
@@ -85,8 +89,9 @@ function* probeIndexes(defs: readonly FtsIndexDef[]): Op<never> {
   throw new ProbeFinished(false);
 }
 
-/** What fail-open reads and sets of the store's policy state (store/policy.ts), named here so
- * that the policy, which calls fail-open, is the only one of the two that knows the other. */
+/** What fail-open reads and sets of the store's policy state (policy/state.ts), named here:
+ * the policy calls fail-open only as the function the stores hand it (`failOpen`), so neither
+ * module imports the other. */
 interface FailOpenState {
   readonly readOnly: boolean;
   failingOpen: boolean;
@@ -99,7 +104,7 @@ interface FailOpenState {
  * the retry itself is the final proof (a structural failure fails it again). Never rebuilds.
  */
 export function* failOpen(error: unknown): Op<boolean> {
-  const state = (yield POLICY) as FailOpenState;
+  const state = (yield STATE) as FailOpenState;
   // The detach is itself a write, whose failure would call fail-open again: no re-entry.
   if (state.readOnly || state.failingOpen) return false;
   const kind = classifyFtsError(error);

@@ -10,7 +10,7 @@
 import { get, type Op, run } from "../engine/effects.js";
 import { isContention } from "../errors.js";
 import type { IntegrityProblem } from "../model/types.js";
-import { policy } from "../store/policy.js";
+import { policy } from "../policy/calls.js";
 import { rankCommandSql } from "./projection.js";
 import { backfillWindow, isStale, loadSnapshot, presentIndexes } from "./state.js";
 

@@ -14,10 +14,10 @@
  * (`maintenanceTick`, `backfillFts`, the next rebuild); nothing is lost or indexed twice.
  */
 import { BACKFILL_MAX_CHUNK_IDS } from "../constants.js";
-import { admitted, now, type Op, read, write } from "../engine/effects.js";
+import { admitted, now, type Op } from "../engine/effects.js";
 import { InvalidInputError, StoreFullError } from "../errors.js";
-import type { StorePolicy } from "../store/policy.js";
-import { policy } from "../store/policy.js";
+import { policy, read, write } from "../policy/calls.js";
+import type { StorePolicy } from "../policy/state.js";
 import { healMarkersTx, seed } from "./backfill.js";
 import { type BackfillProgress, backfillLoop } from "./backfill-loop.js";
 import { FTS_INDEXES, triggerNames } from "./projection.js";

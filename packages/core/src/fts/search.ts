@@ -5,10 +5,11 @@
  * pasted megabyte of one character must not freeze a search (see search-sql.ts and query.ts).
  */
 import type { Row } from "../driver.js";
-import { all, allVarying, exec, get, type Op, remember, snapshot, write } from "../engine/effects.js";
+import { all, allVarying, exec, get, type Op, remember } from "../engine/effects.js";
 import { hasResultCode } from "../errors.js";
 import { text } from "../model/rows.js";
-import { classifyFailure, policy } from "../store/policy.js";
+import { policy, snapshot, write } from "../policy/calls.js";
+import { classifyFailure } from "../policy/state.js";
 import { FTS_SNIPPET_MAX_CHARS } from "./constants.js";
 import { classifyFtsError } from "./corruption.js";
 import { encodeCursor, fnv1a } from "./cursor.js";

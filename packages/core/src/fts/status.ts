@@ -2,7 +2,8 @@
  * `ftsStatus()`: what state the index is in, from the one-query snapshot. Row counts are taken
  * only while a backfill runs (one scan of the rowid b-tree, no content read).
  */
-import { get, type Op, snapshot } from "../engine/effects.js";
+import { get, type Op } from "../engine/effects.js";
+import { snapshot } from "../policy/calls.js";
 import { META_FTS_STALE } from "./constants.js";
 import { BASE_INDEX, TRIGRAM_INDEX } from "./projection.js";
 import {

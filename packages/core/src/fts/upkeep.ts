@@ -3,9 +3,10 @@
  * optimize (every segment merged into one) and a bounded 'merge' (maintenanceTick). Skipped while
  * the index is stale: only a rebuild (fts/recovery.ts) may touch a detached index.
  */
-import { exec, get, type Op, read, run, write } from "../engine/effects.js";
-import { paced, type StepMemory, type StepTiming, timedWrite } from "../maintenance/paced.js";
-import { policy } from "../store/policy.js";
+import { exec, get, type Op, run } from "../engine/effects.js";
+import { paced, type StepTiming, timedWrite } from "../maintenance/paced.js";
+import { policy, read, write } from "../policy/calls.js";
+import type { StepMemory } from "../policy/state.js";
 import { startBackfillTx } from "./backfill.js";
 import {
   FTS5_DEFAULT_USERMERGE,

@@ -17,13 +17,13 @@
  */
 import { ADMISSION_POLL_MS, STORE_FILE_MODE } from "../constants.js";
 import type { SqliteConnection, SqliteDriver } from "../driver.js";
+import { sleepSync } from "../engine/sleep.js";
 import { isContention, SqliteError, type SqliteResultCode } from "../errors.js";
 import type { AdmissionHolder, AsyncAdmission, AsyncAdmissionAnswer } from "../executor.js";
 import type { Host } from "../host/host.js";
 import { isInMemoryPath } from "../sqlite-path.js";
 import { beginTransaction, rollbackQuietly } from "../transaction.js";
 import { localHolder } from "./local-holds.js";
-import { sleepSync } from "./patience.js";
 
 export type Admission =
   | { admitted: true; release(): void }

@@ -1,8 +1,9 @@
 import { describe, expect, test } from "vitest";
 import { tempDir, testDriver } from "../../test/support/driver.js";
 import { MAX_WAIT_MS } from "../constants.js";
+import { sleepSync } from "../engine/sleep.js";
 import { SqliteError, StoreBusyError } from "../errors.js";
-import { jitterBand, sleepSync, withPatience } from "./patience.js";
+import { jitterBand, withPatience } from "./patience.js";
 
 const busy = () => new SqliteError("BUSY", "database is locked");
 const locked = () => new SqliteError("LOCKED", "database table is locked");

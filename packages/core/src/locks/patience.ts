@@ -11,24 +11,8 @@ import {
   WRITE_JITTER_EARLY_WINDOW_MS,
   WRITE_JITTER_LATE_MS,
 } from "../constants.js";
+import { sleepAsync, sleepSync } from "../engine/sleep.js";
 import { hasResultCode, isContention, StoreBusyError } from "../errors.js";
-
-let sleeper: Int32Array | undefined;
-
-/**
- * Block the calling thread for `ms` milliseconds. `Atomics.wait` on a private
- * SharedArrayBuffer: nobody ever notifies it, so it always times out. Works on Node's main
- * thread, Bun and Deno (browsers forbid it on the main thread; core does not run there).
- */
-export function sleepSync(ms: number): void {
-  if (!(ms > 0)) return;
-  sleeper ??= new Int32Array(new SharedArrayBuffer(4));
-  Atomics.wait(sleeper, 0, 0, ms);
-}
-
-/** Wait `ms` milliseconds on a timer: always a macrotask, never a microtask, so timers and I/O
- * callbacks get their turn. */
-export const sleepAsync = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 export interface PatienceOptions {
   /** Total time to keep retrying, in ms, measured from the first attempt. */
@@ -132,17 +116,18 @@ export async function withPatienceAsync<T>(
 }
 
 /** The budget started at `started` (default: now): for each failed attempt, how long to sleep
- * before the next one, or the error to throw (not contention, or the budget spent). */
-function patienceClock(
+ * before the next one, or the error to throw (not contention, or the budget spent). `at` is the
+ * time of the failure (default: now), for a caller that reads its clock through an effect (the
+ * policy's `patient` operation). */
+export function patienceClock(
   options: Omit<PatienceOptions, "sleep">,
   started = (options.now ?? Date.now)(),
-): (error: unknown) => number {
+): (error: unknown, at?: number) => number {
   const now = options.now ?? Date.now;
   const random = options.random ?? Math.random;
   const deadline = started + budget(options.budgetMs);
-  return (error) => {
+  return (error, at = now()) => {
     if (!isContention(error) && !options.retryable?.(error)) throw error;
-    const at = now();
     const here = isContention(error) ? options.heldHere?.() : undefined;
     if (here !== undefined) {
       throw new StoreBusyError(

@@ -22,7 +22,9 @@ import {
   PACE_QUIET_PAUSE_SHARE,
   PACE_TARGET_HOLD_MS,
 } from "../constants.js";
-import { get, now, type Op, pause, write } from "../engine/effects.js";
+import { get, now, type Op, pause } from "../engine/effects.js";
+import { write } from "../policy/calls.js";
+import type { StepMemory } from "../policy/state.js";
 
 /** How a step's transaction went: how long it waited for the lock and held it, and whether
  * another connection committed since the previous step. */
@@ -30,11 +32,6 @@ export interface StepTiming {
   waitedMs: number;
   heldMs: number;
   othersWrote: boolean;
-}
-
-/** What a job remembers between its steps: the store's data_version after the last one. */
-export interface StepMemory {
-  dataVersion?: number;
 }
 
 /** `body` in its own write transaction, timed (see StepTiming). */

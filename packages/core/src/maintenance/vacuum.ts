@@ -14,10 +14,12 @@
  * incremental, so it is needed once.
  */
 import { PACE_MIN_PAUSE_MS } from "../constants.js";
-import { exec, get, guard, local, now, type Op, read } from "../engine/effects.js";
+import { exec, get, local, now, type Op } from "../engine/effects.js";
 import { DriverUnavailableError, hasResultCode } from "../errors.js";
 import * as valid from "../model/validate.js";
-import { paced, type StepMemory, type StepTiming, timedWrite } from "./paced.js";
+import { guard, read } from "../policy/calls.js";
+import type { StepMemory } from "../policy/state.js";
+import { paced, type StepTiming, timedWrite } from "./paced.js";
 
 /** Where a running vacuum stands, in pages of the free list it found (or that grew meanwhile). */
 export interface VacuumProgress {

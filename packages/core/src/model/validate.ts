@@ -8,6 +8,7 @@ import {
   MAX_COST_USD,
   MAX_EPOCH_SECONDS,
   MAX_JSON_LEVELS,
+  MAX_PATH_CHARS,
   MAX_SESSION_ID_CHARS,
   MAX_WAIT_MS,
 } from "../constants.js";
@@ -465,4 +466,34 @@ export function content(
     field,
     `expected a string, null, or an array/object of content parts, got ${describe(value)}`,
   );
+}
+
+/**
+ * A file path the caller names — the store, a backup's destination, a repair's output: a string
+ * at most MAX_PATH_CHARS long, without NUL characters or lone UTF-16 surrogates. A lone surrogate
+ * has no UTF-8 spelling, and the runtimes disagree on the one they write: node:fs, Bun, Deno and
+ * node:sqlite write U+FFFD, better-sqlite3's SQLite the surrogate's raw three bytes. One string
+ * would name two files, the database one and its lock file and backups another.
+ */
+export function filePath(value: unknown, field: string): string {
+  if (typeof value !== "string") {
+    throw new InvalidInputError(
+      field,
+      `expected a file path string, got ${value === null ? "null" : typeof value}`,
+    );
+  }
+  if (value.length > MAX_PATH_CHARS) {
+    throw new InvalidInputError(
+      field,
+      `${value.length} characters is longer than the ${MAX_PATH_CHARS} allowed`,
+    );
+  }
+  if (value.includes("\0")) throw new InvalidInputError(field, "must not contain a NUL character");
+  if (wellFormed(value) !== value) {
+    throw new InvalidInputError(
+      field,
+      "must not contain a lone UTF-16 surrogate (half of a pair): it has no spelling as a file name",
+    );
+  }
+  return value;
 }

@@ -5,11 +5,12 @@
  * that cannot even read because the file is damaged is itself a problem of that kind, not a
  * throw: the caller asked whether the store is sound, and this is the answer.
  */
-import { all, guard, type Op, patient, read } from "../engine/effects.js";
+import { all, type Op } from "../engine/effects.js";
 import { hasResultCode, StoreCorruptError } from "../errors.js";
 import { ftsIntegrityProblems } from "../fts/integrity.js";
 import type { IntegrityProblem, IntegrityReport } from "../model/types.js";
-import { classifyFailure, policy, readPatience } from "./policy.js";
+import { guard, patient, policy, read } from "../policy/calls.js";
+import { classifyFailure, readPatience } from "../policy/state.js";
 
 /** Errors that mean "the file is damaged" rather than "something else went wrong". */
 function readsAsCorrupt(error: unknown): boolean {

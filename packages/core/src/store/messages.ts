@@ -4,7 +4,7 @@
  */
 
 import type { Row, RunResult, SqlValue } from "../driver.js";
-import { type Effect, get, guard, NOW, type Op, read, run, write } from "../engine/effects.js";
+import { type Effect, get, NOW, type Op, run } from "../engine/effects.js";
 import { InvalidInputError, SessionNotFoundError } from "../errors.js";
 import { messageColumns, toMessage } from "../model/rows.js";
 import type {
@@ -16,6 +16,7 @@ import type {
   UsageInput,
 } from "../model/types.js";
 import * as valid from "../model/validate.js";
+import { guard, read, write } from "../policy/calls.js";
 import { requireSession } from "./sessions.js";
 import { selectText } from "./text-reads.js";
 import { addUsage, type ValidUsage, validUsage } from "./usage.js";
@@ -167,16 +168,11 @@ export function* appendMessages(
     yield* read(() => requireSession(id));
     return [];
   }
-  const write: Effect = {
-    kind: "write",
-    body: () => insertMessages(id, rows, counts),
-    options: {
-      patienceMs,
-      what: `the append of ${rows.length} message${rows.length === 1 ? "" : "s"} to session ${JSON.stringify(id)}`,
-      groupable: { rows: rows.length, bytes },
-    },
-  };
-  return (yield write) as number[];
+  return yield* write(() => insertMessages(id, rows, counts), {
+    patienceMs,
+    what: `the append of ${rows.length} message${rows.length === 1 ? "" : "s"} to session ${JSON.stringify(id)}`,
+    groupable: { rows: rows.length, bytes },
+  });
 }
 
 /** The characters of a row's large values: a group commit's bound (group-commit.ts). */

@@ -11,7 +11,7 @@ import {
   STORE_FILE_MODE,
 } from "../constants.js";
 import type { Row, SqliteConnection } from "../driver.js";
-import { all, get, local, type Op, patient, run, writeWithoutForeignKeys } from "../engine/effects.js";
+import { all, get, local, type Op, run, writeWithoutForeignKeys } from "../engine/effects.js";
 import {
   hasResultCode,
   isDiskFull,
@@ -27,13 +27,14 @@ import { installFts } from "../fts/install.js";
 import { dirnameOf, type Host } from "../host/host.js";
 import { journalMode, journalModeOf, type SqliteJournalMode } from "../journal.js";
 import type { Durability } from "../model/types.js";
+import { patient, policy } from "../policy/calls.js";
+import { readPatience } from "../policy/state.js";
 import { MARK_TEXT_WITHOUT_NUL_SQL, readProbeSql, UPSERT_META_SQL } from "../schema/ddl.js";
 import { META_FINGERPRINT, META_SCHEMA_VERSION, STATE_META, TABLES } from "../schema/definition.js";
 import { SCHEMA_FINGERPRINT } from "../schema/fingerprint.js";
 import { runMigrations, storedSchemaVersion } from "../schema/migrations.js";
 import { findMissingSchema, reconcileSchema } from "../schema/reconcile.js";
 import { isInMemoryPath } from "../sqlite-path.js";
-import { policy, readPatience } from "./policy.js";
 
 /** Refuse paths that cannot be a store before SQLite gets to create or misread anything. */
 export function preflight(path: string, readOnly: boolean, host: Host | undefined): void {

@@ -6,7 +6,7 @@
  * signature. Every entry validates its arguments before its first statement.
  */
 import { BACKFILL_MAX_CHUNK_IDS, DEFAULT_BACKFILL_CHUNK_IDS } from "../constants.js";
-import { external, guard, local, type Op, POLICY, snapshot, write } from "../engine/effects.js";
+import { external, local, type Op, STATE } from "../engine/effects.js";
 import { timedBackfillStep } from "../fts/backfill.js";
 import { type BackfillProgress, backfillLoop } from "../fts/backfill-loop.js";
 import { FTS_MERGE_PAGES } from "../fts/constants.js";
@@ -17,21 +17,22 @@ import { type FtsStatus, ftsStatus } from "../fts/status.js";
 import { backfillPending, mergeIndexes, optimizeIndexes, startBackfill } from "../fts/upkeep.js";
 import type { MessageInput } from "../model/types.js";
 import * as valid from "../model/validate.js";
+import { guard, policy, snapshot, write } from "../policy/calls.js";
+import { classifyFailure, type StorePolicy } from "../policy/state.js";
 import { checkIntegrity } from "./integrity.js";
 import * as messages from "./messages.js";
-import { classifyFailure, policy, type StorePolicy } from "./policy.js";
 import * as sessions from "./sessions.js";
 import { stats } from "./stats.js";
 import * as usage from "./usage.js";
 
 /** Append messages with the transcript patience. */
 function* appendMessages(sessionId: string, list: MessageInput[]): Op<number[]> {
-  const state = (yield POLICY) as StorePolicy;
+  const state = (yield STATE) as StorePolicy;
   return yield* messages.appendMessages(sessionId, list, state.patience.appendMs);
 }
 
 function* appendMessage(sessionId: string, message: MessageInput): Op<number> {
-  const state = (yield POLICY) as StorePolicy;
+  const state = (yield STATE) as StorePolicy;
   return (yield* messages.appendMessages(sessionId, [message], state.patience.appendMs))[0] as number;
 }
 

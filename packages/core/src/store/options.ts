@@ -4,7 +4,7 @@
  * non-finite or oversized wait, an unknown durability is an InvalidInputError naming the option;
  * nothing is created.
  */
-import { APPEND_PATIENCE_MS, MAX_PATH_CHARS, OPEN_PATIENCE_MS, WRITE_PATIENCE_MS } from "../constants.js";
+import { APPEND_PATIENCE_MS, OPEN_PATIENCE_MS, WRITE_PATIENCE_MS } from "../constants.js";
 import type { SqliteDriver } from "../driver.js";
 import { InvalidInputError } from "../errors.js";
 import type { Host } from "../host/host.js";
@@ -68,40 +68,10 @@ export function storeDriver(value: unknown, field = "driver"): SqliteDriver {
   return value as SqliteDriver;
 }
 
-/**
- * A file path the caller names — the store, a backup's destination, a repair's output: a string
- * at most MAX_PATH_CHARS long, without NUL characters or lone UTF-16 surrogates. A lone surrogate
- * has no UTF-8 spelling, and the runtimes disagree on the one they write: node:fs, Bun, Deno and
- * node:sqlite write U+FFFD, better-sqlite3's SQLite the surrogate's raw three bytes. One string
- * would name two files, the database one and its lock file and backups another.
- */
-export function filePath(value: unknown, field: string): string {
-  if (typeof value !== "string") {
-    throw new InvalidInputError(
-      field,
-      `expected a file path string, got ${value === null ? "null" : typeof value}`,
-    );
-  }
-  if (value.length > MAX_PATH_CHARS) {
-    throw new InvalidInputError(
-      field,
-      `${value.length} characters is longer than the ${MAX_PATH_CHARS} allowed`,
-    );
-  }
-  if (value.includes("\0")) throw new InvalidInputError(field, "must not contain a NUL character");
-  if (valid.wellFormed(value) !== value) {
-    throw new InvalidInputError(
-      field,
-      "must not contain a lone UTF-16 surrogate (half of a pair): it has no spelling as a file name",
-    );
-  }
-  return value;
-}
-
 /** The store path (see filePath). "" and ":memory:" (a private database SQLite keeps in memory)
  * are valid. */
 export function storePath(value: unknown): string {
-  return filePath(value, "openStore.path");
+  return valid.filePath(value, "openStore.path");
 }
 
 function host(value: unknown, field = "openStore.host"): Host | undefined {
@@ -280,6 +250,6 @@ export function repairInput(path: unknown, value: unknown): { path: string; opti
   if (checkOnly !== undefined) options.checkOnly = checkOnly;
   if (force !== undefined) options.force = force;
   if (now) options.now = now;
-  if (o.output !== undefined) options.output = filePath(o.output, "repairStore.output");
-  return { path: filePath(path, "repairStore.path"), options };
+  if (o.output !== undefined) options.output = valid.filePath(o.output, "repairStore.output");
+  return { path: valid.filePath(path, "repairStore.path"), options };
 }

@@ -5,7 +5,7 @@
  */
 import { MAX_SOURCE_CHARS } from "../constants.js";
 import type { SqlValue } from "../driver.js";
-import { all, get, now, type Op, read, run, write } from "../engine/effects.js";
+import { all, get, now, type Op, run } from "../engine/effects.js";
 import { InvalidInputError, SessionNotFoundError } from "../errors.js";
 import { previewOf, sessionColumns, toSession, toSessionSummary } from "../model/rows.js";
 import type {
@@ -16,6 +16,7 @@ import type {
   UpdateSessionInput,
 } from "../model/types.js";
 import * as valid from "../model/validate.js";
+import { read, write } from "../policy/calls.js";
 import { selectText } from "./text-reads.js";
 
 /** Throw SessionNotFoundError unless the session exists. */

@@ -7,10 +7,11 @@
  * only ever opened read-only since an older build wrote it has no such index yet, and its count
  * reads the table.
  */
-import { all, get, guard, type Op, snapshot } from "../engine/effects.js";
+import { all, get, type Op } from "../engine/effects.js";
 import type { FtsStatus } from "../fts/index.js";
 import { readFtsStatus } from "../fts/status.js";
 import type { Role } from "../model/types.js";
+import { guard, snapshot } from "../policy/calls.js";
 import { MESSAGES, ROLE_INDEX_TERM, SESSIONS } from "../schema/definition.js";
 
 /** Counts across the whole store (archived sessions included). */

@@ -14,8 +14,8 @@
  */
 import type { Row, SqlValue } from "../driver.js";
 import { all, get, type Op, readsTextWhole } from "../engine/effects.js";
+import { policy } from "../policy/calls.js";
 import { TEXT_WITHOUT_NUL_SQL } from "../schema/ddl.js";
-import { policy } from "./policy.js";
 
 /** The rows of the statement `sql(plain)` builds, with every TEXT column read whole: `plain`
  * selects the columns as they are, otherwise through the guard. */

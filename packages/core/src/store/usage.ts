@@ -5,11 +5,12 @@
 
 import { MAX_COST_USD } from "../constants.js";
 import type { Row } from "../driver.js";
-import { get, now, type Op, read, run, write } from "../engine/effects.js";
+import { get, now, type Op, run } from "../engine/effects.js";
 import { InvalidInputError } from "../errors.js";
 import { toUsageRow, usageColumns } from "../model/rows.js";
 import type { UsageInput, UsageRow } from "../model/types.js";
 import * as valid from "../model/validate.js";
+import { read, write } from "../policy/calls.js";
 import { requireSession } from "./sessions.js";
 import { selectText } from "./text-reads.js";
 

@@ -5,7 +5,7 @@
 import { createRequire } from "node:module";
 import { DEFAULT_BACKFILL_CHUNK_IDS, STATEMENT_BUSY_TIMEOUT_MS } from "../../src/constants.js";
 import type { SqliteConnection, SqliteDriver, SqlValue } from "../../src/driver.js";
-import { type Op, read } from "../../src/engine/effects.js";
+import type { Op } from "../../src/engine/effects.js";
 import { runSync, runSyncYielding } from "../../src/engine/run-sync.js";
 import { SqliteError } from "../../src/errors.js";
 import { timedBackfillStep } from "../../src/fts/backfill.js";
@@ -21,11 +21,12 @@ import { backfillPending, mergeIndexes, optimizeIndexes, startBackfill } from ".
 import { withPatience } from "../../src/locks/patience.js";
 import type { RecoveryBackoffOptions } from "../../src/locks/recovery-backoff.js";
 import type { IntegrityProblem } from "../../src/model/types.js";
+import { read } from "../../src/policy/calls.js";
+import { createPolicy } from "../../src/policy/state.js";
 import { schemaDdl } from "../../src/schema/ddl.js";
 import { resultCodeFromMessage } from "../../src/sqlite-codes.js";
 import { createContext, type StoreContext } from "../../src/store/context.js";
 import { backfillFts } from "../../src/store/operations.js";
-import { createPolicy } from "../../src/store/policy.js";
 import { testDriver } from "./driver.js";
 
 /** A test store: the context plus helpers. */
@@ -78,6 +79,7 @@ export function openTestStore(
       admissionTimeoutMs: options.admissionTimeoutMs ?? 120_000,
       repairFtsOnOpen: true,
       recoveryBackoff: options.recovery,
+      failOpen,
     },
     {},
   );

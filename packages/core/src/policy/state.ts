@@ -1,13 +1,12 @@
 /**
- * The Store's policy, shared by both runners: the state one store keeps between calls (closed,
- * sticky corruption, fail-open's re-entry guard, checkpoint cadence, the recovery backoff) and
- * the rules applied to every call — guards, error classification, read patience, and the write
- * policy (patience, fail-open retry, classification, checkpoint cadence) as one operation. The
+ * The Store's policy state and rules: the state one store keeps between calls (closed, sticky
+ * corruption, fail-open's re-entry guard, checkpoint cadence, the recovery backoff) and the rules
+ * applied to every call — guards, error classification, read patience. The operations that apply
+ * them (`write`, `read`, `snapshot`, `guard`, `patient`) are in policy/calls.ts. The
  * environment supplies the few facts that need a local file (disk-full checks, the admission
  * holder's record, a hot rollback journal); an async engine leaves them out.
  */
-import { CHECKPOINT_EVERY_WRITES, FILE_RECHECK_AFTER_MS } from "../constants.js";
-import { type Effect, local, type Op, POLICY, type WriteOptions } from "../engine/effects.js";
+import type { Op } from "../engine/effects.js";
 import {
   hasResultCode,
   InvalidInputError,
@@ -17,10 +16,8 @@ import {
   StoreFullError,
   StoreReadOnlyError,
 } from "../errors.js";
-import { failOpen } from "../fts/corruption.js";
-import type { PatienceOptions } from "../locks/patience.js";
+import { type PatienceOptions, withPatience } from "../locks/patience.js";
 import { RecoveryBackoff, type RecoveryBackoffOptions } from "../locks/recovery-backoff.js";
-import type { StepMemory } from "../maintenance/paced.js";
 
 /** What the environment knows that the operations cannot ask SQLite. */
 export interface PolicyEnvironment {
@@ -41,9 +38,10 @@ export interface PolicyEnvironment {
   readWait?: Pick<PatienceOptions, "retryable" | "describeHolder">;
 }
 
-/** The store's policy state, as the runner answers the `policy` effect. */
-export function* policy(): Op<StorePolicy> {
-  return (yield POLICY) as StorePolicy;
+/** What a job remembers between its steps (maintenance/paced.ts): the store's data_version after
+ * the last one. */
+export interface StepMemory {
+  dataVersion?: number;
 }
 
 /** One store's policy state and settings. */
@@ -56,6 +54,9 @@ export interface StorePolicy {
   /** The backfill step's memory of the last step (fts/backfill.ts). */
   readonly steps: StepMemory;
   readonly environment: PolicyEnvironment;
+  /** Fail-open (fts/corruption.ts), given by the store: asked by a write that failed whether the
+   * FTS index alone was at fault and is now detached, so the write may run once more. */
+  readonly failOpen: (error: unknown) => Op<boolean>;
   closed: boolean;
   /** Set by the first structural corruption: every later write fails with it. */
   corrupt: StoreCorruptError | undefined;
@@ -79,6 +80,7 @@ export function createPolicy(
     admissionTimeoutMs: number;
     repairFtsOnOpen: boolean;
     recoveryBackoff?: RecoveryBackoffOptions;
+    failOpen: StorePolicy["failOpen"];
   },
   environment: PolicyEnvironment,
 ): StorePolicy {
@@ -90,6 +92,7 @@ export function createPolicy(
     backoff: new RecoveryBackoff(settings.recoveryBackoff),
     steps: {},
     environment,
+    failOpen: settings.failOpen,
     closed: false,
     corrupt: undefined,
     failingOpen: false,
@@ -122,7 +125,7 @@ export function checkGuard(
 }
 
 /** A write refused because the store's file is no longer the one it opened. */
-function movedFileError(moved: string, cause?: unknown): StoreReadOnlyError {
+export function movedFileError(moved: string, cause?: unknown): StoreReadOnlyError {
   return new StoreReadOnlyError(
     `${moved}, so a write would go to a file no one can open again; close this store and open the path again`,
     { cause },
@@ -177,52 +180,13 @@ export function readPatience(
   return { budgetMs, jitter, heldHere: state.environment.heldHere, ...state.environment.readWait };
 }
 
-/**
- * The write policy, for a write outside any transaction: one write transaction with write
- * patience (the whole body again on BUSY/LOCKED); FTS-scoped corruption detaches the index and
- * runs the body once more; a failure is classified; every commit counts toward the checkpoint
- * cadence (an environment without a local file has no checkpoint to run).
- */
-export function* guardedWrite<T>(body: () => Op<T>, options?: WriteOptions): Op<T> {
-  // Effects yielded directly rather than through their helpers: this runs on every write, and
-  // each helper is one more generator object.
-  const state = (yield POLICY) as StorePolicy;
-  const attempt: Effect = {
-    kind: "transaction",
-    mode: "write",
-    body,
-    patience: {
-      budgetMs: options?.patienceMs ?? state.patience.writeMs,
-      jitter: "write",
-      describeHolder: state.environment.describeHolder,
-    },
-  };
-  const moved = state.environment.fileMoved?.(FILE_RECHECK_AFTER_MS);
-  if (moved !== undefined) throw movedFileError(moved);
-  let failedOpen = false;
-  for (;;) {
-    let result: T;
-    try {
-      result = (yield attempt) as T;
-    } catch (error) {
-      if (!failedOpen && (yield* failOpen(error))) {
-        failedOpen = true;
-        continue;
-      }
-      throw classifyFailure(state, error, options?.what);
-    }
-    // The checkpoint cadence. The write is committed: the checkpoint's failure (a full disk
-    // cannot grow the database file) must not be reported as the write's, which the caller would
-    // retry. The WAL keeps every commit; maintenanceTick and close checkpoint again.
-    state.wrote = true;
-    if (++state.writesSinceCheckpoint >= CHECKPOINT_EVERY_WRITES) {
-      state.writesSinceCheckpoint = 0;
-      try {
-        yield* local({ name: "checkpoint" });
-      } catch {
-        // see above
-      }
-    }
-    return result;
+/** A read of a sync store's connection made outside the operations (backup's reads): the read
+ * patience and classification that `read` gives an operation, for a plain function. */
+export function readSync<T>(state: StorePolicy, fn: () => T): T {
+  checkGuard(state, "open", false);
+  try {
+    return withPatience(fn, readPatience(state, state.patience.writeMs, "write"));
+  } catch (error) {
+    throw classifyFailure(state, error);
   }
 }
