@@ -12,6 +12,9 @@ import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { afterAll, expect, it } from "vitest";
 
+/** Node 20, where better-sqlite3 is built: the root `npm test` names it (this worker may be the
+ * pinned Node 24 that `node_modules/.bin` puts first on PATH). */
+const HOST_NODE = process.env.SESSIONDB_HOST_NODE || process.execPath;
 const script = fileURLToPath(new URL("../dist/proc/pages.js", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "sessiondb-bench-pages-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -23,7 +26,7 @@ interface Side {
 
 it("counts the pages of each append and names the table or index of each", () => {
   if (!existsSync(script)) throw new Error(`${script} is missing: run "npm run build" (npm test does it)`);
-  const run = spawnSync(process.execPath, [script, "node-better-sqlite3", join(dir, "files"), "40"], {
+  const run = spawnSync(HOST_NODE, [script, "node-better-sqlite3", join(dir, "files"), "40"], {
     encoding: "utf8",
   });
   expect(run.status, run.stderr).toBe(0);
