@@ -4,7 +4,6 @@
  * `@sessiondb/core` entries resolve to `packages/core/src`, and `@sessiondb/conformance` to its
  * source, whose own `@sessiondb/core` imports then resolve to the same files.
  */
-import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
@@ -19,24 +18,12 @@ export const CORE_SOURCE_ALIASES = [
   { find: /^@sessiondb\/core$/, replacement: core("index.ts") },
 ];
 
-/**
- * Test files run at once by a suite whose tests mostly wait — on child processes (the CLI's
- * built binary, writers, Bun and Deno) or on a sqld server — rather than compute in vitest's
- * worker: one per core. vitest's default leaves a core free (cores − 1), which on a 2-core
- * machine runs such a suite's files one after another with a core idle between its child
- * processes, and that suite was the last of `npm test` to end.
- */
-export const WAITING_SUITE_WORKERS = Math.max(2, availableParallelism());
-
 /** `test/**\/*.test.ts` against core's source; `testTimeout` in ms (a hang still fails), for the
  * hooks too: they start sqld servers and open stores, which a loaded machine makes take far
- * longer than vitest's 10 s default for hooks. `maxWorkers`: see WAITING_SUITE_WORKERS. */
-export function coreSourceConfig(
-  testTimeout = 120_000,
-  options: { maxWorkers?: number } = {},
-): ReturnType<typeof defineConfig> {
+ * longer than vitest's 10 s default for hooks. */
+export function coreSourceConfig(testTimeout = 120_000): ReturnType<typeof defineConfig> {
   return defineConfig({
     resolve: { alias: CORE_SOURCE_ALIASES },
-    test: { include: ["test/**/*.test.ts"], testTimeout, hookTimeout: testTimeout, ...options },
+    test: { include: ["test/**/*.test.ts"], testTimeout, hookTimeout: testTimeout },
   });
 }

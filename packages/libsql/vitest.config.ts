@@ -1,7 +1,5 @@
-import { coreSourceConfig, WAITING_SUITE_WORKERS } from "../../vitest.shared.js";
+import { coreSourceConfig } from "../../vitest.shared.js";
 
 // The conformance suite's paging walk over sqld took 32–38 s of 60 in CI runs where every package
 // tests at once (2026-12-04): 120 s; a hang still fails.
-// Its tests wait on sqld: the conformance suite over HTTP and over a WebSocket, two files, run at
-// once.
-export default coreSourceConfig(120_000, { maxWorkers: WAITING_SUITE_WORKERS });
+export default coreSourceConfig(120_000);

@@ -1,6 +1,5 @@
-/** Core's conformance suite on the libSQL store under vitest (Node): sqld over a WebSocket (see
- * conformance-target.ts). Over HTTP: conformance.test.ts, a file of its own so that
- * vitest runs the two at once (each waits on its own sqld far more than it computes). */
+/** The conformance suite on the libSQL store under vitest (Node): sqld over a WebSocket (see
+ * conformance-target.ts). Over HTTP: conformance.test.ts. */
 import { runConformance } from "@sessiondb/conformance";
 import { resolveDriver } from "@sessiondb/node";
 import { sqldAvailability } from "@sessiondb/test-sqld";

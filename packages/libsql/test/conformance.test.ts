@@ -1,6 +1,5 @@
 /** The conformance suite on the libSQL store under vitest (Node): sqld over HTTP (see
- * conformance-target.ts). Over a WebSocket: conformance-ws.test.ts, a file of its own so that
- * vitest runs the two at once (each waits on its own sqld far more than it computes). */
+ * conformance-target.ts). Over a WebSocket: conformance-ws.test.ts. */
 import { runConformance } from "@sessiondb/conformance";
 import { resolveDriver } from "@sessiondb/node";
 import { sqldAvailability } from "@sessiondb/test-sqld";
