@@ -26,6 +26,7 @@ import { repairSuite } from "./repair.js";
 import { repairRowsSuite } from "./repair-rows.js";
 import { searchBoundsSuite } from "./search-bounds.js";
 import { searchPagingSuite } from "./search-paging.js";
+import { searchStateSuite } from "./search-state.js";
 import { statsSuite } from "./stats.js";
 import { storeApiSuite } from "./store-api.js";
 import { transactionSuite } from "./transaction.js";
@@ -64,6 +65,7 @@ export function runConformance(target: ConformanceTarget): void {
     badInputSuite(target);
     searchBoundsSuite(target);
     searchPagingSuite(target);
+    searchStateSuite(target);
     suiteIf(target, "disk-full", "disk full", diskFullSuite);
     suiteIf(target, "files", "files and locks", filesSuite);
     suiteIf(target, "backup", "backup", backupSuite);

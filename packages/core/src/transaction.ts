@@ -79,6 +79,7 @@ export function inTransaction<T>(
 export class TransactionScope {
   readonly #conn: SqliteConnection;
   #depth = 0;
+  #mode: TransactionMode | undefined;
 
   constructor(conn: SqliteConnection) {
     this.#conn = conn;
@@ -102,6 +103,12 @@ export class TransactionScope {
     }
   }
 
+  /** The outermost transaction's mode, or undefined outside any (a read inside a `read` sees
+   * only committed state: engine/unchanged-reads.ts answers such reads from its cache). */
+  get mode(): TransactionMode | undefined {
+    return this.#mode;
+  }
+
   /** How many transactions deep the running body is (0: none). */
   get depth(): number {
     return this.#depth;
@@ -111,10 +118,12 @@ export class TransactionScope {
   run<T>(mode: TransactionMode, fn: () => T): T {
     if (this.#depth > 0) throw new Error("a transaction is already open on this connection: nest instead");
     this.#depth++;
+    this.#mode = mode;
     try {
       return inTransaction(this.#conn, mode, fn);
     } finally {
       this.#depth--;
+      this.#mode = undefined;
     }
   }
 

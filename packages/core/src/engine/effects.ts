@@ -25,6 +25,10 @@ export type Effect =
       /** SQL whose text varies with its input (search): kept among the last few such texts
        * (StoreContext.varyingStatement), not in the cache of fixed statements. */
       readonly varying?: boolean;
+      /** Rows only a change to the database can change (no clock, no temporary table, nothing
+       * of the call but its parameters): the sync runner answers them again while nothing
+       * changed (engine/unchanged-reads.ts); the async runner reads them every time. */
+      readonly untilChange?: boolean;
     }
   | { readonly kind: "exec"; readonly sql: string }
   | { readonly kind: "now" }
@@ -125,6 +129,12 @@ export function* all(sql: string, ...params: SqlValue[]): Op<Row[]> {
 /** Every row of `sql`, whose text varies with its input (see `varying`). */
 export function* allVarying(sql: string, params: SqlValue[]): Op<Row[]> {
   return (yield { kind: "all", sql, params, varying: true }) as Row[];
+}
+
+/** Every row of `sql`, read again only after the database changed (see `untilChange`). The
+ * same array may come back again: do not change it. */
+export function* allUntilChange(sql: string, ...params: SqlValue[]): Op<Row[]> {
+  return (yield { kind: "all", sql, params, untilChange: true }) as Row[];
 }
 
 /** Run a data statement. */

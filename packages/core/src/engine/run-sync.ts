@@ -10,6 +10,7 @@ import type { TransactionScope } from "../transaction.js";
 import type { AdmissionOutcome, Effect, LocalAction, Op } from "./effects.js";
 import { savepoint } from "./savepoint.js";
 import { sleepAsync, sleepSync } from "./sleep.js";
+import { unchangedRows } from "./unchanged-reads.js";
 
 /** What the sync runner performs effects on (the Store builds it: store/context.ts). */
 export interface SyncEnvironment {
@@ -82,6 +83,7 @@ function perform(env: SyncEnvironment, effect: Effect): unknown {
       return env.statement(effect.sql).get(...effect.params);
     case "all":
       if (effect.varying) return env.varyingStatement(effect.sql).all(...effect.params);
+      if (effect.untilChange) return unchangedRows(env, effect.sql, effect.params);
       return env.statement(effect.sql).all(...effect.params);
     case "run":
       return env.statement(effect.sql).run(...effect.params);

@@ -3,7 +3,7 @@
  * in one query, and the pure decisions taken from them (ready, backfilling, stale, repair).
  */
 import type { Row } from "../driver.js";
-import { all, type Op } from "../engine/effects.js";
+import { all, allUntilChange, type Op } from "../engine/effects.js";
 import {
   META_BACKFILL_HIGH_WATER,
   META_BACKFILL_PROGRESS,
@@ -87,10 +87,21 @@ export function* earlierProjectionObjects(names: readonly string[]): Op<Set<stri
   );
 }
 
-/** The snapshot, as an operation. */
+/** The snapshot, as an operation. Read at the start of every search: a sync store answers it
+ * from its last read while the database has not changed (engine/unchanged-reads.ts), and the
+ * snapshot made of those rows is made once. */
 export function* loadSnapshot(): Op<FtsSnapshot> {
-  return toSnapshot(yield* all(snapshotSql(), ...SNAPSHOT_PARAMS));
+  const rows = yield* allUntilChange(snapshotSql(), ...SNAPSHOT_PARAMS);
+  let snapshot = snapshots.get(rows);
+  if (!snapshot) {
+    snapshot = toSnapshot(rows);
+    snapshots.set(rows, snapshot);
+  }
+  return snapshot;
 }
+
+/** The snapshot of each rows array the runner answered (the same array while nothing changed). */
+const snapshots = new WeakMap<Row[], FtsSnapshot>();
 
 function toSnapshot(rows: Row[]): FtsSnapshot {
   const meta = new Map<string, string>();
