@@ -19,8 +19,15 @@
  * be served for a state they do not describe. Sync connections only: an async executor (a
  * server's) may answer each call on another connection, whose counters say nothing of this one's.
  */
-import type { Row, SqlValue } from "../driver.js";
-import type { SyncEnvironment } from "./run-sync.js";
+import type { Row, SqliteConnection, SqliteStatement, SqlValue } from "../driver.js";
+import type { TransactionMode } from "../transaction.js";
+
+/** What of the sync environment (run-sync.ts) the cache reads. */
+interface Connection {
+  readonly conn: SqliteConnection;
+  readonly transactions: { readonly mode: TransactionMode | undefined };
+  statement(sql: string): SqliteStatement;
+}
 
 /** Three statements, not one select of pragma functions: each `pragma_*()` function prepares
  * its pragma again on every call (measured with better-sqlite3: 4.7 µs against 3.1 µs). */
@@ -41,7 +48,7 @@ const answers = new WeakMap<object, Map<string, Answer>>();
 
 /** The rows of `sql`: the connection's last answer to it while nothing changed, else read now.
  * The same array is returned again: callers must not change it. */
-export function unchangedRows(env: SyncEnvironment, sql: string, params: readonly SqlValue[]): Row[] {
+export function unchangedRows(env: Connection, sql: string, params: readonly SqlValue[]): Row[] {
   if (env.transactions.mode !== undefined && env.transactions.mode !== "read")
     return env.statement(sql).all(...params);
   const data = env.statement(DATA_VERSION).get()?.data_version;
