@@ -222,7 +222,7 @@ describe("statements per page", () => {
     // ranks; every later page seeks past the last rank.
     expect(log.filter((sql) => sql.includes("FROM json_each(?) AS p CROSS JOIN messages m")).length).toBe(1);
     const byPosition = log.filter((sql) => /\.rank AS rank/.test(sql) && !/rank > \? OR/.test(sql));
-    expect(byPosition.filter((sql) => /LIMIT \? OFFSET \?/.test(sql)).length).toBe(1);
+    expect(byPosition.filter((sql) => /LIMIT \d+ OFFSET \?/.test(sql)).length).toBe(1);
     expect(log.filter((sql) => /rank > \? OR/.test(sql)).length).toBe(Math.ceil(expected.length / 4) - 2);
   });
 
@@ -235,7 +235,7 @@ describe("statements per page", () => {
     log.length = 0;
     const third = fts.search("flamingo", { limit: 5, cursor: second.nextCursor });
     expect(log.some((sql) => sql.includes("json_each(?) AS p"))).toBe(false);
-    expect(log.some((sql) => /ORDER BY messages_fts\.rank LIMIT \? OFFSET \?/.test(sql))).toBe(true);
+    expect(log.some((sql) => /ORDER BY messages_fts\.rank LIMIT \d+ OFFSET \?/.test(sql))).toBe(true);
     expect(third.hits.map((h) => h.messageId)).toEqual(
       fts
         .search("flamingo", { limit: 1000 })
