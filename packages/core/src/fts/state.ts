@@ -182,7 +182,15 @@ export function staleOnlyByProjection(snapshot: FtsSnapshot): boolean {
 }
 
 /** True when the index cannot be trusted: detached (breadcrumb), its triggers missing, or built
- * by another build's projection. */
+ * by another build's projection. Asked by every search of a snapshot the store keeps while
+ * nothing changes: decided once per snapshot (the names it compares are built on each call). */
 export function isStale(snapshot: FtsSnapshot): boolean {
-  return snapshot.meta.has(META_FTS_STALE) || triggersMissing(snapshot) || projectionOutdated(snapshot);
+  let stale = staleness.get(snapshot);
+  if (stale === undefined) {
+    stale = snapshot.meta.has(META_FTS_STALE) || triggersMissing(snapshot) || projectionOutdated(snapshot);
+    staleness.set(snapshot, stale);
+  }
+  return stale;
 }
+
+const staleness = new WeakMap<FtsSnapshot, boolean>();
