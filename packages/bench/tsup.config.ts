@@ -28,6 +28,7 @@ export default defineConfig([
       "proc/import-rss": "src/proc/import-rss.ts",
       "proc/profile": "src/proc/profile.ts",
       "proc/pages": "src/proc/pages.ts",
+      "proc/search-ab": "src/proc/search-ab.ts",
       "proc/bindings-cpu": "src/proc/bindings-cpu.ts",
     },
     format: ["esm"],
