@@ -22,7 +22,8 @@
  *   could store a committed one twice.
  * Validation runs before the write (appendMessages checks every row first), so bad input never
  * reaches a group. Calls inside `store.transaction(fn)` never come here (the async store runs
- * them on the transaction), and the sync store has no use for it: its calls are already serial.
+ * them on the transaction), and the sync store has no use for it: its calls are already serial
+ * (its policy does not group writes, so its appends never make the offer).
  */
 import type { Op } from "./engine/effects.js";
 import { type AsyncEnvironment, runAsync } from "./engine/run-async.js";
