@@ -29,6 +29,7 @@ export default defineConfig([
       "proc/profile": "src/proc/profile.ts",
       "proc/pages": "src/proc/pages.ts",
       "proc/bindings-cpu": "src/proc/bindings-cpu.ts",
+      "proc/append-ab": "src/proc/append-ab.ts",
     },
     format: ["esm"],
     dts: false,
