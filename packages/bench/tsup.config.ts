@@ -30,6 +30,7 @@ export default defineConfig([
       "proc/pages": "src/proc/pages.ts",
       "proc/search-ab": "src/proc/search-ab.ts",
       "proc/bindings-cpu": "src/proc/bindings-cpu.ts",
+      "proc/append-ab": "src/proc/append-ab.ts",
     },
     format: ["esm"],
     dts: false,

@@ -159,8 +159,10 @@ describe("markdown", () => {
     );
   });
 
-  it("renders a 1 MB message whole, in time that grows with its length (not its square)", () => {
-    const block = `## Step\n\nThe **plan**: _read_ \`src/app.ts\`, see https://example.com/docs.\n\n- [link](https://example.com/x?a=1&b=2)\n- <b>tag</b> & more\n\n\`\`\`ts\nconst x = "<a>"; // note\n\`\`\`\n\n> quoted *emphasis*\n\n`;
+  /** `block` repeated to 1 MiB and to 256 KiB, each rendered twice, interleaved: the larger
+   * rendering and the CPU-time ratio of the two (best of two each, so a loaded machine slows both
+   * alike). Four times the text: linear work takes about four times as long, quadratic sixteen. */
+  const growth = (block: string): { out: string; source: string; ratio: number } => {
     const text = (size: number) => block.repeat(Math.ceil(size / block.length)).slice(0, size);
     const cpu = (source: string) => {
       const start = process.cpuUsage();
@@ -170,7 +172,6 @@ describe("markdown", () => {
     };
     const big = text(1 << 20);
     const quarter = text(1 << 18);
-    // Interleaved, best of two each: CPU time, so a loaded machine slows both alike.
     const times = { big: Number.POSITIVE_INFINITY, quarter: Number.POSITIVE_INFINITY };
     let out = "";
     for (let i = 0; i < 2; i++) {
@@ -179,10 +180,32 @@ describe("markdown", () => {
       times.big = Math.min(times.big, run.ms);
       out = run.out;
     }
-    expect(out.split("<h4>").length - 1).toBe(big.split("## Step").length - 1);
+    return { out, source: big, ratio: times.big / Math.max(times.quarter, 1) };
+  };
+
+  it("renders a 1 MB message whole, in time that grows with its length (not its square)", () => {
+    const block = `## Step\n\nThe **plan**: _read_ \`src/app.ts\`, see https://example.com/docs.\n\n- [link](https://example.com/x?a=1&b=2)\n- <b>tag</b> & more\n\n\`\`\`ts\nconst x = "<a>"; // note\n\`\`\`\n\n> quoted *emphasis*\n\n`;
+    const { out, source, ratio } = growth(block);
+    expect(out.split("<h4>").length - 1).toBe(source.split("## Step").length - 1);
     expect(out).not.toMatch(/<(?!\/?(h4|p|strong|em|code|a|ul|li|pre|span|blockquote|br)\b)/);
-    // Four times the text: linear work takes about four times as long, quadratic sixteen.
-    expect(times.big / Math.max(times.quarter, 1)).toBeLessThan(10);
+    expect(ratio).toBeLessThan(10);
+  });
+
+  it("renders a paragraph of many images, in and out of links, in time that grows with its length", () => {
+    // One paragraph (one run of inline tokens): tens of thousands of images side by side.
+    const block = "![a](https://e.example/a.png) [![b](https://e.example/b.png)](https://e.example/) ";
+    const { out, source, ratio } = growth(block);
+    const count = (text: string, part: string) => text.split(part).length - 1;
+    // Each image alone is a link of its own; one inside a link is its alt text only.
+    expect(count(out, `<a href="https://e.example/a.png" ${REL}>a</a>`)).toBe(
+      count(source, "![a](https://e.example/a.png)"),
+    );
+    expect(count(out, `<a href="https://e.example/" ${REL}>b</a>`)).toBe(
+      count(source, "[![b](https://e.example/b.png)](https://e.example/)"),
+    );
+    expect(out).not.toContain("b.png");
+    // Linear here reads 3–4; counting the links before each image (quadratic) read 9.7.
+    expect(ratio).toBeLessThan(7);
   });
 });
 

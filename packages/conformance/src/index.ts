@@ -34,6 +34,7 @@ import { transactionCallsSuite } from "./transaction-calls.js";
 import { vacuumSuite } from "./vacuum.js";
 import { valuesSuite } from "./values.js";
 
+export { type AppendCall, appendCalls, storedMessages } from "./append-calls.js";
 export {
   type AppenderChild,
   appendUntilKilled,

@@ -97,7 +97,22 @@ export interface CreateInput {
   parentSessionId: string | null;
 }
 
-/** createSession: an upsert that fills in only what the stored session lacks. */
+/** Whether `id` is `ancestor` or has it among its parents' chain (a stored circle ends the walk). */
+function descendsFrom(state: ModelState, id: string, ancestor: string): boolean {
+  const seen = new Set<string>();
+  for (
+    let at: string | null = id;
+    at !== null && !seen.has(at);
+    at = state.sessions.get(at)?.parentSessionId ?? null
+  ) {
+    if (at === ancestor) return true;
+    seen.add(at);
+  }
+  return false;
+}
+
+/** createSession: an upsert that fills in only what the stored session lacks, but never a parent
+ * that descends from it. */
 export function createSession(state: ModelState, input: CreateInput, now: number): Outcome<string> {
   const parent = input.parentSessionId;
   if (!validSessionId(input.id) || parent === input.id || (parent !== null && !validSessionId(parent)))
@@ -105,6 +120,8 @@ export function createSession(state: ModelState, input: CreateInput, now: number
   if (input.parentSessionId !== null && !state.sessions.has(input.parentSessionId))
     return fail("SESSION_NOT_FOUND");
   const stored = state.sessions.get(input.id);
+  if (stored && stored.parentSessionId === null && parent !== null && descendsFrom(state, parent, input.id))
+    return fail("INVALID_INPUT");
   if (stored) {
     stored.title ??= input.title;
     stored.parentSessionId ??= input.parentSessionId;

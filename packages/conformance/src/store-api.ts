@@ -65,6 +65,32 @@ export function storeApiSuite(target: ConformanceTarget): void {
       await throwsCode(() => store.deleteSession("parent"), "SESSION_NOT_FOUND");
     });
 
+    test("createSession filling a missing parent never closes a circle of parents", async ({ open }) => {
+      const store = await open();
+      // a ← b ← c, and a has no parent yet: the upsert may fill it, but not with a descendant.
+      await store.createSession({ id: "a", source: "cli" });
+      await store.createSession({ id: "b", source: "cli", parentSessionId: "a" });
+      await store.createSession({ id: "c", source: "cli", parentSessionId: "b" });
+      for (const descendant of ["b", "c"])
+        await throwsCode(
+          () => store.createSession({ id: "a", source: "cli", title: "t", parentSessionId: descendant }),
+          "INVALID_INPUT",
+        );
+      const a = await store.getSession("a");
+      assert.equal(a?.parentSessionId, null);
+      assert.equal(a?.title, null, "a refused upsert changes nothing");
+      // Any other session may still become its parent; a stored parent is kept, not checked again.
+      await store.createSession({ id: "root", source: "cli" });
+      assert.equal(
+        (await store.createSession({ id: "a", source: "cli", parentSessionId: "root" })).parentSessionId,
+        "root",
+      );
+      assert.equal(
+        (await store.createSession({ id: "a", source: "cli", parentSessionId: "c" })).parentSessionId,
+        "root",
+      );
+    });
+
     test("updateSession and endSession change only what they name", async ({ open }) => {
       const store = await open();
       await store.createSession({ id: "s", source: "cli", title: "t" });

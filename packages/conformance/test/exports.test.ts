@@ -10,11 +10,13 @@ const DIST = new URL("../dist/index.js", import.meta.url);
 const README = readFileSync(new URL("../README.md", import.meta.url), "utf8");
 
 const NAMES = [
+  "appendCalls",
   "appendUntilKilled",
   "childAppender",
   "childLockHolder",
   "runConformance",
   "runDriverContract",
+  "storedMessages",
   "waitForAcks",
 ];
 

@@ -75,7 +75,13 @@ export async function createAsyncStore(
   const env: StoreEnvironment = {
     executor,
     policy: createPolicy(
-      { ...settings, admissionTimeoutMs: settings.admissionTimeoutMs ?? ADMISSION_TIMEOUT_MS, failOpen },
+      {
+        ...settings,
+        admissionTimeoutMs: settings.admissionTimeoutMs ?? ADMISSION_TIMEOUT_MS,
+        failOpen,
+        // Concurrent appends commit together (group-commit.ts).
+        groupsWrites: true,
+      },
       {},
     ),
     now: settings.now,

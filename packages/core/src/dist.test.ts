@@ -10,14 +10,28 @@ import { describe, expect, it } from "vitest";
 
 const DIST = new URL("../dist/", import.meta.url).pathname;
 
-/** The specifiers of a built file's static imports. The build strips whitespace, so one reads
+/** The specifiers of a built file's static imports. tsup strips whitespace, so one reads
  * `import{a as b}from"./x.js"`, and it may follow other code directly (`…}import*as c from…`);
- * a statement starts the file or follows `;`, `}` or a line break — never a space, which keeps
- * the word "import" at the end of a string (`"… to import"`) from reading as one. */
+ * the step joining the open path's chunks (scripts/join-open-path.mjs) writes the imports it
+ * makes as `import { a as b } from './x.js';`. A statement starts the file or follows `;`, `}`
+ * or a line break — never a space, which keeps the word "import" at the end of a string
+ * (`"… to import"`) from reading as one. */
 function importsOf(file: string): string[] {
   const code = readFileSync(join(DIST, file), "utf8");
-  const found = [...code.matchAll(/(?<=^|[;}\n])import\s*(?:[\w$*{][^;"]*?from\s*)?"([^"]+)"/g)];
+  const found = [...code.matchAll(/(?<=^|[;}\n])import\s*(?:[\w$*{][^;"']*?from\s*)?["']([^"']+)["']/g)];
   return found.map((m) => m[1] as string);
+}
+
+/** The local modules `entries` load before they run (their static graph, the entries included). */
+function staticGraph(entries: readonly string[]): Set<string> {
+  const loaded = new Set<string>();
+  const visit = (file: string) => {
+    if (loaded.has(file)) return;
+    loaded.add(file);
+    for (const specifier of importsOf(file)) if (specifier.startsWith("./")) visit(specifier.slice(2));
+  };
+  for (const entry of entries) visit(entry);
+  return loaded;
 }
 
 describe.skipIf(!existsSync(join(DIST, "index.js")))("dist/ (needs npm run build)", () => {
@@ -34,20 +48,26 @@ describe.skipIf(!existsSync(join(DIST, "index.js")))("dist/ (needs npm run build
   it("the jobs loaded on demand (import, delete, vacuum, backup, repair) are no part of what an open loads", () => {
     const jobs = readdirSync(DIST).filter((f) => /^jobs-.*\.js$/.test(f));
     expect(jobs).toHaveLength(1);
-    const loaded = new Set<string>();
-    const visit = (file: string) => {
-      if (loaded.has(file)) return;
-      loaded.add(file);
-      for (const specifier of importsOf(file)) if (specifier.startsWith("./")) visit(specifier.slice(2));
-    };
-    for (const entry of ["index.js", "driver.js", "host.js"]) visit(entry);
+    const loaded = staticGraph(["index.js", "driver.js", "host.js"]);
     expect([...loaded]).not.toContain(jobs[0]);
     // Reached by a dynamic import from that code instead; a name the jobs module alone defines
     // shows it was not inlined into the chunks as well.
     const code = [...loaded].map((file) => readFileSync(join(DIST, file), "utf8")).join("\n");
-    expect(code).toContain(`import("./${jobs[0]}")`);
+    expect(code).toMatch(new RegExp(`import\\(["']\\./${jobs[0]?.replace(/[.$-]/g, "\\$&")}["']\\)`));
     expect(code).not.toMatch(/function\*?\s*importSessions\(/);
     expect(readFileSync(join(DIST, jobs[0] as string), "utf8")).toMatch(/function\*?\s*importSessions\(/);
+  });
+
+  it("what an open loads is the two entries and one chunk: each module of a start costs its own resolve, compile and link", () => {
+    const loaded = [...staticGraph(["index.js", "driver.js"])].sort();
+    expect(loaded).toHaveLength(3);
+    expect(loaded.slice(0, 2)).toEqual(["driver.js", "index.js"]);
+    expect(loaded[2]).toMatch(/^store-[\w-]+\.js$/);
+    // The joined chunk is what tsup split, not a copy beside it: the Store is defined once.
+    const code = readdirSync(DIST)
+      .filter((f) => f.endsWith(".js"))
+      .map((file) => readFileSync(join(DIST, file), "utf8"));
+    expect(code.join("\n").match(/\bStore=class\b/g)).toHaveLength(1);
   });
 
   it("the host entry imports node: built-ins by their full names, and otherwise only its chunks", () => {

@@ -4,12 +4,13 @@
  * what it would have alone; a member failing at the database fails only itself; calls on one
  * session keep their order; a lone append is one transaction, as without grouping.
  */
+import { type AppendCall, appendCalls, storedMessages } from "@sessiondb/conformance";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { asyncDouble } from "../test/support/async-executor.js";
 import { tempDir, testDriver } from "../test/support/driver.js";
 import { type AsyncStore, createAsyncStore } from "./async-store.js";
 import type { SqliteConnection } from "./driver.js";
-import { SessionNotFoundError, SqliteError } from "./errors.js";
+import { SqliteError } from "./errors.js";
 import type { AsyncStatements } from "./executor.js";
 
 let dir: ReturnType<typeof tempDir>;
@@ -47,38 +48,6 @@ async function openCounted(
   return { store, writes: () => writes, conn };
 }
 
-type Call = { session: string; content: string; many: boolean };
-
-/** Run `calls` on `store`, all at once or one after the other: each call's ids or error code. */
-async function runCalls(store: AsyncStore, calls: Call[], concurrent: boolean): Promise<unknown[]> {
-  const one = (call: Call): Promise<unknown> =>
-    (call.many
-      ? store.appendMessages(call.session, [
-          { role: "user", content: `${call.content} a` },
-          { role: "assistant", content: `${call.content} b` },
-        ])
-      : store.appendMessage(call.session, { role: "user", content: call.content })
-    ).then(
-      (ids) => ids,
-      (error: unknown) => (error instanceof SqliteError ? error.code : (error as Error).name),
-    );
-  if (concurrent) return Promise.all(calls.map(one));
-  const out: unknown[] = [];
-  for (const call of calls) out.push(await one(call));
-  return out;
-}
-
-async function contents(store: AsyncStore, sessions: string[]): Promise<unknown> {
-  const out: Record<string, unknown> = {};
-  for (const id of sessions) {
-    out[id] = {
-      messages: (await store.getMessages(id)).map((m) => [m.id, m.content]),
-      count: (await store.getSession(id))?.messageCount,
-    };
-  }
-  return out;
-}
-
 beforeEach(() => {
   dir = tempDir();
 });
@@ -97,13 +66,15 @@ describe("group commit on the async store", () => {
     for (const { store } of [grouped, serial])
       for (const id of sessions) await store.createSession({ id, source: "test" });
     const before = grouped.writes();
-    const together = await runCalls(grouped.store, calls, true);
+    const together = await appendCalls(grouped.store, calls, true);
     const groupedWrites = grouped.writes() - before;
     const serialBefore = serial.writes();
-    const alone = await runCalls(serial.store, calls, false);
+    const alone = await appendCalls(serial.store, calls, false);
     expect(serial.writes() - serialBefore).toBe(50);
     expect(together).toEqual(alone);
-    expect(await contents(grouped.store, sessions)).toEqual(await contents(serial.store, sessions));
+    expect(await storedMessages(grouped.store, sessions)).toEqual(
+      await storedMessages(serial.store, sessions),
+    );
     // The first call runs at once, alone; the 49 that arrived meanwhile share one transaction.
     expect(groupedWrites).toBeLessThanOrEqual(3);
     expect((await grouped.store.search("hello", { limit: 100 })).hits.length).toBe(67);
@@ -123,18 +94,18 @@ describe("group commit on the async store", () => {
         BEGIN SELECT RAISE(ABORT, 'poisoned row'); END`);
       await store.deleteSession("gone");
     }
-    const calls: Call[] = [];
+    const calls: AppendCall[] = [];
     for (let i = 0; i < 24; i++) {
       const session = sessions[i % 4] as string;
       calls.push({ session, content: i === 13 ? "poison" : `row ${i}`, many: i % 5 === 0 });
     }
-    const together = await runCalls(grouped.store, calls, true);
-    const alone = await runCalls(serial.store, calls, false);
+    const together = await appendCalls(grouped.store, calls, true);
+    const alone = await appendCalls(serial.store, calls, false);
     expect(together).toEqual(alone);
     expect(together[13]).toBe("SQLITE_CONSTRAINT");
-    expect(together.filter((r) => r === new SessionNotFoundError("gone").name).length).toBe(6);
-    expect(await contents(grouped.store, ["a", "b", "c"])).toEqual(
-      await contents(serial.store, ["a", "b", "c"]),
+    expect(together.filter((r) => r === "SESSION_NOT_FOUND").length).toBe(6);
+    expect(await storedMessages(grouped.store, ["a", "b", "c"])).toEqual(
+      await storedMessages(serial.store, ["a", "b", "c"]),
     );
     await grouped.store.close();
     await serial.store.close();
@@ -155,11 +126,13 @@ describe("group commit on the async store", () => {
       content: `row ${i}`,
       many: false,
     }));
-    const together = await runCalls(grouped.store, calls, true);
+    const together = await appendCalls(grouped.store, calls, true);
     // Lost the first time, then sent once more.
     expect(sent).toBe(2);
-    expect(together).toEqual(await runCalls(serial.store, calls, false));
-    expect(await contents(grouped.store, sessions)).toEqual(await contents(serial.store, sessions));
+    expect(together).toEqual(await appendCalls(serial.store, calls, false));
+    expect(await storedMessages(grouped.store, sessions)).toEqual(
+      await storedMessages(serial.store, sessions),
+    );
     await grouped.store.close();
     await serial.store.close();
   });
@@ -168,12 +141,12 @@ describe("group commit on the async store", () => {
     const { store, writes } = await openCounted("order.db");
     await store.createSession({ id: "x", source: "test" });
     await store.createSession({ id: "y", source: "test" });
-    const calls: Call[] = Array.from({ length: 40 }, (_, i) => ({
+    const calls: AppendCall[] = Array.from({ length: 40 }, (_, i) => ({
       session: i % 2 === 0 ? "x" : "y",
       content: `m${String(i).padStart(2, "0")}`,
       many: i % 7 === 0,
     }));
-    await runCalls(store, calls, true);
+    await appendCalls(store, calls, true);
     for (const id of ["x", "y"]) {
       const expected = calls
         .filter((c) => c.session === id)

@@ -22,7 +22,8 @@
  *   could store a committed one twice.
  * Validation runs before the write (appendMessages checks every row first), so bad input never
  * reaches a group. Calls inside `store.transaction(fn)` never come here (the async store runs
- * them on the transaction), and the sync store has no use for it: its calls are already serial.
+ * them on the transaction), and the sync store has no use for it: its calls are already serial
+ * (its policy does not group writes, so its appends never make the offer).
  */
 import type { Op } from "./engine/effects.js";
 import { type AsyncEnvironment, runAsync } from "./engine/run-async.js";
@@ -85,10 +86,12 @@ export class GroupCommit {
   }
 
   #submit(write: WriteOffer): Promise<unknown> {
-    // The write's guard, where `write` would apply it: a call that reaches its write once the
-    // store is closed (or read-only, or corrupt) is refused. One that got here before `close()`
-    // is in flight, and is written though it waits for a group (`close` waits for it): the
-    // groups run the write policy without the closed guard (admittedWrite).
+    // The write's guard once more as the call joins the queue (`write` checked it before the
+    // offer, but the runner awaits every effect, so `close()` may have come in between): a call
+    // that reaches its write once the store is closed (or read-only, or corrupt) is refused. One
+    // that got here before `close()` is in flight, and is written though it waits for a group
+    // (`close` waits for it): the groups run the write policy without the closed guard
+    // (admittedWrite).
     try {
       checkGuard(this.#env.policy, "writable", false);
     } catch (error) {

@@ -130,6 +130,8 @@ export class Store {
         ...settings,
         admissionTimeoutMs: settings.admissionTimeoutMs ?? ADMISSION_TIMEOUT_MS,
         failOpen,
+        // Its calls are serial: nothing to group.
+        groupsWrites: false,
       },
       environment,
     );

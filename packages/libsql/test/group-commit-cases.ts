@@ -6,17 +6,15 @@
  * calls on one session keep their order.
  */
 import assert from "node:assert/strict";
+import { appendCalls, storedMessages } from "@sessiondb/conformance";
 import { type AsyncStore, createAsyncStore } from "@sessiondb/core";
 import { type SqldServer, sqldAvailability, startSqld } from "@sessiondb/test-sqld";
 import { openLibsqlExecutor } from "../src/executor.js";
-import { openStore, SqliteError } from "../src/index.js";
+import { openStore } from "../src/index.js";
 
 type Suite = (name: string, body: () => void) => void;
 type Test = (name: string, body: () => Promise<void>, timeoutMs?: number) => void;
 type Hooks = { before(fn: () => Promise<void>): void; after(fn: () => Promise<void>): void };
-
-/** One append call: one message, or two in one appendMessages. */
-type Call = { session: string; content: string; many: boolean };
 
 /** A store on `url` (created there by openStore first) whose executor counts its write
  * transactions. */
@@ -30,37 +28,6 @@ async function counted(url: string): Promise<{ store: AsyncStore; writes(): numb
     return transaction(mode, fn, options);
   };
   return { store: await createAsyncStore(executor), writes: () => writes };
-}
-
-/** Each call's ids, or its error's code, with the calls made all at once or one by one. */
-async function runCalls(store: AsyncStore, calls: Call[], concurrent: boolean): Promise<unknown[]> {
-  const one = (call: Call): Promise<unknown> =>
-    (call.many
-      ? store.appendMessages(call.session, [
-          { role: "user", content: `${call.content} a` },
-          { role: "assistant", content: `${call.content} b` },
-        ])
-      : store.appendMessage(call.session, { role: "user", content: call.content })
-    ).then(
-      (ids) => ids,
-      (error: unknown) => (error instanceof SqliteError ? error.code : (error as { code?: string }).code),
-    );
-  if (concurrent) return Promise.all(calls.map(one));
-  const out: unknown[] = [];
-  for (const call of calls) out.push(await one(call));
-  return out;
-}
-
-/** Every session's messages (id, content) and counter, as stored. */
-async function stored(store: AsyncStore, sessions: readonly string[]): Promise<unknown> {
-  const out: Record<string, unknown> = {};
-  for (const id of sessions) {
-    out[id] = {
-      messages: (await store.getMessages(id)).map((m) => [m.id, m.content]),
-      count: (await store.getSession(id))?.messageCount,
-    };
-  }
-  return out;
 }
 
 export function groupCommitCases(describe: Suite, it: Test, hooks: Hooks): void {
@@ -93,15 +60,18 @@ export function groupCommitCases(describe: Suite, it: Test, hooks: Hooks): void 
         );
         const first = together.writes();
         const groupedResults = [
-          ...(await runCalls(together.store, calls.slice(0, 50), true)),
-          ...(await runCalls(together.store, calls.slice(50), true)),
+          ...(await appendCalls(together.store, calls.slice(0, 50), true)),
+          ...(await appendCalls(together.store, calls.slice(50), true)),
         ];
         const groupedWrites = together.writes() - first;
         const start = alone.writes();
-        const serialResults = await runCalls(alone.store, calls, false);
+        const serialResults = await appendCalls(alone.store, calls, false);
         assert.equal(alone.writes() - start, 100);
         assert.deepEqual(groupedResults, serialResults);
-        assert.deepEqual(await stored(together.store, sessions), await stored(alone.store, sessions));
+        assert.deepEqual(
+          await storedMessages(together.store, sessions),
+          await storedMessages(alone.store, sessions),
+        );
         // Each round: the first call alone (nothing was in flight), the other 49 together.
         assert.ok(groupedWrites <= 6, `${groupedWrites} write transactions for 100 calls`);
         const hits = await together.store.search("turn", { limit: 200 });
@@ -136,14 +106,14 @@ export function groupCommitCases(describe: Suite, it: Test, hooks: Hooks): void 
           content: i === 13 ? "poison" : `row ${i}`,
           many: i % 5 === 0,
         }));
-        const groupedResults = await runCalls(together.store, calls, true);
-        const serialResults = await runCalls(alone.store, calls, false);
+        const groupedResults = await appendCalls(together.store, calls, true);
+        const serialResults = await appendCalls(alone.store, calls, false);
         assert.deepEqual(groupedResults, serialResults);
         assert.equal(groupedResults[13], "SQLITE_CONSTRAINT");
         assert.equal(groupedResults.filter((r) => r === "SESSION_NOT_FOUND").length, 6);
         assert.deepEqual(
-          await stored(together.store, sessions.slice(0, 3)),
-          await stored(alone.store, sessions.slice(0, 3)),
+          await storedMessages(together.store, sessions.slice(0, 3)),
+          await storedMessages(alone.store, sessions.slice(0, 3)),
         );
       } finally {
         await together.store.close();
@@ -160,7 +130,7 @@ export function groupCommitCases(describe: Suite, it: Test, hooks: Hooks): void 
           content: `m${String(i).padStart(2, "0")}`,
           many: i % 7 === 0,
         }));
-        await runCalls(store, calls, true);
+        await appendCalls(store, calls, true);
         for (const id of ["o-x", "o-y", "o-z"]) {
           const expected = calls
             .filter((c) => c.session === id)

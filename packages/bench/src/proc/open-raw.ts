@@ -6,7 +6,6 @@
  * default durability) and prints the same JSON line. Only the binding is loaded: no sessiondb code.
  * Usage: <runtime> dist/proc/open-raw.js <target> <db> [<session> <last>|append]
  */
-import { createRequire } from "node:module";
 import { APPEND_TEXT, RAW_INSERT_MESSAGE_SQL, RAW_UPDATE_SESSION_SQL } from "./append-sql.js";
 import { RESUME_SQL } from "./resume-sql.js";
 import { scriptArgs } from "./script-args.js";
@@ -50,6 +49,9 @@ const t0 = performance.now();
 const [target, path, session, last] = scriptArgs() as [string, string, string?, string?];
 let open: (path: string) => Db;
 if (target === "node-better-sqlite3") {
+  // Loaded here, not at the top: a static import of node:module would make Bun, Deno (its Node
+  // layer, ~20 ms of CPU) and Node 24 pay for a module their binding does not need.
+  const { createRequire } = await import("node:module");
   const Database = createRequire(import.meta.url)("better-sqlite3");
   open = (p) => new Database(p);
 } else if (target === "bun-sqlite") {

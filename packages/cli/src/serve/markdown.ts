@@ -16,21 +16,24 @@ const REL = "noopener noreferrer nofollow";
 /** Render markdown to safe HTML. */
 export type Markdown = (source: string) => string;
 
-/** Whether the image at `idx` sits inside a link (an anchor may not hold another). */
-function insideLink(tokens: Token[], idx: number): boolean {
-  let depth = 0;
-  for (let i = 0; i < idx; i++) {
-    const type = (tokens[i] as Token).type;
-    if (type === "link_open") depth++;
-    else if (type === "link_close") depth--;
+/** Marks each image inside a link (an anchor may not hold another), in one pass over each line's
+ * inline tokens: asking per image, by counting the links before it, made a message of many images
+ * quadratic. */
+function markImagesInLinks(tokens: readonly Token[]): void {
+  for (const block of tokens) {
+    let depth = 0;
+    for (const token of block.children ?? []) {
+      if (token.type === "link_open") depth++;
+      else if (token.type === "link_close") depth--;
+      else if (token.type === "image" && depth > 0) token.meta = { ...token.meta, insideLink: true };
+    }
   }
-  return depth > 0;
 }
 
 const image: RendererRule = (tokens, idx, options, env, self) => {
   const token = tokens[idx] as Token;
   const label = escapeHtml(self.renderInlineAsText(token.children ?? [], options, env) || "image");
-  if (insideLink(tokens, idx)) return label;
+  if (token.meta?.insideLink === true) return label;
   return `<a href="${escapeHtml(String(token.attrGet("src") ?? ""))}" rel="${REL}">${label}</a>`;
 };
 
@@ -47,6 +50,7 @@ function configure(md: MarkdownIt): Markdown {
       if (token.type === "heading_open" || token.type === "heading_close")
         token.tag = `h${Math.min(6, Number(token.tag.slice(1)) + 2)}`;
   });
+  md.core.ruler.push("sessiondb_images_in_links", (state) => markImagesInLinks(state.tokens));
   const rules = md.renderer.rules;
   rules.link_open = (tokens, idx, options, _env, self) => {
     (tokens[idx] as Token).attrSet("rel", REL);

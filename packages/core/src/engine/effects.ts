@@ -88,7 +88,9 @@ export type Effect =
   | {
       /** An offer a wrapper around the operation may take (the async store's group commit takes
        * an append's write): the runners answer undefined — not taken, the operation goes on as
-       * if it had not asked; a wrapper that takes it answers `{ value }`, the offer's result. */
+       * if it had not asked; a wrapper that takes it answers `{ value }`, the offer's result.
+       * Made only where the store said at creation that a wrapper may take it (the policy's
+       * `groupsWrites`): the sync store never makes it. */
       readonly kind: "offer";
       readonly offer: unknown;
     };

@@ -42,7 +42,14 @@ beforeEach(() => {
 function asyncEnv(writeMs: number): AsyncEnvironment {
   const patience = { openMs: writeMs, writeMs, appendMs: writeMs };
   const policy = createPolicy(
-    { readOnly: false, patience, admissionTimeoutMs: 0, repairFtsOnOpen: true, failOpen },
+    {
+      readOnly: false,
+      patience,
+      admissionTimeoutMs: 0,
+      repairFtsOnOpen: true,
+      failOpen,
+      groupsWrites: false,
+    },
     {},
   );
   return { executor: double, policy, now: Date.now };

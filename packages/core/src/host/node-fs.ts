@@ -13,4 +13,4 @@ export function isDirectoryPath(path: string): boolean {
 }
 
 /** The shared `node:fs` host. */
-export const nodeFsHost: Host = createFsHost(() => ({ fs, os }));
+export const nodeFsHost: Host = createFsHost({ fs: () => fs, os: () => os });

@@ -84,21 +84,11 @@ export function snapshot<T>(body: () => Op<T>, options?: WriteOptions): Op<T> {
  * FTS-scoped corruption detaches the index and runs the body once more; a failure is
  * classified; every commit counts toward the checkpoint cadence (an environment without a local
  * file has no checkpoint to run). Inside a transaction it joins it as a savepoint: the outer
- * write's patience, retry and fail-open cover it, and its commit is the outer one's.
+ * write's patience, retry and fail-open cover it, and its commit is the outer one's. A
+ * `groupable` write on a store whose policy `groupsWrites` is offered first (the `offer` effect).
  */
 export function write<T>(body: () => Op<T>, options?: WriteOptions): Op<T> {
-  return options?.groupable === undefined
-    ? guardedWrite(body, options, "writable")
-    : offeredWrite(body, options);
-}
-
-/** A groupable write: offered first (a group commit answers with the write's result, having
- * run it with others'); not taken, it runs as any write. */
-function* offeredWrite<T>(body: () => Op<T>, options: WriteOptions): Op<T> {
-  const offer: WriteOffer = { body, options };
-  const taken = (yield { kind: "offer", offer }) as { value: T } | undefined;
-  if (taken !== undefined) return taken.value;
-  return yield* guardedWrite(body, options, "writable");
+  return guardedWrite(body, options, "writable");
 }
 
 /**
@@ -116,8 +106,16 @@ function* guardedWrite<T>(
   level: "writable" | "admitted",
 ): Op<T> {
   const state = (yield STATE) as StorePolicy;
-  if (level === "writable") checkGuard(state, "writable", false);
-  else if (state.corrupt) throw state.corrupt;
+  if (level === "writable") {
+    checkGuard(state, "writable", false);
+    if (state.groupsWrites && options?.groupable !== undefined) {
+      // Offered first: a group commit answers with the write's result, having run it with
+      // others'; not taken (inside a transaction), it runs as any write.
+      const offer: WriteOffer = { body, options };
+      const taken = (yield { kind: "offer", offer }) as { value: T } | undefined;
+      if (taken !== undefined) return taken.value;
+    }
+  } else if (state.corrupt) throw state.corrupt;
   const attempt: Effect = { kind: "transaction", mode: "write", body };
   if (((yield DEPTH) as number) > 0) {
     try {

@@ -54,6 +54,10 @@ export interface StorePolicy {
   /** The backfill step's memory of the last step (fts/backfill.ts). */
   readonly steps: StepMemory;
   readonly environment: PolicyEnvironment;
+  /** Whether something around this store's operations may take a groupable write (the async
+   * store's group commit): only then does `write` offer it. Fixed at creation, so the sync store,
+   * whose calls are serial anyway, never pays the offer's step on an append. */
+  readonly groupsWrites: boolean;
   /** Fail-open (fts/corruption.ts), given by the store: asked by a write that failed whether the
    * FTS index alone was at fault and is now detached, so the write may run once more. */
   readonly failOpen: (error: unknown) => Op<boolean>;
@@ -81,6 +85,7 @@ export function createPolicy(
     repairFtsOnOpen: boolean;
     recoveryBackoff?: RecoveryBackoffOptions;
     failOpen: StorePolicy["failOpen"];
+    groupsWrites: boolean;
   },
   environment: PolicyEnvironment,
 ): StorePolicy {
@@ -92,6 +97,7 @@ export function createPolicy(
     backoff: new RecoveryBackoff(settings.recoveryBackoff),
     steps: {},
     environment,
+    groupsWrites: settings.groupsWrites,
     failOpen: settings.failOpen,
     closed: false,
     corrupt: undefined,

@@ -5,7 +5,7 @@
  */
 import { MAX_SOURCE_CHARS } from "../constants.js";
 import type { SqlValue } from "../driver.js";
-import { all, get, now, type Op, run } from "../engine/effects.js";
+import { get, now, type Op, run } from "../engine/effects.js";
 import { InvalidInputError, SessionNotFoundError } from "../errors.js";
 import { previewOf, sessionColumns, toSession, toSessionSummary } from "../model/rows.js";
 import type {
@@ -69,7 +69,28 @@ export function* createSession(given: CreateSessionInput): Op<Session> {
 }
 
 function* upsertSession(id: string, parent: string | null, values: SqlValue[]): Op<Session> {
-  if (parent !== null) yield* requireSession(parent);
+  if (parent !== null) {
+    yield* requireSession(parent);
+    // The upsert fills a stored session's missing parent (a stored one is kept, and a new
+    // session has no descendants yet): that link must not close a circle, id an ancestor of its
+    // new parent. UNION, not UNION ALL: a circle stored by an older version still ends the walk.
+    const circle = yield* get(
+      `WITH RECURSIVE up(id) AS (
+         SELECT ? UNION SELECT s.parent_session_id FROM sessions s JOIN up ON s.id = up.id
+           WHERE s.parent_session_id IS NOT NULL)
+       SELECT 1 FROM up WHERE id = ?
+         AND EXISTS (SELECT 1 FROM sessions WHERE id = ? AND parent_session_id IS NULL)
+       LIMIT 1`,
+      parent,
+      id,
+      id,
+    );
+    if (circle)
+      throw new InvalidInputError(
+        "parentSessionId",
+        `session ${JSON.stringify(parent)} descends from ${JSON.stringify(id)}: linking them would make a circle of parents`,
+      );
+  }
   yield* run(
     `INSERT INTO sessions (id, source, model, model_config, title, parent_session_id, started_at, cwd, metadata)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)

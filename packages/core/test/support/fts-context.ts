@@ -80,6 +80,7 @@ export function openTestStore(
       repairFtsOnOpen: true,
       recoveryBackoff: options.recovery,
       failOpen,
+      groupsWrites: false,
     },
     {},
   );
