@@ -38,6 +38,24 @@ function seed(store: Store, rows = SEED_ROWS): void {
   store.appendMessages("seed", batch);
 }
 
+/** Rows that make the store ~19 MB (~4 700 pages of 4 KB: more than four online-backup steps of
+ * 1024 pages), as 12 000 indexed rows of prose do, at a twentieth of their CPU: a tool output is
+ * indexed by its prefix only, so most of these pages are overflow pages no index reads. The
+ * backup copies pages, whatever they hold. */
+const BULK_ROWS = 240;
+function seedBulk(store: Store): void {
+  store.createSession({ id: "seed", source: "test" });
+  const filler = "lorem ipsum dolor sit amet ".repeat(3000);
+  store.appendMessages(
+    "seed",
+    Array.from({ length: BULK_ROWS }, (_, n) => ({
+      role: "tool" as const,
+      toolName: "bash",
+      content: `seed row ${n} ${filler}`,
+    })),
+  );
+}
+
 /** Files in the fixture folder, to check that a refused backup wrote nothing. */
 function listing(f: FileFixture): string[] {
   return readdirSync(dirname(f.file())).sort();
@@ -173,7 +191,7 @@ export function backupSuite(target: ConformanceTarget): void {
       const recorded = flushRecorder(target.host);
       // A version without the WAL-reset bug, so the store is in WAL mode on every library.
       const store = f.open({ host: recorded.host, sqliteVersion: SAFE_SQLITE });
-      seed(store, 12000); // ~9 MB with the index: more than two steps of 1024 pages
+      seedBulk(store);
       const copying: number[] = [];
       const result = await store.backup(f.file("copy.db"), {
         onProgress: (progress) => {
@@ -195,7 +213,7 @@ export function backupSuite(target: ConformanceTarget): void {
       }
       store.close();
       const copy = f.open({ readOnly: true }, f.file("copy.db"));
-      assert.equal(copy.messageCount(), 12000);
+      assert.equal(copy.messageCount(), BULK_ROWS);
       assert.deepEqual(copy.checkIntegrity(), { ok: true, problems: [] });
       copy.close();
 
@@ -507,7 +525,7 @@ export function backupSuite(target: ConformanceTarget): void {
       // In WAL mode, so the online backup copies in steps; the abort comes from a timer set at
       // the first progress report, which runs only if the copy gives the event loop its turns.
       const store = f.open({ sqliteVersion: SAFE_SQLITE });
-      seed(store, 12000); // ~9 MB with the index: more than two steps of 1024 pages
+      seedBulk(store);
       const files = listing(f);
       const controller = new AbortController();
       let reports = 0;
@@ -526,7 +544,7 @@ export function backupSuite(target: ConformanceTarget): void {
       assert.equal(reportsAfterAbort, 0);
       assert.deepEqual(listing(f), files);
       store.appendMessage("seed", { role: "user", content: "still writable" });
-      assert.equal(store.messageCount(), 12001);
+      assert.equal(store.messageCount(), BULK_ROWS + 1);
     });
 
     test("a DELETE-mode backup, copied in one step or one statement, still sees an abort from the event loop (a timer, a signal's listener): AbortError, nothing published", async (f) => {
