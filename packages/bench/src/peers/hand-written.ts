@@ -2,7 +2,9 @@
  * The session store a TypeScript developer would write by hand instead of using sessiondb, on the
  * target's own raw binding (better-sqlite3 on Node 20): one messages table with an index for a
  * session's messages, one FTS5 index over the text fed by a trigger, WAL, and the durability
- * given. No session rows, counters, usage, trigram index or checks — what issue 37 compares with.
+ * given. No session rows, counters, usage or checks — what issue 37 compares with. With
+ * `substring`, also what the same developer adds for substring and CJK search, which unicode61
+ * cannot answer: a trigram FTS5 index over the rows that are not tool output, as ours holds.
  */
 import type { MessageInput } from "@sessiondb/core";
 import type { RawDb, RawStatement } from "../engine.js";
@@ -24,6 +26,13 @@ CREATE INDEX IF NOT EXISTS messages_by_session ON messages (session_id, id);
 CREATE VIRTUAL TABLE IF NOT EXISTS messages_fts USING fts5(content, content='messages', content_rowid='id');
 CREATE TRIGGER IF NOT EXISTS messages_fts_insert AFTER INSERT ON messages BEGIN
   INSERT INTO messages_fts (rowid, content) VALUES (new.id, new.content);
+END;`;
+
+/** The trigram index of a hand-written store with substring search: content of non-tool rows. */
+const SUBSTRING_SCHEMA = `
+CREATE VIRTUAL TABLE IF NOT EXISTS messages_trigram USING fts5(content, content='messages', content_rowid='id', tokenize='trigram');
+CREATE TRIGGER IF NOT EXISTS messages_trigram_insert AFTER INSERT ON messages WHEN new.role <> 'tool' BEGIN
+  INSERT INTO messages_trigram (rowid, content) VALUES (new.id, new.content);
 END;`;
 
 const INSERT_SQL = `INSERT INTO messages (session_id, role, content, tool_name, tool_call_id, tool_calls, created_at)
@@ -64,10 +73,12 @@ function args(sessionId: string, m: MessageInput, t: number): unknown[] {
   ];
 }
 
-/** Open (creating) the hand-written store on `db`, a raw connection the store then owns. */
-export function handWrittenStore(db: RawDb, durability: PeerDurability): HandWrittenStore {
+/** Open (creating) the hand-written store on `db`, a raw connection the store then owns;
+ * `substring` adds the trigram index (on creation only: it is not filled from rows already there). */
+export function handWrittenStore(db: RawDb, durability: PeerDurability, substring = false): HandWrittenStore {
   db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = ${durability.toUpperCase()};`);
   db.exec(SCHEMA);
+  if (substring) db.exec(SUBSTRING_SCHEMA);
   const insert = db.prepare(INSERT_SQL);
   const page = db.prepare(`${PEER_SEARCH_SQL} LIMIT ?`);
   const every = db.prepare(PEER_SEARCH_SQL);

@@ -6,7 +6,9 @@
  *   NORMAL against `durability: "normal"`): fresh files on both sides, the same corpus messages,
  *   single appends (`appendMessage` / one autocommit INSERT) and batches of `plan.batchSize`
  *   (`appendMessages` / one transaction), taking turns like the append suite. Ratio: the
- *   hand-written mean time per call over ours, the slowest tenth left out (≥ 1: we are faster);
+ *   hand-written mean time per call over ours, the slowest tenth left out (≥ 1: we are faster).
+ *   A third side is the hand-written store with substring search (its own trigram index, as
+ *   ours keeps one): what our ingest costs against a store that answers the same searches;
  * - reads, on the target's corpus copy against a hand-written store filled with the same
  *   messages: the first page of 20 hits of the median query (same snippet), every hit of it
  *   (our cursor walk against one query), the last 50 messages of a session, and the pages in use.
@@ -39,32 +41,41 @@ function ingest(engine: Engine, ctx: SuiteContext, dir: string, durability: Peer
   );
   const store = engine.openStore(join(dir, `ours-${durability}.db`), { durability });
   const peer = handWrittenStore(engine.openRaw(join(dir, `hand-${durability}.db`)), durability);
+  const trigram = handWrittenStore(
+    engine.openRaw(join(dir, `hand-trigram-${durability}.db`)),
+    durability,
+    true,
+  );
   try {
     // A SQLite the journal policy keeps in DELETE mode gets FULL whatever is asked: say so.
     ctx.note(`peers.${durability}.store`, `${store.journalMode}, durability ${store.durability}`);
     store.createSession({ id: SESSION, source: "bench" });
+    const by = (hand: typeof peer) => (batch: MessageInput[]) =>
+      batch.length === 1 ? hand.append(SESSION, batch[0] as MessageInput) : hand.appendMany(SESSION, batch);
     const sides = {
       store: (batch: MessageInput[]) =>
         void (batch.length === 1
           ? store.appendMessage(SESSION, batch[0] as MessageInput)
           : store.appendMessages(SESSION, batch)),
-      peer: (batch: MessageInput[]) =>
-        batch.length === 1 ? peer.append(SESSION, batch[0] as MessageInput) : peer.appendMany(SESSION, batch),
+      peer: by(peer),
+      trigram: by(trigram),
     };
     for (const [kind, count, size] of [
       ["single", ctx.plan.singles, 1],
       ["batch", ctx.plan.batches, ctx.plan.batchSize],
     ] as const) {
-      const lat = alternate(sides, ["store", "peer"], messages, count, size, BLOCK[kind]);
+      const lat = alternate(sides, ["store", "peer", "trigram"], messages, count, size, BLOCK[kind]);
       const rows = (samples: number[]) => (samples.length * size * 1000) / samples.reduce((a, b) => a + b, 0);
+      const over = (samples: number[]) =>
+        trimmedMean(samples, SLOWEST_SHARE) / trimmedMean(lat.store, SLOWEST_SHARE);
       ctx.metric(`peers.${durability}.${kind}.store.rows`, rows(lat.store));
       ctx.metric(`peers.${durability}.${kind}.peer.rows`, rows(lat.peer));
-      ctx.metric(
-        `peers.${durability}.${kind}.ratio`,
-        trimmedMean(lat.peer, SLOWEST_SHARE) / trimmedMean(lat.store, SLOWEST_SHARE),
-      );
+      ctx.metric(`peers.${durability}.${kind}.ratio`, over(lat.peer));
+      ctx.metric(`peers.${durability}.${kind}.trigram.rows`, rows(lat.trigram));
+      ctx.metric(`peers.${durability}.${kind}.trigram.ratio`, over(lat.trigram));
     }
   } finally {
+    trigram.close();
     peer.close();
     store.close();
   }
