@@ -31,6 +31,7 @@ export default defineConfig([
       "proc/search-ab": "src/proc/search-ab.ts",
       "proc/bindings-cpu": "src/proc/bindings-cpu.ts",
       "proc/append-ab": "src/proc/append-ab.ts",
+      "proc/stats-raw": "src/proc/stats-raw.ts",
     },
     format: ["esm"],
     dts: false,

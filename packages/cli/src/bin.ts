@@ -8,7 +8,6 @@
  * This file stays tiny and loads nothing else first, so the detour costs one Node start only, and
  * `--version` alone is answered here without loading the CLI.
  */
-import { spawn } from "node:child_process";
 import module from "node:module";
 import { constants } from "node:os";
 import { fileURLToPath } from "node:url";
@@ -48,6 +47,10 @@ if (!bun && args.length === 1 && (args[0] === "--version" || args[0] === "-V")) 
   // The answer needs nothing else loaded (the CLI prints the same for the same words).
   process.stdout.write(`${__SESSIONDB_CLI_VERSION__}\n`);
 } else if (bun) {
+  // node:child_process only here: on Node 20 it brings 17 internal modules of its own (net,
+  // dgram, the stream wrappers) into every command's start, ~3 ms of CPU in a bare script; the
+  // commands that spawn (the pager, serve) load it themselves.
+  const { spawn } = await import("node:child_process");
   const cli = fileURLToPath(new URL("./cli.js", import.meta.url));
   // argv0 "bun": the binary reads its name to decide whether it is `bun` or `bunx`.
   const child = spawn(bun, [cli, ...process.argv.slice(2)], { stdio: "inherit", argv0: "bun" });
