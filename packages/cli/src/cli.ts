@@ -15,6 +15,7 @@ import { envIfAllowed } from "./permissions.js";
 import { loadRuntime, type Runtime } from "./runtime.js";
 import { closest } from "./suggest.js";
 import { visible } from "./visible.js";
+import { preloadWidths } from "./width.js";
 import { rememberStore } from "./wording.js";
 
 /** The version in package.json, put in at build time (tsup.config.ts): no file read at startup. */
@@ -208,6 +209,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
   guardOutput();
   let code: number;
   try {
+    await preloadWidths();
     code = await run(argv);
   } catch (error) {
     const { exitCode, code: name } = classify(error);

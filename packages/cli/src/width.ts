@@ -4,11 +4,33 @@
  *
  * Printable ASCII needs none of the Unicode machinery, and most output is ASCII. The rest is made
  * on the first text that needs it: an `Intl.Segmenter` loads ICU's break rules when it is created
- * (15–30 ms on Node), which a command that prints only ASCII should not pay at start.
+ * (15–30 ms on Node), and `get-east-asian-width` is loaded then too (a package of four modules
+ * that cost a command's start 10–16 ms of CPU on Node 20, more than its bytes: resolving a
+ * package of its own), both of which a command that prints only ASCII should not pay.
  */
 
-import { eastAsianWidth } from "get-east-asian-width";
+import { createRequire } from "node:module";
+import type * as EastAsianWidth from "get-east-asian-width";
 import { envIfAllowed } from "./permissions.js";
+
+type WidthOf = (codePoint: number) => number;
+let eastAsianWidth: WidthOf | undefined;
+
+/** `get-east-asian-width`'s measure, loaded on first use. It is an ES module, which a runtime
+ * can load synchronously where `require` takes ES modules (Node ≥ 20.19, Bun, Deno); on an older
+ * Node, `preloadWidths` has loaded it before the command ran. */
+function widthOf(codePoint: number): number {
+  eastAsianWidth ??= (createRequire(import.meta.url)("get-east-asian-width") as typeof EastAsianWidth)
+    .eastAsianWidth;
+  return eastAsianWidth(codePoint);
+}
+
+/** Load the East Asian Width table now where `widthOf` could not load it later: a Node whose
+ * `require` does not take ES modules (20.16–20.18). Elsewhere it loads nothing. */
+export async function preloadWidths(): Promise<void> {
+  if (process.features.require_module === true) return;
+  eastAsianWidth ??= (await import("get-east-asian-width")).eastAsianWidth;
+}
 
 /** Printable ASCII is one column a character: the common case skips everything below. */
 const PLAIN = /^[\x20-\x7e]*$/;
@@ -64,9 +86,9 @@ function clusterWidth(cluster: string, u: Unicode): number {
   let width = 0;
   for (const char of cluster) {
     if (width === 0) {
-      if (!u.invisible.test(char)) width = eastAsianWidth(char.codePointAt(0) as number);
+      if (!u.invisible.test(char)) width = widthOf(char.codePointAt(0) as number);
     } else if (u.spacing.test(char)) {
-      width += eastAsianWidth(char.codePointAt(0) as number);
+      width += widthOf(char.codePointAt(0) as number);
     }
   }
   if (width === 0) return 0;

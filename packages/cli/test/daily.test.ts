@@ -295,6 +295,21 @@ describe.each(TARGETS)("$name", (target) => {
 describe.each(ONE_RUNTIME)("$name (runtime-independent)", (target) => {
   const run = runOn(target);
 
+  it("a Node whose require takes no ES modules measures wide text the same (its width table loaded before the command)", () => {
+    // The CLI loads get-east-asian-width with require on the first text that needs it; where
+    // require cannot load an ES module (Node 20.16–20.18, or this flag) it must have loaded it first.
+    const list = (flags: string[]) =>
+      cli(["--db", db, "sessions", "list", "--limit", "1000"], {
+        runtime: [process.execPath, ...flags],
+        env: { COLUMNS: "90" },
+      });
+    const usual = list([]);
+    const older = list(["--no-experimental-require-module"]);
+    expect(older.code, older.stderr).toBe(0);
+    expect(older.stdout).toContain("修复");
+    expect(older.stdout).toBe(usual.stdout);
+  });
+
   it("usage: totals and per model/source/day match the recorded usage; --since/--until narrow it", () => {
     const report = json(run(["--db", db, "usage", "--json"]));
     expect(report.total.sessions).toBe(sessions.length);

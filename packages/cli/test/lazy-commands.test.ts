@@ -70,6 +70,12 @@ describe("the built CLI loads the command it runs and no other", () => {
     expect([...graph].some((name) => name.startsWith("./chunk-"))).toBe(true);
   });
 
+  it("no command loads get-east-asian-width before it prints a text that is not plain ASCII", () => {
+    for (const stem of COMMAND_MODULES)
+      expect(staticGraph(commandChunk(stem))).not.toContain("get-east-asian-width");
+    expect(staticGraph("cli.js")).not.toContain("get-east-asian-width");
+  });
+
   it("sessions loads no HTML template: hono's comes with the export formats and the web app only", () => {
     const graph = staticGraph(commandChunk("sessions"));
     for (const name of HEAVY) expect(graph).not.toContain(name);
