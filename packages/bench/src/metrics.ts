@@ -25,6 +25,13 @@ const ratio = (label: string, better: "lower" | "higher", tolerance: number, goa
   goal,
 });
 
+/** Issue 33's start goal in the form it was moved to: the CPU a short process spends because it
+ * uses the store instead of the raw binding, in milliseconds. A ratio says little where the
+ * binding is built in and the raw script's whole process takes 13–45 ms of CPU (Bun, Node 24);
+ * the added work is about the same on every runtime (bench HISTORY.md, "The start in
+ * instructions"). Not tracked by `bench:check` (it tracks ratios): the CPU ratio beside it is. */
+const startAdded = (label: string): MetricDef => ({ label, unit: "ms", better: "lower", goal: 30 });
+
 export const METRICS: Record<string, MetricDef> = {
   "cold.inproc.store": ms("cold open in-process: store open→query→close p50"),
   "cold.inproc.raw": ms("cold open in-process: raw open→query→close p50"),
@@ -32,6 +39,12 @@ export const METRICS: Record<string, MetricDef> = {
   "cold.process.store": ms("cold open whole process: store script median"),
   "cold.process.raw": ms("cold open whole process: raw script median"),
   "cold.process.ratio": ratio("cold open whole process: store / raw", "lower", 0.2, 1.2),
+  "cold.process.cpu.ratio": ratio("cold open whole process, CPU time: store / raw", "lower", 0.25),
+  "cold.process.cpu.added": {
+    label: "cold open whole process: CPU the store adds (store − raw)",
+    unit: "ms",
+    better: "lower",
+  },
   "load.store": ms("module load: the adapter's import (inside the cold-open process), median"),
   "load.raw": ms("module load: the raw binding's import, median"),
   "resume.inproc.store": ms("resume in-process: store open→last 50→close p50"),
@@ -43,6 +56,8 @@ export const METRICS: Record<string, MetricDef> = {
   "resume.process.store": ms("resume whole process: import+open+last 50, median"),
   "resume.process.raw": ms("resume whole process: raw script, median"),
   "resume.process.ratio": ratio("resume whole process: store / raw", "lower", 0.2, 1.2),
+  "resume.process.cpu.ratio": ratio("resume whole process, CPU time: store / raw", "lower", 0.25),
+  "resume.process.cpu.added": startAdded("resume whole process: CPU the store adds (store − raw)"),
   "fts.raw.rows": { label: "FTS raw 'rebuild' (both indexes)", unit: "rows/s" },
   "fts.raw.mb": { label: "FTS raw 'rebuild'", unit: "MB/s" },
   "fts.rebuild.rows": { label: "rebuildFts", unit: "rows/s" },
@@ -156,6 +171,8 @@ export const METRICS: Record<string, MetricDef> = {
   "append.process.store": ms("append whole process: import+open+append one+close, median"),
   "append.process.raw": ms("append whole process: raw script, median"),
   "append.process.ratio": ratio("append whole process: store / raw", "lower", 0.2, 1.2),
+  "append.process.cpu.ratio": ratio("append whole process, CPU time: store / raw", "lower", 0.25),
+  "append.process.cpu.added": startAdded("append whole process: CPU the store adds (store − raw)"),
 };
 
 /** sessiondb beside the hand-written store (suites/peers.ts), both durabilities. Ingest ratios

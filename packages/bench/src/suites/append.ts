@@ -32,8 +32,8 @@ import {
   rawUpdateArgs,
   sampleMessages,
 } from "../raw-append.js";
-import { latency, median, trimmedMean } from "../stats.js";
-import { spawnBothSides } from "./cold.js";
+import { latency, trimmedMean } from "../stats.js";
+import { processMetrics, spawnBothSides } from "./cold.js";
 import type { SuiteContext } from "./context.js";
 
 /** Calls per side before the other side's turn (the peers suite takes the same turns): about 5–10 ms of single appends, or two
@@ -118,11 +118,7 @@ export function appendSuite(engine: Engine, ctx: SuiteContext): void {
     for (const suffix of SIDE_FILES) rmSync(referenceDb + suffix, { force: true });
   }
   try {
-    const runs = spawnBothSides(engine, ctx, [SESSION, "append"], 1, processDbs);
-    const ms = (side: typeof runs.store) => median(side.map((r) => r.ms));
-    ctx.metric("append.process.store", ms(runs.store));
-    ctx.metric("append.process.raw", ms(runs.raw));
-    ctx.metric("append.process.ratio", ms(runs.store) / ms(runs.raw));
+    processMetrics(ctx, "append", spawnBothSides(engine, ctx, [SESSION, "append"], 1, processDbs));
   } finally {
     for (const file of [processDbs.store, processDbs.raw])
       for (const suffix of SIDE_FILES) rmSync(file + suffix, { force: true });

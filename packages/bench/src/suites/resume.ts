@@ -9,8 +9,7 @@
  */
 import type { Engine } from "../engine.js";
 import { RESUME_SQL } from "../proc/resume-sql.js";
-import { median } from "../stats.js";
-import { spawnBothSides, storeVsRawInProcess } from "./cold.js";
+import { processMetrics, spawnBothSides, storeVsRawInProcess } from "./cold.js";
 import type { SuiteContext } from "./context.js";
 
 /** Messages an agent reads back. */
@@ -64,9 +63,5 @@ export async function resumeSuite(engine: Engine, ctx: SuiteContext): Promise<vo
     connection.close();
   }
 
-  const { store, raw } = spawnBothSides(engine, ctx, [session, String(LAST)], expected);
-  const ms = (runs: typeof store) => median(runs.map((r) => r.ms));
-  ctx.metric("resume.process.store", ms(store));
-  ctx.metric("resume.process.raw", ms(raw));
-  ctx.metric("resume.process.ratio", ms(store) / ms(raw));
+  processMetrics(ctx, "resume", spawnBothSides(engine, ctx, [session, String(LAST)], expected));
 }
