@@ -121,14 +121,32 @@ export function openTestStore(
   };
 }
 
-/** Scribble over FTS5 shadow-table blocks with random bytes, as real damage would (a separate
- * connection of the same SQLite build with defensive mode off: shadow tables are protected). */
-export function corruptFtsBlocks(path: string, table: string, where: string): void {
+/** Scribble over FTS5 shadow-table blocks with garbage, as real damage would (a separate
+ * connection of the same SQLite build with defensive mode off: shadow tables are protected).
+ * The garbage comes from `seed`, so a run is repeatable: with SQLite's randomblob() one CI run in
+ * many hit garbage that kept FTS5 busy for over 30 s, and nobody could say which bytes. */
+export function corruptFtsBlocks(path: string, table: string, where: string, seed = 1): void {
   const Database = createRequire(import.meta.url)("better-sqlite3") as typeof import("better-sqlite3");
   const db = new Database(path);
   try {
     db.unsafeMode(true);
-    db.exec(`UPDATE ${table}_data SET block = randomblob(length(block)) WHERE ${where}`);
+    const blocks = db
+      .prepare(`SELECT id, length(block) AS n FROM ${table}_data WHERE ${where}`)
+      .all() as Array<{
+      id: number;
+      n: number;
+    }>;
+    const write = db.prepare(`UPDATE ${table}_data SET block = ? WHERE id = ?`);
+    // xorshift32: small, and the same bytes on every machine.
+    let state = seed >>> 0 || 1;
+    const next = () => {
+      state ^= state << 13;
+      state ^= state >>> 17;
+      state ^= state << 5;
+      state >>>= 0;
+      return state & 0xff;
+    };
+    for (const { id, n } of blocks) write.run(Buffer.from(Array.from({ length: n }, next)), id);
   } finally {
     db.close();
   }
