@@ -7,6 +7,7 @@
  * Usage: <runtime> dist/proc/open-raw.js <target> <db> [<session> <last>|append]
  */
 import { APPEND_TEXT, RAW_INSERT_MESSAGE_SQL, RAW_UPDATE_SESSION_SQL } from "./append-sql.js";
+import { reportRun } from "./report-run.js";
 import { RESUME_SQL } from "./resume-sql.js";
 import { scriptArgs } from "./script-args.js";
 
@@ -74,14 +75,4 @@ const n =
       : db.prepare(RESUME_SQL).all(session, Number(last)).length;
 db.close();
 const t3 = performance.now();
-// The process's CPU so far (user + system, every thread), runtime start included.
-const cpu = process.cpuUsage();
-console.log(
-  JSON.stringify({
-    n,
-    loadMs: t1 - t0,
-    openMs: t2 - t1,
-    readMs: t3 - t2,
-    cpuMs: (cpu.user + cpu.system) / 1000,
-  }),
-);
+reportRun(Number(n), t0, t1, t2, t3);

@@ -7,6 +7,7 @@
  * Usage: <runtime> dist/proc/open-store.js <target> <db> [<session> <last>|append]
  */
 import { APPEND_TEXT } from "./append-sql.js";
+import { reportRun } from "./report-run.js";
 import { scriptArgs } from "./script-args.js";
 
 const t0 = performance.now();
@@ -34,14 +35,4 @@ const n =
       : store.getMessages(session, { last: Number(last) }).length;
 store.close();
 const t3 = performance.now();
-// The process's CPU so far (user + system, every thread), runtime start included.
-const cpu = process.cpuUsage();
-console.log(
-  JSON.stringify({
-    n,
-    loadMs: t1 - t0,
-    openMs: t2 - t1,
-    readMs: t3 - t2,
-    cpuMs: (cpu.user + cpu.system) / 1000,
-  }),
-);
+reportRun(n, t0, t1, t2, t3);
