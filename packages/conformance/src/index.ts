@@ -48,6 +48,7 @@ export {
   type LockHolder,
   runDriverContract,
 } from "./driver-contract.js";
+export { garbage } from "./driver-harness.js";
 export type { Capability, ConformanceStore, ConformanceTarget, Runner } from "./harness.js";
 export { childLockHolder } from "./lock-holder.js";
 

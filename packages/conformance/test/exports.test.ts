@@ -14,6 +14,7 @@ const NAMES = [
   "appendUntilKilled",
   "childAppender",
   "childLockHolder",
+  "garbage",
   "runConformance",
   "runDriverContract",
   "storedMessages",

@@ -3,6 +3,7 @@
  * the schema definition, so the FTS module is tested on real SQLite files without the Store.
  */
 import { createRequire } from "node:module";
+import { garbage } from "@sessiondb/conformance";
 import { DEFAULT_BACKFILL_CHUNK_IDS, STATEMENT_BUSY_TIMEOUT_MS } from "../../src/constants.js";
 import type { SqliteConnection, SqliteDriver, SqlValue } from "../../src/driver.js";
 import type { Op } from "../../src/engine/effects.js";
@@ -123,9 +124,10 @@ export function openTestStore(
 
 /** Scribble over FTS5 shadow-table blocks with garbage, as real damage would (a separate
  * connection of the same SQLite build with defensive mode off: shadow tables are protected).
- * The garbage comes from `seed`, so a run is repeatable: with SQLite's randomblob() one CI run in
- * many hit garbage that kept FTS5 busy for over 30 s, and nobody could say which bytes. */
-export function corruptFtsBlocks(path: string, table: string, where: string, seed = 1): void {
+ * The garbage is seeded by each block's id, so a run is repeatable: with SQLite's randomblob()
+ * one CI run in many hit garbage that kept FTS5 busy for over 30 s, and nobody could say which
+ * bytes. */
+export function corruptFtsBlocks(path: string, table: string, where: string): void {
   const Database = createRequire(import.meta.url)("better-sqlite3") as typeof import("better-sqlite3");
   const db = new Database(path);
   try {
@@ -137,16 +139,8 @@ export function corruptFtsBlocks(path: string, table: string, where: string, see
       n: number;
     }>;
     const write = db.prepare(`UPDATE ${table}_data SET block = ? WHERE id = ?`);
-    // xorshift32: small, and the same bytes on every machine.
-    let state = seed >>> 0 || 1;
-    const next = () => {
-      state ^= state << 13;
-      state ^= state >>> 17;
-      state ^= state << 5;
-      state >>>= 0;
-      return state & 0xff;
-    };
-    for (const { id, n } of blocks) write.run(Buffer.from(Array.from({ length: n }, next)), id);
+    // Block ids start at 1: no seed of 0, which would give zeros.
+    for (const { id, n } of blocks) write.run(garbage(n, id), id);
   } finally {
     db.close();
   }
